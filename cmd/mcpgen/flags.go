@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpgen/mcpgen/schema"
+)
+
+// specEnv names the environment variable that supplies --spec's default.
+const specEnv = "MCPGEN_SPEC"
+
+// config is what the command line asks for.
+type config struct {
+	spec      string
+	out       string
+	pkg       string
+	check     bool
+	dumpModel bool
+	version   bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	cfg := &config{}
+	fs := pflag.NewFlagSet("mcpgen", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.spec, "spec", os.Getenv(specEnv),
+		"the spec revision to read: a directory holding schema.json (and schema.ts, which refines it), or the path of a schema.json (default $"+specEnv+")")
+	fs.StringVar(&cfg.out, "out", "", "directory to write the generated package into")
+	fs.StringVar(&cfg.pkg, "package", "", "package name of the generated code (default: the base name of --out)")
+	fs.BoolVar(&cfg.check, "check", false, "write nothing; exit 1 listing the files that differ from what would be generated (drift check for CI)")
+	fs.BoolVar(&cfg.dumpModel, "dump-model", false, "print the spec model (types, unions with discriminators, methods, constants) instead of generating")
+	fs.BoolVar(&cfg.version, "version", false, "print the mcpgen version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `mcpgen generates a Go package from one revision of the MCP specification schema.
+
+Usage:
+  mcpgen --spec DIR --out DIR [--package NAME] [--check]
+  mcpgen --spec DIR --dump-model
+
+Flags:
+%s`, fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return nil, err
+		}
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if cfg.version {
+		return cfg, nil
+	}
+	if cfg.spec == "" {
+		return nil, fmt.Errorf("--spec is required (or set $%s)", specEnv)
+	}
+	if !cfg.dumpModel && cfg.out == "" {
+		return nil, fmt.Errorf("--out is required (or use --dump-model)")
+	}
+	return cfg, nil
+}
+
+func (c *config) run(stdout, stderr io.Writer) error {
+	if c.version {
+		_, err := fmt.Fprintf(stdout, "mcpgen %s\n", Version())
+		return err
+	}
+	spec, err := schema.Load(c.spec)
+	if err != nil {
+		return err
+	}
+	if c.dumpModel {
+		return spec.Dump(stdout)
+	}
+	return c.generate(spec, stdout, stderr)
+}

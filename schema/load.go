@@ -1,0 +1,208 @@
+package schema
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/schema/ts"
+)
+
+// Load reads the revision at path — a directory holding schema.json and,
+// usually, schema.ts, or the path of a schema.json alone — and builds its
+// model. Every error names the file and, where it applies, the JSON pointer
+// or line.
+func Load(path string) (*Spec, error) {
+	jsonPath, tsPath, err := locate(path)
+	if err != nil {
+		return nil, err
+	}
+	jsonSrc, err := os.ReadFile(jsonPath)
+	if err != nil {
+		return nil, fmt.Errorf("reading spec: %w", err)
+	}
+	var tsFile *ts.File
+	var tsSrc []byte
+	if tsPath != "" {
+		if tsSrc, err = os.ReadFile(tsPath); err != nil {
+			return nil, fmt.Errorf("reading spec: %w", err)
+		}
+		if tsFile, err = ts.ParseBytes(tsPath, tsSrc); err != nil {
+			return nil, err
+		}
+	}
+	return build(jsonPath, jsonSrc, tsFile, tsSrc, filepath.Base(filepath.Dir(jsonPath)))
+}
+
+// locate finds schema.json and the schema.ts beside it.
+func locate(path string) (jsonPath, tsPath string, err error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", "", fmt.Errorf("spec %s: %w", path, unwrapPathErr(err))
+	}
+	if fi.IsDir() {
+		jsonPath = filepath.Join(path, "schema.json")
+		if _, err := os.Stat(jsonPath); err != nil {
+			return "", "", fmt.Errorf("spec %s: no schema.json in this directory", path)
+		}
+	} else {
+		jsonPath = path
+	}
+	candidate := filepath.Join(filepath.Dir(jsonPath), "schema.ts")
+	if _, err := os.Stat(candidate); err == nil {
+		tsPath = candidate
+	}
+	return jsonPath, tsPath, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// build assembles the model from the parsed files. dirName names the
+// revision when schema.ts does not.
+func build(jsonPath string, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirName string) (*Spec, error) {
+	doc, err := decodeJSON(jsonPath, jsonSrc)
+	if err != nil {
+		return nil, err
+	}
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: top level is not an object", jsonPath)
+	}
+	spec := &Spec{JSONPath: jsonPath, SchemaSHA256: sha(jsonSrc), defs: map[string]*Def{}}
+	if tsFile != nil {
+		spec.TSPath = tsFile.Path
+		spec.TSSHA256 = sha(tsSrc)
+	}
+	dialect, _ := root["$schema"].(string)
+	defsKey := "$defs"
+	switch Dialect(dialect) {
+	case Draft07:
+		defsKey = "definitions"
+	case Draft2020:
+	default:
+		return nil, fmt.Errorf("%s#/$schema: unsupported dialect %q (want %q or %q)", jsonPath, dialect, Draft07, Draft2020)
+	}
+	spec.Dialect = Dialect(dialect)
+	rawDefs, ok := root[defsKey].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s#/%s: missing or not an object", jsonPath, defsKey)
+	}
+	if err := checkRefs(jsonPath, root, defsKey); err != nil {
+		return nil, err
+	}
+	if err := compile(jsonPath, jsonSrc, defsKey, rawDefs); err != nil {
+		return nil, err
+	}
+
+	c := &converter{file: jsonPath, defsKey: defsKey, spec: spec}
+	names := make([]string, 0, len(rawDefs))
+	for name := range rawDefs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		node, ok := rawDefs[name].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s#/%s/%s: definition is not an object", jsonPath, defsKey, escapePtr(name))
+		}
+		t, err := c.convert(node, "/"+defsKey+"/"+escapePtr(name))
+		if err != nil {
+			return nil, err
+		}
+		d := &Def{Name: name, Type: t, Doc: Doc{Text: description(node)}}
+		spec.Defs = append(spec.Defs, d)
+		spec.defs[name] = d
+	}
+
+	if err := resolveAllOf(spec); err != nil {
+		return nil, err
+	}
+	spec.Revision = dirName
+	if tsFile != nil {
+		if err := mergeTS(spec, tsFile); err != nil {
+			return nil, err
+		}
+	}
+	if err := nameInline(spec); err != nil {
+		return nil, err
+	}
+	if err := analyzeUnions(spec); err != nil {
+		return nil, err
+	}
+	if err := buildMethods(spec); err != nil {
+		return nil, err
+	}
+	return spec, nil
+}
+
+func sha(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// decodeJSON parses src, reporting syntax errors as file:line:col.
+func decodeJSON(path string, src []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			line, col := lineCol(src, int(se.Offset))
+			return nil, fmt.Errorf("%s:%d:%d: malformed JSON: %s", path, line, col, se.Error())
+		case errors.As(err, &te):
+			line, col := lineCol(src, int(te.Offset))
+			return nil, fmt.Errorf("%s:%d:%d: malformed JSON: %s", path, line, col, te.Error())
+		default:
+			return nil, fmt.Errorf("%s: malformed JSON: %v", path, err)
+		}
+	}
+	if _, err := dec.Token(); err == nil {
+		off := int(dec.InputOffset())
+		line, col := lineCol(src, off)
+		return nil, fmt.Errorf("%s:%d:%d: malformed JSON: data after the top-level value", path, line, col)
+	}
+	return v, nil
+}
+
+func lineCol(src []byte, off int) (line, col int) {
+	if off > len(src) {
+		off = len(src)
+	}
+	line = 1 + bytes.Count(src[:off], []byte("\n"))
+	col = off - bytes.LastIndexByte(src[:off], '\n')
+	return line, col
+}
+
+// escapePtr escapes one JSON pointer token (RFC 6901).
+func escapePtr(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func unescapePtr(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+func description(node map[string]any) string {
+	s, _ := node["description"].(string)
+	return s
+}
