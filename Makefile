@@ -20,6 +20,7 @@ vet:
 
 test: vet
 	$(GO) test -race ./...
+	cd spectest && $(GO) generate ./... && $(GO) vet ./... && $(GO) test -race ./...
 
 demo: build
 	bin/mcpgen --spec $(SPEC_ROOT)/2026-07-28 --dump-model

@@ -18,7 +18,11 @@ var update = flag.Bool("update", false, "rewrite the golden sections of testdata
 // extract writes the archive's schema files into a temporary directory.
 func extract(t *testing.T, ar *txtar.Archive) string {
 	t.Helper()
-	dir := t.TempDir()
+	// The directory names the revision when there is no schema.ts.
+	dir := filepath.Join(t.TempDir(), "spec")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range ar.Files {
 		if f.Name == "schema.json" || f.Name == "schema.ts" {
 			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
@@ -88,6 +92,11 @@ func TestLoadErrors(t *testing.T) {
 			ar, err := txtar.ParseFile(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, f := range ar.Files {
+				if f.Name == "stage" && strings.TrimSpace(string(f.Data)) == "gen" {
+					t.Skip("the generator rejects this schema, not the model (see gen tests)")
+				}
 			}
 			dir := extract(t, ar)
 			_, err = schema.Load(dir)

@@ -160,6 +160,11 @@ func nameInline(spec *Spec) error {
 			}
 		case Array:
 			return walk(t.Items, name+"Item", false)
+		case String:
+			// An inline closed or open enum becomes a named string type.
+			if !top && len(t.Enum) > 0 {
+				return claim(name, t)
+			}
 		case AnyOf:
 			flattenTypeArrays(t.Union)
 			if !top {

@@ -354,6 +354,16 @@ func (m *merger) refine(jt *Type, tt *ts.Type, doc *ts.Doc) error {
 		if d == nil {
 			return m.mismatch(jt.Path, tt.Pos, "schema.ts refers to unknown type %s", tt.Name)
 		}
+		if def := m.spec.Def(tt.Name); def != nil && def.Type.Kind == jt.Kind && isScalar(jt.Kind) {
+			// resultType: ResultType, which schema.json flattened to
+			// {"type": "string"}: refer to the definition, so the Go type
+			// is ResultType rather than a copy of it.
+			if err := m.refine(jt, d.Type, d.Doc); err != nil {
+				return err
+			}
+			*jt = Type{Kind: Ref, Ref: tt.Name, Path: jt.Path, Doc: jt.Doc}
+			return nil
+		}
 		switch d.Kind {
 		case ts.Interface:
 			members, index, err := m.members(d, 0)
@@ -663,4 +673,8 @@ func (m *merger) sameRef(tsName, jsonName string) bool {
 	}
 	a, b := canon(tsName), canon(jsonName)
 	return a[len(a)-1] == b[len(b)-1]
+}
+
+func isScalar(k Kind) bool {
+	return k == String || k == Integer || k == Number || k == Boolean
 }

@@ -1,0 +1,135 @@
+// Package valid is the runtime support of generated Validate methods: it
+// collects violations with their JSON pointers and checks the string
+// formats the MCP schema uses.
+package valid
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Violation is one way a value breaks its schema.
+type Violation struct {
+	// Pointer is the JSON pointer (RFC 6901) of the offending value,
+	// relative to the validated value; "" is the value itself.
+	Pointer string
+	// Rule is the broken rule: required, const, enum, minimum, maximum,
+	// maxItems, format, union, type.
+	Rule string
+	// Message says what is wrong.
+	Message string
+}
+
+func (v Violation) String() string {
+	if v.Pointer == "" {
+		return v.Message
+	}
+	return v.Pointer + ": " + v.Message
+}
+
+// Error lists every violation found in one value. Use errors.As to get it.
+type Error struct {
+	Violations []Violation
+}
+
+// Error describes the first violation and counts the others.
+func (e *Error) Error() string {
+	if len(e.Violations) == 0 {
+		return "invalid value"
+	}
+	s := e.Violations[0].String()
+	if n := len(e.Violations) - 1; n > 0 {
+		s += " (and " + strconv.Itoa(n) + " more)"
+	}
+	return s
+}
+
+// Prefixed returns a copy of e whose pointers start with prefix ("/params").
+func (e *Error) Prefixed(prefix string) *Error {
+	out := &Error{Violations: make([]Violation, len(e.Violations))}
+	for i, v := range e.Violations {
+		v.Pointer = prefix + v.Pointer
+		out.Violations[i] = v
+	}
+	return out
+}
+
+// segment is one step of the path to the value being checked: a member
+// name, or an array index when index >= 0.
+type segment struct {
+	name  string
+	index int
+}
+
+// Collector gathers violations while generated code walks a value. The
+// path is kept as a stack of segments and turned into a pointer only when
+// a violation is recorded, so a valid value costs no allocation.
+type Collector struct {
+	path  []segment
+	fixed [16]segment
+	errs  []Violation
+}
+
+// Enter descends into member name.
+func (c *Collector) Enter(name string) {
+	if c.path == nil {
+		c.path = c.fixed[:0]
+	}
+	c.path = append(c.path, segment{name: name, index: -1})
+}
+
+// EnterIndex descends into array element i.
+func (c *Collector) EnterIndex(i int) {
+	if c.path == nil {
+		c.path = c.fixed[:0]
+	}
+	c.path = append(c.path, segment{index: i})
+}
+
+// Leave undoes the last Enter or EnterIndex.
+func (c *Collector) Leave() { c.path = c.path[:len(c.path)-1] }
+
+// Fail records a violation of the current value.
+func (c *Collector) Fail(rule, msg string) {
+	c.errs = append(c.errs, Violation{Pointer: c.pointer(""), Rule: rule, Message: msg})
+}
+
+// FailMember records a violation of member name of the current value.
+func (c *Collector) FailMember(name, rule, msg string) {
+	c.errs = append(c.errs, Violation{Pointer: c.pointer(name), Rule: rule, Message: msg})
+}
+
+func (c *Collector) pointer(member string) string {
+	var b strings.Builder
+	for _, s := range c.path {
+		b.WriteByte('/')
+		if s.index >= 0 {
+			b.WriteString(strconv.Itoa(s.index))
+		} else {
+			b.WriteString(escape(s.name))
+		}
+	}
+	if member != "" {
+		b.WriteByte('/')
+		b.WriteString(escape(member))
+	}
+	return b.String()
+}
+
+func escape(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// Failed reports whether any violation was recorded.
+func (c *Collector) Failed() bool { return len(c.errs) > 0 }
+
+// Err returns the violations as an *Error, or nil.
+func (c *Collector) Err() error {
+	if len(c.errs) == 0 {
+		return nil
+	}
+	return &Error{Violations: c.errs}
+}

@@ -1,0 +1,275 @@
+package wire
+
+import (
+	"errors"
+	"math"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Encoder appends compact JSON to an internal buffer.
+//
+// Separators are automatic: a comma is written before a value, field name or
+// container start that follows a completed value at the same level. The
+// caller is responsible for well-formed nesting (every ObjectStart has an
+// ObjectEnd, object members are Field then value).
+//
+// The zero Encoder is ready to use; it must not be used by several
+// goroutines at once. Values that cannot be represented (NaN,
+// ±Inf) are written as null and recorded in Err, so invalid output is never
+// produced silently.
+type Encoder struct {
+	buf   []byte
+	comma bool // a value was just completed: the next item needs a ','
+	err   error
+}
+
+// Bytes returns the encoded JSON. It aliases the encoder's buffer and is
+// valid until the next write or Reset.
+func (e *Encoder) Bytes() []byte { return e.buf }
+
+// Len returns the number of bytes encoded so far.
+func (e *Encoder) Len() int { return len(e.buf) }
+
+// Reset empties the encoder, keeping its buffer, and clears Err.
+func (e *Encoder) Reset() {
+	e.buf = e.buf[:0]
+	e.comma = false
+	e.err = nil
+}
+
+// Err returns the first error recorded while encoding, or nil.
+func (e *Encoder) Err() error { return e.err }
+
+func (e *Encoder) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// sep writes the separator owed by a previous value.
+func (e *Encoder) sep() {
+	if e.comma {
+		e.buf = append(e.buf, ',')
+	}
+}
+
+// ObjectStart writes '{'.
+func (e *Encoder) ObjectStart() {
+	e.sep()
+	e.buf = append(e.buf, '{')
+	e.comma = false
+}
+
+// ObjectEnd writes '}'.
+func (e *Encoder) ObjectEnd() {
+	e.buf = append(e.buf, '}')
+	e.comma = true
+}
+
+// ArrayStart writes '['.
+func (e *Encoder) ArrayStart() {
+	e.sep()
+	e.buf = append(e.buf, '[')
+	e.comma = false
+}
+
+// ArrayEnd writes ']'.
+func (e *Encoder) ArrayEnd() {
+	e.buf = append(e.buf, ']')
+	e.comma = true
+}
+
+// Field writes the member name, escaped, and a colon; the member's value
+// must follow.
+func (e *Encoder) Field(name string) {
+	e.sep()
+	e.buf = appendString(e.buf, name)
+	e.buf = append(e.buf, ':')
+	e.comma = false
+}
+
+// FieldRaw writes a member name given as its complete, already escaped
+// `"name":` text, as generated code does for names known in advance.
+func (e *Encoder) FieldRaw(quotedColon string) {
+	e.sep()
+	e.buf = append(e.buf, quotedColon...)
+	e.comma = false
+}
+
+// Str writes s as a JSON string (see appendString for the escaping rules).
+func (e *Encoder) Str(s string) {
+	e.sep()
+	e.buf = appendString(e.buf, s)
+	e.comma = true
+}
+
+// StrBytes writes b as a JSON string, like Str.
+func (e *Encoder) StrBytes(b []byte) {
+	e.sep()
+	e.buf = appendString(e.buf, b)
+	e.comma = true
+}
+
+// Int64 writes n.
+func (e *Encoder) Int64(n int64) {
+	e.sep()
+	e.buf = strconv.AppendInt(e.buf, n, 10)
+	e.comma = true
+}
+
+// Float64 writes f exactly as encoding/json does (the shortest decimal that
+// round-trips, in ES6 number style). NaN and ±Inf have no JSON form: null is
+// written and an error recorded in Err.
+func (e *Encoder) Float64(f float64) {
+	e.sep()
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		e.fail(errors.New("wire: unsupported float64 value " + strconv.FormatFloat(f, 'g', -1, 64)))
+		e.buf = append(e.buf, "null"...)
+	} else {
+		e.buf = appendFloat(e.buf, f)
+	}
+	e.comma = true
+}
+
+// Bool writes true or false.
+func (e *Encoder) Bool(v bool) {
+	e.sep()
+	if v {
+		e.buf = append(e.buf, "true"...)
+	} else {
+		e.buf = append(e.buf, "false"...)
+	}
+	e.comma = true
+}
+
+// Null writes null.
+func (e *Encoder) Null() {
+	e.sep()
+	e.buf = append(e.buf, "null"...)
+	e.comma = true
+}
+
+// Raw writes r verbatim; it must be one valid JSON value. An empty Raw (an
+// absent value) writes null.
+func (e *Encoder) Raw(r Raw) {
+	e.sep()
+	if len(r) == 0 {
+		e.buf = append(e.buf, "null"...)
+	} else {
+		e.buf = append(e.buf, r...)
+	}
+	e.comma = true
+}
+
+// Members writes each member as a field of the current object, in order.
+func (e *Encoder) Members(m Members) {
+	for i := range m {
+		e.Field(m[i].Name)
+		e.Raw(m[i].Value)
+	}
+}
+
+// appendFloat formats f like encoding/json: 'f' notation for
+// 1e-6 <= |f| < 1e21, otherwise 'e' notation with a two-digit negative
+// exponent shortened (1e-07 -> 1e-7).
+func appendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	// Fast path: integers below 2^53 are printed as their digits by both
+	// notations, so AppendInt gives the same bytes. Zero is excluded to
+	// keep the sign of -0.
+	if abs < 1<<53 && abs != 0 {
+		if n := int64(f); float64(n) == f {
+			return strconv.AppendInt(b, n, 10)
+		}
+	}
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendString appends s as a JSON string. Escaping follows encoding/json
+// minus its HTML escaping ('<', '>' and '&' are kept): '"' and '\\' are
+// backslash-escaped, control characters use \b \f \n \r \t or \u00XX,
+// U+2028 and U+2029 are escaped (they break JavaScript embedding) and each
+// invalid UTF-8 byte becomes \ufffd.
+func appendString[S string | []byte](dst []byte, s S) []byte {
+	dst = append(dst, '"')
+	i := plainPrefix(s)
+	if i == len(s) { // fast path: nothing to escape
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	start := 0
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			i += plainPrefix(s[i:])
+			continue
+		}
+		// A string conversion of at most 4 bytes stays on the stack.
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			start = i + 1
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			start = i + size
+		}
+		i += size
+		i += plainPrefix(s[i:])
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// plainPrefix returns the length of the longest prefix of s made of plain
+// bytes, eight at a time while possible.
+func plainPrefix[S string | []byte](s S) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		// One bounds check for w; the compiler merges the loads into one.
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		if m := specialMask(x); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(s) && plain[s[i]] {
+		i++
+	}
+	return i
+}

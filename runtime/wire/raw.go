@@ -1,0 +1,75 @@
+package wire
+
+// Raw is the exact text of one JSON value. Generated code keeps it for
+// members a schema leaves open and for `unknown`/any values. An empty Raw
+// means "no value" and encodes as null.
+type Raw []byte
+
+// Kind returns the kind of the value r holds, judged from its first
+// non-whitespace byte; Invalid if r is empty.
+func (r Raw) Kind() Kind {
+	i := skipSpace(r, 0)
+	if i >= len(r) {
+		return Invalid
+	}
+	return kindOf[r[i]]
+}
+
+// MarshalJSON implements json.Marshaler: r itself, or null when empty.
+func (r Raw) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("null"), nil
+	}
+	return r, nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler: it stores a copy of b.
+func (r *Raw) UnmarshalJSON(b []byte) error {
+	*r = append((*r)[:0], b...)
+	return nil
+}
+
+// Member is one object member kept verbatim.
+type Member struct {
+	Name  string
+	Value Raw
+}
+
+// Members keeps the members of an object that a schema does not name, in
+// arrival order, so they survive a decode/encode round trip. Lookups are
+// linear: such sets are small.
+type Members []Member
+
+// Get returns the value of the first member called name.
+func (m Members) Get(name string) (Raw, bool) {
+	for i := range m {
+		if m[i].Name == name {
+			return m[i].Value, true
+		}
+	}
+	return nil, false
+}
+
+// Set replaces the value of the first member called name, or appends a
+// member if there is none.
+func (m *Members) Set(name string, v Raw) {
+	for i := range *m {
+		if (*m)[i].Name == name {
+			(*m)[i].Value = v
+			return
+		}
+	}
+	*m = append(*m, Member{Name: name, Value: v})
+}
+
+// Delete removes every member called name, keeping the order of the rest.
+func (m *Members) Delete(name string) {
+	out := (*m)[:0]
+	for _, mem := range *m {
+		if mem.Name != name {
+			out = append(out, mem)
+		}
+	}
+	clear((*m)[len(out):]) // drop references for the GC
+	*m = out
+}
