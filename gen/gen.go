@@ -134,6 +134,9 @@ type TypeInfo struct {
 	Pointer bool
 	// AliasOf names the definition an alias stands for ("" if none).
 	AliasOf string
+	// Raw reports a type kept as raw JSON text (any JSON value, or an
+	// object of any members): nothing inside it is decoded.
+	Raw bool
 }
 
 // Types lists the types Generate declares for spec, sorted by name.
@@ -146,6 +149,7 @@ func Types(spec *schema.Spec) ([]TypeInfo, error) {
 	for _, n := range g.order {
 		ti := TypeInfo{Name: n.name, Def: n.def != nil, Union: n.shape == shapeUnion, Pointer: n.shape == shapeStruct}
 		ti.Origin = ti.Union && n.union.Rule == schema.ByOrigin
+		ti.Raw = n.shape == shapeAnyJSON || n.shape == shapeRawObject
 		ti.Methods = !g.isAlias(n) && !ti.Union
 		if n.shape == shapeAlias && n.alias.named != nil {
 			ti.AliasOf = n.alias.named.name

@@ -26,6 +26,11 @@ func (g *generator) validate(f *jen.File) error {
 			for _, fl := range fields {
 				body = append(body, g.checkField(fl)...)
 			}
+			for _, name := range n.t.Forbidden {
+				body = append(body, jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("v").Dot("Extra").Dot("Get").Call(jen.Lit(name)), jen.Id("ok")).Block(
+					jen.Id("c").Dot("FailMember").Call(jen.Lit(name), jen.Lit("forbidden"), jen.Lit("member not allowed: "+n.t.ForbiddenWhy)),
+				))
+			}
 		case shapeUnion:
 			g.unionValidate(f, n)
 			continue
@@ -237,6 +242,7 @@ func (g *generator) namedNeeds(n *named) bool {
 		v = !n.t.EnumOpen
 	case shapeStruct:
 		fields, _ := g.fields(n)
+		v = len(n.t.Forbidden) > 0
 		for _, fl := range fields {
 			switch {
 			case fl.bit >= 0:

@@ -77,6 +77,9 @@ func (s *Spec) Dump(w io.Writer) error {
 				}
 				p("    %-44s %-16s %s %s%s\n", strconv.Quote(pr.Name), pr.GoName, req, typeString(pr.Type), dep)
 			}
+			if len(nt.t.Forbidden) > 0 {
+				p("    (forbidden members: %s — %s)\n", strings.Join(nt.t.Forbidden, ", "), nt.t.ForbiddenWhy)
+			}
 			switch nt.t.Additional {
 			case Open:
 				p("    (other members: kept)\n")

@@ -91,3 +91,16 @@ func excludedDecl(revision, name string) (string, bool) {
 	reason, ok := excludedDecls[revision][name]
 	return reason, ok
 }
+
+// forbiddenMembers are members that the members of a union must not carry
+// although their objects are open. 2026-07-28 input requests travel inside
+// InputRequiredResult.inputRequests and are not JSON-RPC messages: they have
+// no id and no jsonrpc (basic/index and multi round-trip prose; the schema
+// dropped both members from these definitions).
+var forbiddenMembers = []struct {
+	union   string
+	members []string
+	why     string
+}{
+	{"InputRequest", []string{"id", "jsonrpc"}, "input requests are not JSON-RPC messages and carry no id or jsonrpc"},
+}

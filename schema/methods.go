@@ -184,6 +184,7 @@ func buildMethods(spec *Spec) error {
 	for _, m := range byMethod {
 		spec.Methods = append(spec.Methods, m)
 	}
+	applyForbidden(spec)
 	sort.Slice(spec.Methods, func(i, j int) bool { return spec.Methods[i].Name < spec.Methods[j].Name })
 	return nil
 }
@@ -261,4 +262,27 @@ func pairResult(spec *Spec, m *Method) error {
 		}
 	}
 	return nil
+}
+
+// applyForbidden marks the members the exception table forbids.
+func applyForbidden(spec *Spec) {
+	for _, f := range forbiddenMembers {
+		d := spec.Def(f.union)
+		if d == nil || d.Type.Kind != AnyOf {
+			continue
+		}
+		for _, m := range d.Type.Union.Members {
+			if m.Kind != Ref {
+				continue
+			}
+			if md := spec.Def(m.Ref); md != nil && md.Type.Kind == Object {
+				for _, name := range f.members {
+					if findProp(md.Type, name) == nil && !slices.Contains(md.Type.Forbidden, name) {
+						md.Type.Forbidden = append(md.Type.Forbidden, name)
+						md.Type.ForbiddenWhy = f.why
+					}
+				}
+			}
+		}
+	}
 }

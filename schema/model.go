@@ -168,6 +168,10 @@ type Type struct {
 	Additional Additional
 	// AdditionalType is the type of unnamed members when Additional is Typed.
 	AdditionalType *Type
+	// Forbidden lists members an open object must not have all the same,
+	// for the reason ForbiddenWhy (see schema/exceptions.go).
+	Forbidden    []string
+	ForbiddenWhy string
 
 	// Items is the element type of an Array; MaxItems bounds its length.
 	Items    *Type

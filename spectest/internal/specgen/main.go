@@ -99,7 +99,30 @@ func registry(spec *schema.Spec, pkg, rev string) ([]byte, error) {
 			fmt.Fprintf(&b, "\t\t%q: func(b []byte) (harness.Value, error) { var v %s; err := wire.Unmarshal(b, &v); return v, err },\n", t.Name, target.Name)
 		}
 	}
+	fmt.Fprintf(&b, "\t},\n\tRaw: map[string]bool{\n")
+	for _, t := range types {
+		if t.Raw && t.Def {
+			fmt.Fprintf(&b, "\t\t%q: true,\n", t.Name)
+		}
+	}
 	fmt.Fprintf(&b, "\t},\n}\n\n")
-	fmt.Fprintf(&b, "func TestRoundTrip(t *testing.T) { harness.RoundTrip(t, registry) }\n")
+	fmt.Fprintf(&b, "func TestRoundTrip(t *testing.T) { harness.RoundTrip(t, registry) }\n\n")
+	fmt.Fprintf(&b, "func TestDifferential(t *testing.T) { harness.Differential(t, registry) }\n")
+	fmt.Fprintf(&b, "\nfunc BenchmarkValidate(b *testing.B) { harness.BenchValidate(b, registry) }\n")
+	fmt.Fprintf(&b, "\nfunc BenchmarkEncode(b *testing.B) { harness.BenchEncode(b, registry) }\n")
+	for _, u := range []string{"JSONRPCMessage", "ClientRequest", "ServerRequest", "ClientNotification", "ServerNotification"} {
+		if spec.Def(u) != nil && byName[u].Union {
+			fmt.Fprintf(&b, "\nfunc Fuzz%s(f *testing.F) { harness.Fuzz(f, registry, %q) }\n", u, u)
+		}
+	}
+	if len(harnessExamples(rev)) > 0 {
+		fmt.Fprintf(&b, "\nfunc TestStrictExamples(t *testing.T) { harness.StrictExamples(t, registry) }\n")
+	}
 	return format.Source(b.Bytes())
+}
+
+// harnessExamples lists the example folders of a revision.
+func harnessExamples(rev string) []string {
+	matches, _ := filepath.Glob(filepath.Join(specdir.Find(), rev, "examples", "*"))
+	return matches
 }
