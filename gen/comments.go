@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -221,6 +222,9 @@ func where(path string) string {
 
 // typeDoc is the doc comment of a named type.
 func typeDoc(n *named) []string {
+	if m := n.replyOf; m != nil {
+		return []string{fmt.Sprintf("%s is what a %s request is answered with.", n.name, m.Name)}
+	}
 	if n.def != nil {
 		return docLines(n.name, n.def.Doc.Text, n.def.Doc.Deprecated)
 	}

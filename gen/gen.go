@@ -9,6 +9,7 @@
 //	unions.gen.go     sealed interfaces for unions and their Unknown members
 //	json.gen.go       reflection-free EncodeJSON/DecodeJSON
 //	validate.gen.go   Validate() for every type
+//	methods.gen.go    the method table, handler interfaces and typed calls
 //
 // Generation is deterministic: the same model gives the same bytes.
 package gen
@@ -68,6 +69,7 @@ func Generate(spec *schema.Spec, opts Options) ([]File, error) {
 		{"unions.gen.go", g.unions},
 		{"json.gen.go", g.json},
 		{"validate.gen.go", g.validate},
+		{"methods.gen.go", g.methods},
 	}
 	var files []File
 	doc, err := g.doc()

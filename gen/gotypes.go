@@ -45,6 +45,8 @@ type named struct {
 	members []*gotype
 	// alias is the target of a shapeAlias.
 	alias *gotype
+	// replyOf is the method whose Reply union this is.
+	replyOf *schema.Method
 }
 
 // gotype is the Go type of a value position (field, element, member).
@@ -72,6 +74,15 @@ func newGenerator(spec *schema.Spec, opts Options) (*generator, error) {
 	for _, d := range spec.Defs {
 		if err := g.declare(d.Name, d.Type, d, d.Doc.Text); err != nil {
 			return nil, err
+		}
+	}
+	for _, m := range spec.Methods {
+		if m.Reply != nil {
+			t := &schema.Type{Kind: schema.AnyOf, Union: m.Reply, Path: m.Reply.Path}
+			if err := g.declare(m.Reply.Name, t, nil, ""); err != nil {
+				return nil, err
+			}
+			g.named[m.Reply.Name].replyOf = m
 		}
 	}
 	// Resolve elements, members and aliases now that every name exists.

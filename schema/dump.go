@@ -134,6 +134,18 @@ func (s *Spec) Dump(w io.Writer) error {
 		}
 		p("\n")
 	}
+	for _, m := range s.Methods {
+		if m.Reply == nil {
+			continue
+		}
+		u := m.Reply
+		var names []string
+		for _, mt := range u.Members {
+			names = append(names, typeString(mt))
+		}
+		p("\nreply %s of %s\n  members: %s\n  told apart by %s\n", u.Name, m.Name, strings.Join(names, ", "), u.Rule)
+		writeDecision(&b, u, u.Root, "    ")
+	}
 
 	if len(s.Overrides) > 0 {
 		p("\nschema.ts overrides schema.json (%d)\n", len(s.Overrides))

@@ -98,7 +98,10 @@ type Method struct {
 	// NameParam is the params member the Mcp-Name header mirrors on the
 	// stateless HTTP transport ("" if none).
 	NameParam string
-	Doc       Doc
+	// Reply is the union of Result and Alternatives, named XReply and
+	// discriminated like any union; nil when there are no alternatives.
+	Reply *Union
+	Doc   Doc
 }
 
 // SentBy reports whether side sends the method.
@@ -176,6 +179,19 @@ func buildMethods(spec *Spec) error {
 		}
 		if err := pairResult(spec, m); err != nil {
 			return err
+		}
+		if len(m.Alternatives) > 0 {
+			u := &Union{Name: strings.TrimSuffix(m.Type, "Request") + "Reply", Path: "/methods/" + escapePtr(m.Name) + "/reply"}
+			for _, r := range append([]string{m.Result}, m.Alternatives...) {
+				u.Members = append(u.Members, &Type{Kind: Ref, Ref: r, Path: u.Path})
+			}
+			if err := (&analyzer{spec: spec}).analyze(u); err != nil {
+				return err
+			}
+			if spec.Def(u.Name) != nil {
+				return fmt.Errorf("%s: the reply union of %s would be named %s, which is a definition", spec.JSONPath, m.Name, u.Name)
+			}
+			m.Reply = u
 		}
 		if spec.Era() == Stateless {
 			m.NameParam = mcpNameParams[m.Name]

@@ -4,18 +4,25 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mcpgen/mcpgen/schema"
 )
 
-// specEnv names the environment variable that supplies --spec's default.
-const specEnv = "MCPGEN_SPEC"
+// specEnv names the environment variable that supplies --spec's default;
+// rootEnv the one that supplies --spec-root's.
+const (
+	specEnv = "MCPGEN_SPEC"
+	rootEnv = "MCPGEN_SPEC_ROOT"
+)
 
 // config is what the command line asks for.
 type config struct {
 	spec      string
+	specRoot  string
+	revision  string
 	out       string
 	pkg       string
 	check     bool
@@ -29,6 +36,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.spec, "spec", os.Getenv(specEnv),
 		"the spec revision to read: a directory holding schema.json (and schema.ts, which refines it), or the path of a schema.json (default $"+specEnv+")")
+	fs.StringVar(&cfg.specRoot, "spec-root", os.Getenv(rootEnv), "a directory of revisions (<root>/<revision>/schema.json); with --revision instead of --spec (default $"+rootEnv+")")
+	fs.StringVar(&cfg.revision, "revision", "", "the revision to read from --spec-root, e.g. 2025-11-25")
 	fs.StringVar(&cfg.out, "out", "", "directory to write the generated package into")
 	fs.StringVar(&cfg.pkg, "package", "", "package name of the generated code (default: the base name of --out)")
 	fs.BoolVar(&cfg.check, "check", false, "write nothing; exit 1 listing the files that differ from what would be generated (drift check for CI)")
@@ -39,6 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 
 Usage:
   mcpgen --spec DIR --out DIR [--package NAME] [--check]
+  mcpgen --revision REV [--spec-root DIR] --out DIR [--package NAME] [--check]
   mcpgen --spec DIR --dump-model
 
 Flags:
@@ -57,8 +67,14 @@ Flags:
 	if cfg.version {
 		return cfg, nil
 	}
+	if cfg.revision != "" {
+		if cfg.specRoot == "" {
+			return nil, fmt.Errorf("--revision needs --spec-root (or $%s)", rootEnv)
+		}
+		cfg.spec = filepath.Join(cfg.specRoot, cfg.revision)
+	}
 	if cfg.spec == "" {
-		return nil, fmt.Errorf("--spec is required (or set $%s)", specEnv)
+		return nil, fmt.Errorf("--spec is required (or --revision with --spec-root, or $%s)", specEnv)
 	}
 	if !cfg.dumpModel && cfg.out == "" {
 		return nil, fmt.Errorf("--out is required (or use --dump-model)")

@@ -299,16 +299,25 @@ func (d *Decoder) Int64() (int64, error) {
 // Float64 consumes a number and returns the nearest float64 (as
 // strconv.ParseFloat). A value too large for float64 is a *ValueError.
 func (d *Decoder) Float64() (float64, error) {
-	if n, neg, ok := d.smallInt(15); ok { // below 2^53: exact
+	lit, off, isInt, err := d.number("number")
+	if err != nil {
+		return 0, err
+	}
+	if isInt && len(lit) <= 15 { // below 2^53: exact
+		neg := lit[0] == '-'
+		k := 0
+		if neg {
+			k = 1
+		}
+		var n int64
+		for ; k < len(lit); k++ {
+			n = n*10 + int64(lit[k]-'0')
+		}
 		f := float64(n)
 		if neg {
 			f = -f // -0 for "-0"
 		}
 		return f, nil
-	}
-	lit, off, _, err := d.number("number")
-	if err != nil {
-		return 0, err
 	}
 	// The literal is only read during the call, and ParseFloat copies it
 	// into its error, so no copy is needed even for long literals.

@@ -73,3 +73,13 @@ func (m *Members) Delete(name string) {
 	clear((*m)[len(out):]) // drop references for the GC
 	*m = out
 }
+
+// DecodeJSON implements Unmarshaler: it stores a copy of the next value.
+func (r *Raw) DecodeJSON(d *Decoder) error {
+	v, err := d.Raw()
+	*r = v
+	return err
+}
+
+// EncodeJSON implements Marshaler: r itself, or null when empty.
+func (r Raw) EncodeJSON(e *Encoder) { e.Raw(r) }

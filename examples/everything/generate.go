@@ -1,0 +1,12 @@
+// Command everything is an MCP server that serves two protocol eras from one
+// binary: 2025-11-25 (stateful, initialize) and 2026-07-28 (stateless), on
+// stdio (default) or Streamable HTTP. It implements the fixtures of the
+// official conformance suite plus an echo tool.
+//
+// Its protocol packages are generated, as a user's would be:
+//
+//	MCPGEN_SPEC_ROOT=/path/to/mcp-schema go generate
+package main
+
+//go:generate go tool mcpgen --revision 2025-11-25 --out mcp/v20251125
+//go:generate go tool mcpgen --revision 2026-07-28 --out mcp/v20260728

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+
+	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
+	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "everything:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (at /mcp) instead of stdio")
+	verbose := flag.Bool("v", false, "log debug messages to stderr")
+	flag.Parse()
+
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	// stdout carries only MCP messages: logs go to stderr.
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	f := &fixtures{}
+	srv, err := rt.NewServer(rt.ServerOptions{
+		Name:         "everything",
+		Title:        "mcpgen everything server",
+		Version:      "0.1.0",
+		Instructions: "A test server: every tool, resource and prompt of the conformance fixture set, plus echo.",
+		ListChanged:  true,
+		Logger:       logger,
+	},
+		v25.Mount(&legacy{f}),
+		v26.Mount(&modern{f}),
+	)
+	if err != nil {
+		return err
+	}
+	f.srv = srv
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *httpAddr != "" {
+		return serveHTTP(ctx, srv, *httpAddr, logger)
+	}
+	return srv.ServeStdio(ctx, os.Stdin, os.Stdout, rt.StreamOptions{})
+}

@@ -1,0 +1,523 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mcpgen/mcpgen/schema"
+)
+
+// runtimeOwned are the methods package runtime/mcp answers itself, for any
+// revision: they are in the method table but in no handler interface.
+var runtimeOwned = map[string]bool{
+	"initialize":                 true, // version and capability negotiation
+	"ping":                       true,
+	"logging/setLevel":           true, // the session's log level
+	"server/discover":            true, // built from the mounted revisions
+	"subscriptions/listen":       true, // listen streams of 2026
+	"resources/subscribe":        true, // resource subscriptions of the session
+	"resources/unsubscribe":      true,
+	"notifications/initialized":  true,
+	"notifications/cancelled":    true,
+	"notifications/progress":     true, // routed to the pending call
+	"tasks/get":                  true, // tasks are kept by the runtime
+	"tasks/result":               true,
+	"tasks/list":                 true,
+	"tasks/cancel":               true,
+	"notifications/tasks/status": true,
+}
+
+const (
+	mcpRuntimePkg = mcpPkg
+	contextPkg    = "context"
+)
+
+// goMethod is the Go method name of a protocol method: CallToolRequest is
+// CallTool, ToolListChangedNotification is ToolListChanged.
+func goMethod(m *schema.Method) string {
+	return strings.TrimSuffix(strings.TrimSuffix(m.Type, "Request"), "Notification")
+}
+
+// handled reports whether code the user writes answers m on the receiving
+// side.
+func handled(m *schema.Method) bool { return !runtimeOwned[m.Name] }
+
+// paramsType is the Go type of m's params, or nil when m has none.
+func (g *generator) paramsType(m *schema.Method) *gotype {
+	if m.Params == nil {
+		return nil
+	}
+	return g.goType(m.Params)
+}
+
+// paramsTypeCode is how params are passed: a pointer to a struct, a union
+// value as it is.
+func (g *generator) paramsTypeCode(pt *gotype) jen.Code {
+	if pt.underlying().shape == shapeUnion {
+		return g.typeCode(pt)
+	}
+	return jen.Op("*").Add(g.typeCode(pt))
+}
+
+// decodeParams emits the statements that decode raw params into p.
+func (g *generator) decodeParams(m *schema.Method, pt *gotype, target string) []jen.Code {
+	if u := pt.underlying(); u.shape == shapeUnion {
+		return []jen.Code{
+			jen.Var().Id(target).Add(g.typeCode(pt)),
+			jen.If(jen.Err().Op(":=").Qual(mcpPkg, "DecodeParamsWith").Call(jen.Id("params"), jen.Lit(m.ParamsRequired),
+				jen.Func().Params(jen.Id("d").Op("*").Qual(wirePkg, "Decoder")).Error().Block(
+					jen.Var().Err().Error(),
+					jen.List(jen.Id(target), jen.Err()).Op("=").Id("decode"+u.named.name).Call(jen.Id("d")),
+					jen.Return(jen.Err()),
+				),
+				jen.Func().Params().Error().Block(jen.Return(jen.Id(target).Dot("Validate").Call())),
+			), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		}
+	}
+	return []jen.Code{
+		jen.Id(target).Op(":=").New(g.typeCode(pt)),
+		jen.If(jen.Err().Op(":=").Qual(mcpPkg, "DecodeParams").Call(jen.Id("params"), jen.Id(target), jen.Lit(m.ParamsRequired)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+	}
+}
+
+// replyCode is the Go type a request's handler returns: a pointer to the
+// result, or the Reply union when the request has alternatives.
+func (g *generator) replyCode(m *schema.Method) jen.Code {
+	if m.Reply != nil {
+		return jen.Id(m.Reply.Name)
+	}
+	return jen.Op("*").Add(g.typeCode(g.goType(&schema.Type{Kind: schema.Ref, Ref: m.Result})))
+}
+
+// signature is the handler method's parameter and result lists.
+func (g *generator) signature(m *schema.Method) (params []jen.Code, results []jen.Code) {
+	params = []jen.Code{jen.Id("ctx").Qual(contextPkg, "Context")}
+	if pt := g.paramsType(m); pt != nil {
+		params = append(params, jen.Id("params").Add(g.paramsTypeCode(pt)))
+	}
+	if m.Kind == schema.Notification {
+		return params, []jen.Code{jen.Error()}
+	}
+	return params, []jen.Code{g.replyCode(m), jen.Error()}
+}
+
+// methods emits methods.gen.go: the method table the runtime dispatches on,
+// the handler interfaces of both sides with their Unimplemented types, and
+// the typed calls of both sides.
+func (g *generator) methods(f *jen.File) error {
+	g.handlerInterface(f, schema.Client, "Server", "the requests and notifications a client sends to a server that server code answers")
+	g.handlerInterface(f, schema.Server, "ClientHandler", "the requests and notifications a server sends to a client that client code answers")
+	for _, m := range g.spec.Methods {
+		g.serveFunc(f, m)
+	}
+	g.protocol(f)
+	g.clientCalls(f)
+	g.fulfil(f)
+	return nil
+}
+
+// fulfil emits how a client answers an InputRequiredResult: each input
+// request goes to the matching method of the session's handler, and the
+// results become the InputResponses of the retry.
+func (g *generator) fulfil(f *jen.File) {
+	reqs, resps := g.spec.Def("InputRequests"), g.spec.Def("InputResponses")
+	union := g.named["InputRequest"]
+	if reqs == nil || resps == nil || union == nil || union.shape != shapeUnion {
+		return
+	}
+	var cases []jen.Code
+	for _, mt := range union.members {
+		target := mt.underlying().named
+		var m *schema.Method
+		for _, cand := range g.spec.Methods {
+			if cand.Type == target.name {
+				m = cand
+			}
+		}
+		if m == nil || m.Kind != schema.Request {
+			continue
+		}
+		params, results := g.signature(m)
+		iface := jen.Interface(jen.Id(goMethod(m)).Params(params...).Params(results...))
+		var arg jen.Code = jen.Id("req").Dot("Params")
+		cases = append(cases, jen.Case(jen.Op("*").Id(target.name)).Block(
+			jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Id("h").Assert(iface),
+			jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "NoInputHandler").Call(jen.Lit(m.Name)))),
+			jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("x").Dot(goMethod(m)).Call(jen.Id("ctx"), arg),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Id("out").Index(jen.Id("key")).Op("=").Id("res"),
+		))
+	}
+	cases = append(cases, jen.Default().Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit("input request"), jen.Lit("unknown")))))
+	f.Comment("fulfil answers the input requests of r with the session's handler.")
+	f.Func().Id("fulfil").Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("c").Qual(mcpPkg, "Caller"), jen.Id("r").Op("*").Id("InputRequiredResult")).Params(jen.Id("InputResponses"), jen.Error()).Block(
+		jen.Id("h").Op(":=").Qual(mcpPkg, "HandlerOf").Call(jen.Id("c")),
+		jen.Id("out").Op(":=").Id("InputResponses").Values(),
+		jen.For(jen.Id("_").Op(",").Id("key").Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(jen.Id("r").Dot("InputRequests")))).Block(
+			jen.Switch(jen.Id("req").Op(":=").Id("r").Dot("InputRequests").Index(jen.Id("key")).Assert(jen.Type())).Block(cases...),
+		),
+		jen.Return(jen.Id("out"), jen.Nil()),
+	)
+}
+
+// handlerInterface declares the interface of the methods a side receives
+// and answers, and its Unimplemented type.
+func (g *generator) handlerInterface(f *jen.File, from schema.Side, name, what string) {
+	var methods []jen.Code
+	var unimpl []*schema.Method
+	for _, m := range g.spec.Methods {
+		if !m.SentBy(from) || !handled(m) {
+			continue
+		}
+		params, results := g.signature(m)
+		lines := docLines(goMethod(m), m.Doc.Text, m.Doc.Deprecated)
+		lines = append([]string{fmt.Sprintf("%s answers %s.", goMethod(m), m.Name)}, lines[min(len(lines), 1):]...)
+		if len(methods) > 0 {
+			methods = append(methods, jen.Line())
+		}
+		methods = append(methods, commentCode(lines)...)
+		methods = append(methods, jen.Id(goMethod(m)).Params(params...).Params(results...))
+		unimpl = append(unimpl, m)
+	}
+	if len(methods) == 0 {
+		return
+	}
+	comment(f, wrap(fmt.Sprintf("%s lists %s; the runtime answers the rest (initialize, ping, logging levels, subscriptions, cancellation, progress). "+
+		"A value may implement any subset: a method it lacks is answered -32601, and its capabilities follow from the methods it has. "+
+		"Embedding Unimplemented%s instead keeps a type compiling when a later revision adds methods, at the price of declaring every capability.", name, what, name)))
+	f.Type().Id(name).Interface(methods...)
+	un := "Unimplemented" + name
+	comment(f, wrap(fmt.Sprintf("%s answers every method of %s with -32601, naming the method. Embed it to implement %s gradually.", un, name, name)))
+	f.Type().Id(un).Struct()
+	for _, m := range unimpl {
+		params, results := g.signature(m)
+		var body jen.Code
+		if m.Kind == schema.Notification {
+			body = jen.Return(jen.Qual(jsonrpcPk, "MethodNotFound").Call(jen.Lit(m.Name)))
+		} else {
+			body = jen.Return(jen.Nil(), jen.Qual(jsonrpcPk, "MethodNotFound").Call(jen.Lit(m.Name)))
+		}
+		f.Commentf("%s answers -32601.", goMethod(m))
+		f.Func().Params(jen.Id(un)).Id(goMethod(m)).Params(params...).Params(results...).Block(body)
+	}
+}
+
+// serveFunc emits the function the method table calls for m: decode and
+// validate params, call the handler, return the result.
+func (g *generator) serveFunc(f *jen.File, m *schema.Method) {
+	gm := goMethod(m)
+	pt := g.paramsType(m)
+	// validate<M>Params checks raw params without serving.
+	var vbody []jen.Code
+	if pt == nil {
+		vbody = []jen.Code{jen.Return(jen.Qual(mcpPkg, "NoParams").Call(jen.Id("params")))}
+	} else {
+		vbody = []jen.Code{jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("decode" + gm + "Params").Call(jen.Id("params")), jen.Return(jen.Err())}
+		dec := g.decodeParams(m, pt, "p")
+		dec = append(dec, jen.Return(jen.Id("p"), jen.Nil()))
+		f.Func().Id("decode"+gm+"Params").Params(jen.Id("params").Qual(wirePkg, "Raw")).Params(g.paramsTypeCode(pt), jen.Error()).Block(dec...)
+	}
+	f.Func().Id("validate" + gm + "Params").Params(jen.Id("params").Qual(wirePkg, "Raw")).Error().Block(vbody...)
+	if !handled(m) {
+		return
+	}
+	params, results := g.signature(m)
+	iface := jen.Interface(jen.Id(gm).Params(params...).Params(results...))
+	var body []jen.Code
+	body = append(body,
+		jen.List(jen.Id("h"), jen.Id("ok")).Op(":=").Id("handler").Assert(iface),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual(jsonrpcPk, "MethodNotFound").Call(jen.Lit(m.Name)))),
+	)
+	args := []jen.Code{jen.Id("ctx")}
+	if pt != nil {
+		body = append(body,
+			jen.List(jen.Id("p"), jen.Err()).Op(":=").Id("decode"+gm+"Params").Call(jen.Id("params")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		)
+		args = append(args, jen.Id("p"))
+	} else {
+		body = append(body, jen.If(jen.Err().Op(":=").Qual(mcpPkg, "NoParams").Call(jen.Id("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+	}
+	if m.Kind == schema.Notification {
+		body = append(body, jen.Return(jen.Nil(), jen.Id("h").Dot(gm).Call(args...)))
+	} else {
+		body = append(body,
+			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("h").Dot(gm).Call(args...),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.If(jen.Id("r").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "NilResult").Call(jen.Lit(m.Name)))),
+			jen.Return(jen.Id("r"), jen.Nil()),
+		)
+	}
+	f.Commentf("serve%s decodes and validates the params of %s and calls the handler.", gm, m.Name)
+	f.Func().Id("serve"+gm).Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("handler").Any(), jen.Id("params").Qual(wirePkg, "Raw")).Params(jen.Qual(wirePkg, "Marshaler"), jen.Error()).Block(body...)
+	f.Func().Id("implements"+gm).Params(jen.Id("handler").Any()).Bool().Block(
+		jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("handler").Assert(iface),
+		jen.Return(jen.Id("ok")),
+	)
+}
+
+// protocol emits the method table and Mount.
+func (g *generator) protocol(f *jen.File) {
+	dict := jen.Dict{}
+	for _, m := range g.spec.Methods {
+		gm := goMethod(m)
+		fields := jen.Dict{
+			jen.Id("Name"):           jen.Id(methodConst(m)),
+			jen.Id("ValidateParams"): jen.Id("validate" + gm + "Params"),
+		}
+		if m.Kind == schema.Notification {
+			fields[jen.Id("Notification")] = jen.True()
+		}
+		if m.SentBy(schema.Client) {
+			fields[jen.Id("FromClient")] = jen.True()
+		}
+		if m.SentBy(schema.Server) {
+			fields[jen.Id("FromServer")] = jen.True()
+		}
+		if m.NameParam != "" {
+			fields[jen.Id("NameParam")] = jen.Lit(m.NameParam)
+		}
+		if g.cacheable(m) {
+			fields[jen.Id("Cacheable")] = jen.True()
+		}
+		if handled(m) {
+			fields[jen.Id("Serve")] = jen.Id("serve" + gm)
+			fields[jen.Id("Implemented")] = jen.Id("implements" + gm)
+		}
+		dict[jen.Id(methodConst(m))] = jen.Values(fields)
+	}
+	pfields := jen.Dict{
+		jen.Id("Revision"): jen.Id("Revision"),
+		jen.Id("Methods"):  jen.Map(jen.String()).Op("*").Qual(mcpPkg, "Method").Values(dict),
+	}
+	if g.spec.Era() == schema.Stateless {
+		pfields[jen.Id("Stateless")] = jen.True()
+		pfields[jen.Id("Stamp")] = jen.Id("stamp")
+	}
+	if g.spec.Def("JSONRPCBatchRequest") != nil {
+		pfields[jen.Id("Batches")] = jen.True()
+	}
+	for field, def := range map[string]string{"ServerCapabilities": "ServerCapabilities", "ClientCapabilities": "ClientCapabilities"} {
+		if d := g.spec.Def(def); d != nil && d.Type.Kind == schema.Object {
+			var names []jen.Code
+			for _, p := range d.Type.Props {
+				names = append(names, jen.Lit(p.Name))
+			}
+			pfields[jen.Id(field)] = jen.Index().String().Values(names...)
+		}
+	}
+	f.Comment("protocol is this revision's method table for the runtime.")
+	f.Var().Id("protocol").Op("=").Op("&").Qual(mcpPkg, "Protocol").Values(pfields)
+	f.Comment("Protocol describes this revision to the runtime. It must not be modified.")
+	f.Func().Id("Protocol").Params().Op("*").Qual(mcpPkg, "Protocol").Block(jen.Return(jen.Id("protocol")))
+	f.Comment("Mount mounts this revision on an mcp.Server, served by handler: a value")
+	f.Comment("implementing any of the methods of Server.")
+	f.Func().Id("Mount").Params(jen.Id("handler").Any()).Qual(mcpPkg, "Mount").Block(
+		jen.Return(jen.Qual(mcpPkg, "Mount").Values(jen.Dict{jen.Id("Protocol"): jen.Id("protocol"), jen.Id("Handler"): jen.Id("handler")})),
+	)
+	if g.spec.Era() == schema.Stateless {
+		g.stamp(f)
+	}
+}
+
+// cacheable reports a method whose result carries ttlMs and cacheScope.
+func (g *generator) cacheable(m *schema.Method) bool {
+	if m.Kind != schema.Request {
+		return false
+	}
+	d := g.spec.Def(m.Result)
+	if d == nil || d.Type.Kind != schema.Object {
+		return false
+	}
+	var ttl, scope bool
+	for _, p := range d.Type.Props {
+		ttl = ttl || p.Name == "ttlMs"
+		scope = scope || p.Name == "cacheScope"
+	}
+	return ttl && scope
+}
+
+// stamp emits the function that completes results the way the stateless
+// revision asks: resultType, the server's Implementation in _meta, and the
+// cache fields. It works on a copy, so a handler may return shared values.
+func (g *generator) stamp(f *jen.File) {
+	var cases []jen.Code
+	for _, n := range g.order {
+		if n.shape != shapeStruct || n.def == nil {
+			continue
+		}
+		var rt, meta, ttl, scope *schema.Prop
+		for _, p := range n.t.Props {
+			switch p.Name {
+			case "resultType":
+				rt = p
+			case "_meta":
+				meta = p
+			case "ttlMs":
+				ttl = p
+			case "cacheScope":
+				scope = p
+			}
+		}
+		if rt == nil {
+			continue
+		}
+		body := []jen.Code{jen.Id("c").Op(":=").Op("*").Id("r")}
+		def := "complete"
+		if n.name == "InputRequiredResult" {
+			def = "input_required"
+		}
+		body = append(body, jen.If(jen.Id("c").Dot(rt.GoName).Op("==").Lit("")).Block(
+			jen.Id("c").Dot(rt.GoName).Op("=").Lit(def)))
+		if ttl != nil && scope != nil {
+			body = append(body, jen.If(jen.Id("c").Dot(scope.GoName).Op("==").Lit("").Op("&&").Id("s").Dot("CacheScope").Op("!=").Lit("")).Block(
+				jen.Id("c").Dot(scope.GoName).Op("=").Add(g.typeCode(g.goType(scope.Type))).Call(jen.Id("s").Dot("CacheScope")),
+				jen.Id("c").Dot(ttl.GoName).Op("=").Id("s").Dot("TTLMs"),
+			))
+		}
+		if meta != nil && meta.Type.Kind == schema.Ref && g.hasServerInfo(meta.Type.Ref) {
+			body = append(body, jen.If(jen.Id("s").Dot("ServerName").Op("!=").Lit("")).Block(
+				jen.Id("m").Op(":=").Id(meta.Type.Ref).Values(),
+				jen.If(jen.Id("c").Dot(meta.GoName).Op("!=").Nil()).Block(jen.Id("m").Op("=").Op("*").Id("c").Dot(meta.GoName)),
+				jen.If(jen.Id("m").Dot("ServerInfo").Op("==").Nil()).Block(
+					jen.Id("m").Dot("ServerInfo").Op("=").Op("&").Id("Implementation").Values(jen.Dict{
+						jen.Id("Name"): jen.Id("s").Dot("ServerName"), jen.Id("Version"): jen.Id("s").Dot("ServerVersion"),
+					}),
+				),
+				jen.Id("c").Dot(meta.GoName).Op("=").Op("&").Id("m"),
+			))
+		}
+		body = append(body, jen.Return(jen.Op("&").Id("c")))
+		cases = append(cases, jen.Case(jen.Op("*").Id(n.name)).Block(body...))
+	}
+	cases = append(cases, jen.Default().Block(jen.Return(jen.Id("result"))))
+	f.Comment("stamp returns a copy of result completed with what this revision asks of")
+	f.Comment("every result: resultType, the server's Implementation in _meta, and the")
+	f.Comment("cache fields of cacheable results that the handler left unset.")
+	f.Func().Id("stamp").Params(jen.Id("result").Qual(wirePkg, "Marshaler"), jen.Id("s").Op("*").Qual(mcpPkg, "Stamp")).Qual(wirePkg, "Marshaler").Block(
+		jen.Switch(jen.Id("r").Op(":=").Id("result").Assert(jen.Type())).Block(cases...),
+	)
+}
+
+func (g *generator) hasServerInfo(def string) bool {
+	d := g.spec.Def(def)
+	if d == nil {
+		return false
+	}
+	for _, p := range d.Type.Props {
+		if p.GoName == "ServerInfo" {
+			return true
+		}
+	}
+	return false
+}
+
+// clientCalls emits typed calls: Client (a client calling a server) and,
+// in stateful revisions, Peer (a server handler calling its client).
+func (g *generator) clientCalls(f *jen.File) {
+	g.callType(f, "Client", schema.Client, "Client makes typed calls to an MCP server of this revision over a session.",
+		jen.Func().Id("NewClient").Params(jen.Id("c").Qual(mcpPkg, "Caller")).Op("*").Id("Client").Block(jen.Return(jen.Op("&").Id("Client").Values(jen.Dict{jen.Id("c"): jen.Id("c")}))))
+	if g.spec.Era() == schema.Stateful {
+		g.callType(f, "Peer", schema.Server, "Peer makes typed calls from a server's handler to the client of the session (sampling, elicitation, roots).",
+			jen.Func().Id("PeerFrom").Params(jen.Id("ctx").Qual(contextPkg, "Context")).Op("*").Id("Peer").Block(jen.Return(jen.Op("&").Id("Peer").Values(jen.Dict{jen.Id("c"): jen.Qual(mcpPkg, "ClientOf").Call(jen.Id("ctx"))}))))
+	}
+}
+
+func (g *generator) callType(f *jen.File, name string, from schema.Side, doc string, ctor jen.Code) {
+	comment(f, wrap(doc))
+	f.Type().Id(name).Struct(jen.Id("c").Qual(mcpPkg, "Caller"))
+	switch name {
+	case "Client":
+		f.Comment("NewClient returns typed calls over c.")
+	default:
+		f.Comment("PeerFrom returns typed calls to the client of the request in ctx. In a")
+		f.Comment("stateless exchange they fail: use InputRequiredResult instead.")
+	}
+	f.Add(ctor)
+	for _, m := range g.spec.Methods {
+		if !m.SentBy(from) || m.Kind != schema.Request || runtimeOwned[m.Name] {
+			continue
+		}
+		gm := goMethod(m)
+		pt := g.paramsType(m)
+		resultT := g.goType(&schema.Type{Kind: schema.Ref, Ref: m.Result})
+		params := []jen.Code{jen.Id("ctx").Qual(contextPkg, "Context")}
+		var pexpr jen.Code = jen.Nil()
+		if pt != nil {
+			params = append(params, jen.Id("params").Add(g.paramsTypeCode(pt)))
+			pexpr = jen.Id("params")
+		}
+		var body []jen.Code
+		if m.Reply == nil {
+			body = []jen.Code{
+				jen.Id("r").Op(":=").New(g.typeCode(resultT)),
+				jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Id("r")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Return(jen.Id("r"), jen.Nil()),
+			}
+		} else {
+			body = g.replyCall(m, pt, pexpr, resultT)
+		}
+		f.Commentf("%s sends %s and waits for its result.", gm, m.Name)
+		f.Func().Params(jen.Id("c").Op("*").Id(name)).Id(gm).Params(params...).Params(jen.Op("*").Add(g.typeCode(resultT)), jen.Error()).Block(body...)
+	}
+}
+
+// paramsArg is the params argument of Caller.Call: nil for a nil pointer.
+func (g *generator) paramsArg(pt *gotype, pexpr jen.Code) jen.Code {
+	switch {
+	case pt == nil:
+		return jen.Nil()
+	case pt.underlying().shape == shapeUnion:
+		return pexpr
+	}
+	return jen.Qual(mcpPkg, "ParamsOf").Call(pexpr)
+}
+
+// replyCall decodes a reply union; an InputRequiredResult is answered with
+// the session's handler and the request retried, as often as the runtime
+// allows; any other alternative is an error (ask for it explicitly).
+func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resultT *gotype) []jen.Code {
+	var cases []jen.Code
+	cases = append(cases, jen.Case(jen.Op("*").Add(g.typeCode(resultT))).Block(jen.Return(jen.Id("r"), jen.Nil())))
+	mrtr := false
+	for _, alt := range m.Alternatives {
+		if alt == "InputRequiredResult" && pt != nil && g.hasProp(pt, "inputResponses") {
+			mrtr = true
+			cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(
+				jen.If(jen.Id("round").Op(">=").Qual(mcpPkg, "MaxInputRounds")).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "TooManyInputRounds").Call(jen.Lit(m.Name)))),
+				jen.List(jen.Id("responses"), jen.Err()).Op(":=").Id("fulfil").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("r")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Id("retry").Op(":=").Op("*").Id("params"),
+				jen.Id("retry").Dot("InputResponses").Op("=").Id("responses"),
+				jen.Id("retry").Dot("RequestState").Op("=").Id("r").Dot("RequestState"),
+				jen.Id("params").Op("=").Op("&").Id("retry"),
+			))
+			continue
+		}
+		cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit(alt)))))
+	}
+	cases = append(cases, jen.Default().Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("unknown")))))
+	loop := []jen.Code{
+		jen.Var().Id("raw").Qual(wirePkg, "Raw"),
+		jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Op("&").Id("raw")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.List(jen.Id("reply"), jen.Err()).Op(":=").Id("Unmarshal" + m.Reply.Name).Call(jen.Id("raw")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Switch(jen.Id("r").Op(":=").Id("reply").Assert(jen.Type())).Block(cases...),
+	}
+	if !mrtr {
+		return loop
+	}
+	return []jen.Code{jen.For(jen.Id("round").Op(":=").Lit(0), jen.Empty(), jen.Id("round").Op("++")).Block(loop...)}
+}
+
+func (g *generator) hasProp(gt *gotype, name string) bool {
+	t := g.resolve(gt.t)
+	for _, p := range t.Props {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,67 @@
+// Package jsonrpc is a transport-agnostic JSON-RPC 2.0 engine: a [Conn]
+// reads whole messages from a [Stream], dispatches requests to a [Handler]
+// and writes the responses, and sends its own requests ([Conn.Call]) and
+// notifications ([Conn.Notify]) to the peer. It knows nothing of MCP; the
+// protocol layer built on it wraps the Handler and uses [Conn.Cancel],
+// [RequestIDFrom], [ConnFrom], [Conn.SetBatch] and the error hooks.
+//
+// # Hot path
+//
+// All JSON goes through package wire, without reflection. The envelope of
+// each message is parsed in place with a wire.Decoder owned by the read
+// loop; the method name is looked up without allocating (names listed by a
+// [MethodLister] are interned) and params are copied once, into the request
+// itself when small. A request then costs one allocation in the engine: its
+// inflight record, which is also the handler's context (a purpose-built
+// context rather than context.WithCancel plus context.WithValue), plus one
+// for a string id. Responses are encoded into pooled wire.Encoders.
+//
+// # Validation
+//
+// Messages are checked strictly: malformed JSON or invalid UTF-8 is
+// answered -32700 with a null id; "jsonrpc" must be exactly "2.0"; an id
+// must be a string or an integer literal that fits int64 (1.0 and 1e2 are
+// refused; an unusable id is answered with a null id); "method" must be a
+// string; params, when present, an object or an array; a message with
+// both "result" and "error", with neither nor "method", or with "method"
+// and "result"/"error" is invalid (-32600). Unknown members are ignored. A
+// request whose id is already in flight is answered -32600 "duplicate
+// request id <id>", leaving the first undisturbed. Whether a method exists
+// is the Handler's business: it returns [MethodNotFound].
+//
+// # Concurrency
+//
+// Each request runs in its own goroutine, at most Options.MaxConcurrent at
+// once; workers that finish pick up waiting requests and then park (a few
+// of them) for reuse. Requests beyond the limit wait, in order, in a queue
+// of Options.MaxQueued while the read loop keeps reading, so notifications
+// (cancellations in particular) are never stuck behind requests; only when
+// that queue is full too does reading pause. Notifications are handled
+// synchronously on the read loop, in arrival order, each before the next
+// message is read: a notification handler must be quick and must not wait
+// for a Call on the same Conn. Writes are serialized by a mutex; with a
+// [BufferedStream] the last of a queue of writers flushes, so bursts cost
+// one system call.
+//
+// # Errors
+//
+// A handler error that is (or wraps) an [*Error] is sent as is. Any other
+// error is sent as -32603 "internal error" and logged, with method and id,
+// at level Error; its text never reaches the peer. A panic in a handler is
+// recovered, logged with its stack, and answered -32603; the connection
+// goes on. A request cancelled with [Conn.Cancel] is never answered,
+// whatever its handler returns. With Options.RequestTimeout, an expired
+// request is answered -32603 "request timed out" at once and its context
+// cancelled (context.DeadlineExceeded).
+//
+// # Shutdown
+//
+// [Conn.Serve] returns at the end of the stream, when its context is done
+// or after [Conn.Close]. At the end of the stream the peer is gone: Serve
+// stops reading, fails pending Calls with [ErrClosed], cancels the context
+// of every request still running, drops the queued ones, waits for every
+// handler goroutine and returns nil. No response is written after that
+// point, so a client that writes requests and closes its end at once must
+// wait for the answers first. No goroutine outlives Serve, except that a
+// Stream may keep its own reader blocked (see package stdio).
+package jsonrpc

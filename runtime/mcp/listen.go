@@ -1,0 +1,261 @@
+package mcp
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// listener is one subscriptions/listen stream (2026-07-28 on).
+type listener struct {
+	id     jsonrpc.ID
+	out    Outbound
+	proto  *Protocol
+	filter listenFilter
+	stop   chan struct{} // closed to end the stream gracefully
+	once   sync.Once
+}
+
+// listenFilter is what a listen request opts into.
+type listenFilter struct {
+	tools, prompts, resources bool
+	resourceURIs              []string
+}
+
+func (f listenFilter) encode(e *wire.Encoder) {
+	e.ObjectStart()
+	if f.tools {
+		e.FieldRaw(`"toolsListChanged":`)
+		e.Bool(true)
+	}
+	if f.prompts {
+		e.Field("promptsListChanged")
+		e.Bool(true)
+	}
+	if f.resources {
+		e.Field("resourcesListChanged")
+		e.Bool(true)
+	}
+	if len(f.resourceURIs) > 0 {
+		e.Field("resourceSubscriptions")
+		e.ArrayStart()
+		for _, u := range f.resourceURIs {
+			e.Str(u)
+		}
+		e.ArrayEnd()
+	}
+	e.ObjectEnd()
+}
+
+// StreamEnder is implemented by an Outbound that ends a listen stream its
+// own way: on stdio the server sends notifications/cancelled referencing
+// the listen request instead of a result.
+type StreamEnder interface {
+	EndStream(ctx context.Context, id jsonrpc.ID) bool
+}
+
+// listen serves subscriptions/listen: it acknowledges with the honoured
+// subset of the requested notifications, then delivers them, each carrying
+// the subscription id, until the client goes away (no answer) or the
+// server ends the stream (SubscriptionsListenResult).
+func (s *Server) listen(rc *reqCtx, m *Mount, req *jsonrpc.Request) (wire.Marshaler, error) {
+	want := parseListenFilter(req.Params)
+	impl := func(method string) bool {
+		md := m.Protocol.Methods[method]
+		return md != nil && md.Implemented != nil && md.Implemented(m.Handler)
+	}
+	var got listenFilter
+	if s.opts.ListChanged {
+		got.tools = want.tools && impl("tools/list")
+		got.prompts = want.prompts && impl("prompts/list")
+		got.resources = want.resources && impl("resources/list")
+	}
+	if impl("resources/read") {
+		got.resourceURIs = want.resourceURIs
+	}
+	l := &listener{id: req.ID, out: rc.r.out, proto: m.Protocol, filter: got, stop: make(chan struct{})}
+	ack := func(e *wire.Encoder) {
+		e.ObjectStart()
+		e.FieldRaw(`"notifications":`)
+		got.encode(e)
+		e.FieldRaw(`"_meta":`)
+		e.ObjectStart()
+		e.Field(MetaSubscriptionID)
+		req.ID.EncodeJSON(e)
+		e.ObjectEnd()
+		e.ObjectEnd()
+	}
+	if err := l.out.Notify(rc, "notifications/subscriptions/acknowledged", encoderFunc(ack)); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.listens[l] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listens, l)
+		s.mu.Unlock()
+	}()
+	select {
+	case <-rc.Done():
+		return nil, rc.Err()
+	case <-l.stop:
+	}
+	if se, ok := l.out.(StreamEnder); ok && se.EndStream(rc, req.ID) {
+		return nil, context.Canceled
+	}
+	res := func(e *wire.Encoder) {
+		e.ObjectStart()
+		e.FieldRaw(`"resultType":`)
+		e.Str("complete")
+		e.FieldRaw(`"_meta":`)
+		e.ObjectStart()
+		e.Field(MetaSubscriptionID)
+		req.ID.EncodeJSON(e)
+		e.ObjectEnd()
+		e.ObjectEnd()
+	}
+	return encoderFunc(res), nil
+}
+
+func parseListenFilter(params wire.Raw) listenFilter {
+	var f listenFilter
+	if len(params) == 0 {
+		return f
+	}
+	d := wire.NewDecoder(params)
+	_ = d.Object(func(key []byte) error {
+		if string(key) != "notifications" {
+			return d.Skip()
+		}
+		return d.Object(func(key []byte) error {
+			var err error
+			switch string(key) {
+			case "toolsListChanged":
+				f.tools, err = d.Bool()
+			case "promptsListChanged":
+				f.prompts, err = d.Bool()
+			case "resourcesListChanged":
+				f.resources, err = d.Bool()
+			case "resourceSubscriptions":
+				err = d.Array(func() error {
+					u, err := d.Str()
+					f.resourceURIs = append(f.resourceURIs, u)
+					return err
+				})
+			default:
+				err = d.Skip()
+			}
+			return err
+		})
+	})
+	return f
+}
+
+// encoderFunc adapts a function to wire.Marshaler.
+type encoderFunc func(*wire.Encoder)
+
+func (f encoderFunc) EncodeJSON(e *wire.Encoder) { f(e) }
+
+// ListKind names a list whose changes the server announces.
+type ListKind int
+
+// The lists.
+const (
+	ToolsList ListKind = iota + 1
+	PromptsList
+	ResourcesList
+)
+
+// NotifyListChanged tells every client that the server's tools, prompts or
+// resources changed: stateful sessions get notifications/<kind>/list_changed,
+// listen streams that opted in get it with their subscription id.
+func (s *Server) NotifyListChanged(ctx context.Context, kind ListKind) {
+	method := map[ListKind]string{
+		ToolsList:     "notifications/tools/list_changed",
+		PromptsList:   "notifications/prompts/list_changed",
+		ResourcesList: "notifications/resources/list_changed",
+	}[kind]
+	if kind == ToolsList {
+		s.tools.forget()
+	}
+	sessions, listens := s.audience()
+	for _, sess := range sessions {
+		sess.notify(ctx, method, emptyParams)
+	}
+	for _, l := range listens {
+		if (kind == ToolsList && l.filter.tools) || (kind == PromptsList && l.filter.prompts) || (kind == ResourcesList && l.filter.resources) {
+			l.send(ctx, method, nil)
+		}
+	}
+}
+
+// NotifyResourceUpdated tells the clients subscribed to uri that it
+// changed.
+func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
+	sessions, listens := s.audience()
+	params := func(e *wire.Encoder) {
+		e.ObjectStart()
+		e.FieldRaw(`"uri":`)
+		e.Str(uri)
+		e.ObjectEnd()
+	}
+	for _, sess := range sessions {
+		if sess.subscribed(uri) {
+			sess.notify(ctx, "notifications/resources/updated", encoderFunc(params))
+		}
+	}
+	for _, l := range listens {
+		if slices.Contains(l.filter.resourceURIs, uri) {
+			l.send(ctx, "notifications/resources/updated", func(e *wire.Encoder) {
+				e.FieldRaw(`"uri":`)
+				e.Str(uri)
+			})
+		}
+	}
+}
+
+var emptyParams = wire.Raw(`{}`)
+
+func (s *Server) audience() ([]*Session, []*listener) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sessions := make([]*Session, 0, len(s.sessions))
+	for sess := range s.sessions {
+		sessions = append(sessions, sess)
+	}
+	listens := make([]*listener, 0, len(s.listens))
+	for l := range s.listens {
+		listens = append(listens, l)
+	}
+	return sessions, listens
+}
+
+// send delivers a notification on the stream with the subscription id;
+// members writes the params members besides _meta.
+func (l *listener) send(ctx context.Context, method string, members func(*wire.Encoder)) {
+	params := func(e *wire.Encoder) {
+		e.ObjectStart()
+		if members != nil {
+			members(e)
+		}
+		e.FieldRaw(`"_meta":`)
+		e.ObjectStart()
+		e.Field(MetaSubscriptionID)
+		l.id.EncodeJSON(e)
+		e.ObjectEnd()
+		e.ObjectEnd()
+	}
+	_ = l.out.Notify(ctx, method, encoderFunc(params))
+}
+
+// EndStreams ends every listen stream gracefully (a server shutting down).
+func (s *Server) EndStreams() {
+	_, listens := s.audience()
+	for _, l := range listens {
+		l.once.Do(func() { close(l.stop) })
+	}
+}

@@ -1,0 +1,302 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Outbound carries the messages related to one request back to its client:
+// progress and log notifications (on stdio the connection; on HTTP the
+// request's stream).
+type Outbound interface {
+	Notify(ctx context.Context, method string, params wire.Marshaler) error
+}
+
+// Request is what a handler can learn about and do for the request it
+// serves. Get it with RequestFrom.
+type Request struct {
+	// Method is the method being served.
+	Method string
+	// ID is the request's JSON-RPC id.
+	ID jsonrpc.ID
+	// Protocol is the revision the request is served with.
+	Protocol *Protocol
+
+	server  *Server
+	session *Session // nil in a stateless exchange
+	out     Outbound
+	meta    requestMeta
+	// nameParam is the value of the params member Mcp-Name mirrors (the
+	// tool, prompt or resource), which requestState is bound to.
+	nameParam string
+
+	mu           sync.Mutex
+	lastProgress float64
+	progressSent bool
+	done         bool
+}
+
+// requestMeta is what the runtime reads from params._meta.
+type requestMeta struct {
+	protocolVersion string
+	clientCaps      wire.Raw // 2026: per request
+	clientInfo      wire.Raw
+	logLevel        string
+	hasLogLevel     bool
+	progressToken   wire.StringOrInt
+	hasProgress     bool
+}
+
+type ctxKey struct{}
+
+// reqCtx carries the Request in one allocation with the context.
+type reqCtx struct {
+	context.Context
+	r Request
+}
+
+func (c *reqCtx) Value(key any) any {
+	if key == (ctxKey{}) {
+		return &c.r
+	}
+	return c.Context.Value(key)
+}
+
+// RequestFrom returns the Request a handler's context belongs to, or nil.
+func RequestFrom(ctx context.Context) *Request {
+	r, _ := ctx.Value(ctxKey{}).(*Request)
+	return r
+}
+
+// Session returns the stateful session of the request, nil when stateless.
+func (r *Request) Session() *Session { return r.session }
+
+// ProtocolVersion is the negotiated (stateful) or declared (stateless)
+// protocol version.
+func (r *Request) ProtocolVersion() string {
+	if r.session != nil {
+		return r.session.Version()
+	}
+	return r.meta.protocolVersion
+}
+
+// ClientCapabilities is the client's capabilities object: declared on the
+// request (stateless) or at initialize (stateful).
+func (r *Request) ClientCapabilities() wire.Raw {
+	if r.session != nil {
+		return r.session.ClientCapabilities()
+	}
+	return r.meta.clientCaps
+}
+
+// ClientInfo is the client's Implementation object, if it sent one.
+func (r *Request) ClientInfo() wire.Raw {
+	if r.session != nil {
+		return r.session.ClientInfo()
+	}
+	return r.meta.clientInfo
+}
+
+// HasClientCapability reports whether the client declared the capability
+// at path ("sampling"; "elicitation", "form"; "roots").
+func (r *Request) HasClientCapability(path ...string) bool {
+	caps := r.ClientCapabilities()
+	if len(caps) == 0 {
+		return false
+	}
+	d := wire.NewDecoder(caps)
+	k, _, err := d.PeekMember(path...)
+	return err == nil && k != wire.Invalid && k != wire.Null
+}
+
+// RequireClientCapability returns nil when the client declared the
+// capability at path, else the -32021 error MissingRequiredClientCapability
+// whose data names it (2026), or -32602 in stateful revisions, which lack
+// that code.
+func (r *Request) RequireClientCapability(path ...string) error {
+	if r.HasClientCapability(path...) {
+		return nil
+	}
+	return MissingCapability(r.Protocol, path...)
+}
+
+// MissingCapability is the error for a client capability a request needs
+// and did not declare.
+func MissingCapability(p *Protocol, path ...string) error {
+	e := wire.GetEncoder()
+	defer wire.PutEncoder(e)
+	e.ObjectStart()
+	e.FieldRaw(`"requiredCapabilities":`)
+	for _, name := range path {
+		e.ObjectStart()
+		e.Field(name)
+	}
+	e.ObjectStart()
+	e.ObjectEnd()
+	for range path {
+		e.ObjectEnd()
+	}
+	e.ObjectEnd()
+	code := int64(CodeMissingRequiredClientCapability)
+	if p != nil && !p.Stateless {
+		code = jsonrpc.CodeInvalidParams
+	}
+	return &jsonrpc.Error{Code: code, Message: "missing required client capability: " + joinPath(path), Data: append(wire.Raw(nil), e.Bytes()...)}
+}
+
+func joinPath(p []string) string {
+	out := ""
+	for i, s := range p {
+		if i > 0 {
+			out += "."
+		}
+		out += s
+	}
+	return out
+}
+
+// Error codes MCP defines beyond JSON-RPC's.
+const (
+	CodeHeaderMismatch                  = -32020
+	CodeMissingRequiredClientCapability = -32021
+	CodeUnsupportedProtocolVersion      = -32022
+	CodeResourceNotFound                = -32002 // stateful revisions
+	CodeURLElicitationRequired          = -32042
+)
+
+// ProgressToken returns the request's progress token, if the client asked
+// for progress.
+func (r *Request) ProgressToken() (wire.StringOrInt, bool) {
+	return r.meta.progressToken, r.meta.hasProgress
+}
+
+// ErrProgress reports a progress value that does not increase, or progress
+// after the request finished.
+var ErrProgress = errors.New("mcp: progress must increase and stop when the request finishes")
+
+// Progress sends notifications/progress for the request when the client
+// asked for it (a no-op otherwise). Values must increase strictly; total
+// < 0 and message "" are left out.
+func (r *Request) Progress(ctx context.Context, progress, total float64, message string) error {
+	if !r.meta.hasProgress {
+		return nil
+	}
+	r.mu.Lock()
+	if r.done || (r.progressSent && progress <= r.lastProgress) {
+		r.mu.Unlock()
+		return ErrProgress
+	}
+	r.lastProgress, r.progressSent = progress, true
+	r.mu.Unlock()
+	return r.out.Notify(ctx, "notifications/progress", progressParams{r.meta.progressToken, progress, total, message})
+}
+
+type progressParams struct {
+	token    wire.StringOrInt
+	progress float64
+	total    float64
+	message  string
+}
+
+func (p progressParams) EncodeJSON(e *wire.Encoder) {
+	e.ObjectStart()
+	e.FieldRaw(`"progressToken":`)
+	p.token.EncodeJSON(e)
+	e.FieldRaw(`"progress":`)
+	e.Float64(p.progress)
+	if p.total >= 0 {
+		e.FieldRaw(`"total":`)
+		e.Float64(p.total)
+	}
+	if p.message != "" {
+		e.FieldRaw(`"message":`)
+		e.Str(p.message)
+	}
+	e.ObjectEnd()
+}
+
+// finish marks the request answered: no progress after that.
+func (r *Request) finish() {
+	r.mu.Lock()
+	r.done = true
+	r.mu.Unlock()
+}
+
+// Log sends notifications/message for the request at level, when the
+// client wants messages of that level: at or above the session's level
+// (stateful), or the request's logLevel (stateless; none without it). data
+// is any JSON value.
+func (r *Request) Log(ctx context.Context, level, logger string, data wire.Raw) error {
+	threshold, ok := r.logThreshold()
+	if !ok || severity(level) < severity(threshold) {
+		return nil
+	}
+	return r.out.Notify(ctx, "notifications/message", logParams{level, logger, data})
+}
+
+func (r *Request) logThreshold() (string, bool) {
+	if r.session != nil {
+		return r.session.LogLevel(), true
+	}
+	return r.meta.logLevel, r.meta.hasLogLevel
+}
+
+type logParams struct {
+	level, logger string
+	data          wire.Raw
+}
+
+func (p logParams) EncodeJSON(e *wire.Encoder) {
+	e.ObjectStart()
+	e.FieldRaw(`"level":`)
+	e.Str(p.level)
+	if p.logger != "" {
+		e.FieldRaw(`"logger":`)
+		e.Str(p.logger)
+	}
+	e.FieldRaw(`"data":`)
+	if len(p.data) == 0 {
+		e.Null()
+	} else {
+		e.Raw(p.data)
+	}
+	e.ObjectEnd()
+}
+
+// levels are the syslog severities MCP uses, least severe first.
+var levels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func severity(level string) int {
+	for i, l := range levels {
+		if l == level {
+			return i
+		}
+	}
+	return -1
+}
+
+// ValidLogLevel reports a level MCP defines.
+func ValidLogLevel(level string) bool { return severity(level) >= 0 }
+
+// ClientOf returns a Caller to the client of the request in ctx: the
+// session's peer in a stateful exchange. In a stateless one (and outside a
+// request) every call fails: servers ask stateless clients for input with
+// InputRequiredResult.
+func ClientOf(ctx context.Context) Caller {
+	if r := RequestFrom(ctx); r != nil && r.session != nil {
+		return r.session.peer
+	}
+	return noPeer{}
+}
+
+type noPeer struct{}
+
+// ErrNoPeer is returned by calls to the client outside a stateful session.
+var ErrNoPeer = errors.New("mcp: no client to call: stateless requests ask for input with InputRequiredResult")
+
+func (noPeer) Call(context.Context, string, wire.Marshaler, wire.Unmarshaler) error { return ErrNoPeer }
+func (noPeer) Notify(context.Context, string, wire.Marshaler) error                 { return ErrNoPeer }

@@ -1,0 +1,197 @@
+package mcp
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// The _meta keys of a stateless request.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+)
+
+// parseMeta reads the keys the runtime uses from params._meta, in place:
+// the raw values alias params, which the request owns.
+func parseMeta(params wire.Raw) requestMeta {
+	var m requestMeta
+	if len(params) == 0 {
+		return m
+	}
+	d := wire.NewDecoder(params)
+	_ = d.Object(func(key []byte) error {
+		if string(key) != "_meta" {
+			return d.Skip()
+		}
+		return d.Object(func(key []byte) error {
+			var err error
+			switch string(key) {
+			case MetaProtocolVersion:
+				if d.Peek() == wire.String {
+					m.protocolVersion, err = d.Str()
+					return err
+				}
+			case MetaClientCapabilities:
+				if d.Peek() == wire.Object {
+					m.clientCaps, err = d.Raw()
+					return err
+				}
+			case MetaClientInfo:
+				m.clientInfo, err = d.Raw()
+				return err
+			case MetaLogLevel:
+				if d.Peek() == wire.String {
+					m.logLevel, err = d.Str()
+					m.hasLogLevel = err == nil
+					return err
+				}
+			case "progressToken":
+				if k := d.Peek(); k == wire.String || k == wire.Number {
+					if err := m.progressToken.DecodeJSON(d); err == nil {
+						m.hasProgress = true
+						return nil
+					}
+					return nil
+				}
+			}
+			return d.Skip()
+		})
+	})
+	return m
+}
+
+// MetaVersion returns params._meta's protocol version, if any: what makes a
+// request stateless on a transport that serves both eras.
+func MetaVersion(params wire.Raw) string {
+	if len(params) == 0 {
+		return ""
+	}
+	d := wire.NewDecoder(params)
+	k, s, err := d.PeekMember("_meta", MetaProtocolVersion)
+	if err != nil || k != wire.String {
+		return ""
+	}
+	return string(s)
+}
+
+// HandleStateless serves one stateless (2026-07-28 on) request or
+// notification. out carries the messages related to it (progress, logs,
+// and for subscriptions/listen the stream's notifications). Errors are
+// *jsonrpc.Error values whose codes map to HTTP statuses (see HTTPStatus).
+func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out Outbound) (wire.Marshaler, error) {
+	if req.IsNotification {
+		// The only client notification of the stateless era is
+		// notifications/cancelled, which the transport handles.
+		return nil, nil
+	}
+	meta := parseMeta(req.Params)
+	var missing []string
+	if meta.protocolVersion == "" {
+		missing = append(missing, MetaProtocolVersion)
+	}
+	if meta.clientCaps == nil {
+		missing = append(missing, MetaClientCapabilities)
+	}
+	if len(missing) > 0 {
+		return nil, InvalidParams("/params/_meta", "missing _meta keys: "+strings.Join(missing, ", "))
+	}
+	mount := s.byRev[meta.protocolVersion]
+	if mount == nil || !mount.Protocol.Stateless {
+		return nil, unsupportedVersion(meta.protocolVersion, s.StatelessVersions())
+	}
+	p := mount.Protocol
+	m := p.Methods[req.Method]
+	if m == nil || !m.FromClient || m.Notification {
+		return nil, jsonrpc.MethodNotFound(req.Method)
+	}
+	rc := &reqCtx{Context: ctx}
+	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: s, out: out, meta: meta, nameParam: nameParamOf(m, req.Params)}
+	defer rc.r.finish()
+	switch req.Method {
+	case "server/discover":
+		if err := m.ValidateParams(req.Params); err != nil {
+			return nil, err
+		}
+		return s.discover(mount), nil
+	case "subscriptions/listen":
+		if err := m.ValidateParams(req.Params); err != nil {
+			return nil, err
+		}
+		return s.listen(rc, mount, req)
+	}
+	if m.Serve == nil {
+		return nil, jsonrpc.MethodNotFound(req.Method)
+	}
+	if req.Method == "tools/call" {
+		if res, err := s.tools.checkCall(rc, mount, req.Params); res != nil || err != nil {
+			return res, err
+		}
+	}
+	res, err := m.Serve(rc, mount.Handler, req.Params)
+	if err != nil || res == nil {
+		return res, err
+	}
+	if req.Method == "tools/call" {
+		if err := s.tools.checkResult(rc, mount, req.Params, res); err != nil {
+			return nil, err
+		}
+	}
+	if p.Stamp != nil {
+		res = p.Stamp(res, s.stampFor(req.Method, m.Cacheable))
+	}
+	return res, nil
+}
+
+// discover builds the DiscoverResult of a stateless mount.
+func (s *Server) discover(m *Mount) wire.Raw {
+	pol := s.cachePolicy("server/discover")
+	e := wire.GetEncoder()
+	defer wire.PutEncoder(e)
+	e.ObjectStart()
+	e.FieldRaw(`"resultType":`)
+	e.Str("complete")
+	e.FieldRaw(`"supportedVersions":`)
+	e.ArrayStart()
+	for _, v := range s.StatelessVersions() {
+		e.Str(v)
+	}
+	e.ArrayEnd()
+	e.FieldRaw(`"capabilities":`)
+	e.Raw(s.capabilities(m))
+	if s.opts.Instructions != "" {
+		e.FieldRaw(`"instructions":`)
+		e.Str(s.opts.Instructions)
+	}
+	e.FieldRaw(`"ttlMs":`)
+	e.Int64(pol.TTLMs)
+	e.FieldRaw(`"cacheScope":`)
+	e.Str(pol.Scope)
+	e.FieldRaw(`"_meta":`)
+	e.ObjectStart()
+	e.Field(MetaServerInfo)
+	s.implementation(e)
+	e.ObjectEnd()
+	e.ObjectEnd()
+	return append(wire.Raw(nil), e.Bytes()...)
+}
+
+// HTTPStatus is the HTTP status a stateless error is answered with.
+func HTTPStatus(err *jsonrpc.Error) int {
+	switch err.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return 404
+	case jsonrpc.CodeInternalError:
+		return 500
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams,
+		CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
+		return 400
+	}
+	return 200
+}

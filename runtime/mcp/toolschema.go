@@ -1,0 +1,312 @@
+package mcp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// toolSchemas checks tools/call arguments against the tool's inputSchema
+// and structuredContent against its outputSchema. It learns the schemas by
+// listing the tools once per mounted revision (through the handler, with
+// the caller's _meta), compiles each schema once, and forgets them when the
+// tool list changes (Server.NotifyListChanged). Arguments that do not match
+// are a tool execution error (isError), as the tools specification asks,
+// so the model can correct itself; a result that breaks its outputSchema
+// is a server bug, answered as an internal error.
+type toolSchemas struct {
+	srv  *Server
+	mu   sync.Mutex
+	sets map[*Mount]*toolSet
+}
+
+type toolSet struct {
+	once  sync.Once
+	tools map[string]*toolSchema
+}
+
+type toolSchema struct {
+	in, out *jsonschema.Schema
+}
+
+func (t *toolSchemas) init(s *Server) { t.srv, t.sets = s, map[*Mount]*toolSet{} }
+
+// forget drops every learned schema.
+func (t *toolSchemas) forget() {
+	t.mu.Lock()
+	t.sets = map[*Mount]*toolSet{}
+	t.mu.Unlock()
+}
+
+func (t *toolSchemas) set(rc *reqCtx, m *Mount, params wire.Raw) *toolSet {
+	t.mu.Lock()
+	ts := t.sets[m]
+	if ts == nil {
+		ts = &toolSet{}
+		t.sets[m] = ts
+	}
+	t.mu.Unlock()
+	ts.once.Do(func() { ts.tools = t.learn(rc, m, params) })
+	return ts
+}
+
+// learn lists the tools through the handler and compiles their schemas.
+func (t *toolSchemas) learn(rc *reqCtx, m *Mount, callParams wire.Raw) map[string]*toolSchema {
+	out := map[string]*toolSchema{}
+	list := m.Protocol.Methods["tools/list"]
+	if list == nil || list.Serve == nil || !list.Implemented(m.Handler) {
+		return out
+	}
+	meta := metaOf(callParams)
+	cursor := ""
+	for page := 0; page < 100; page++ {
+		e := wire.GetEncoder()
+		e.ObjectStart()
+		if len(meta) > 0 {
+			e.FieldRaw(`"_meta":`)
+			e.Raw(meta)
+		}
+		if cursor != "" {
+			e.FieldRaw(`"cursor":`)
+			e.Str(cursor)
+		}
+		e.ObjectEnd()
+		params := append(wire.Raw(nil), e.Bytes()...)
+		wire.PutEncoder(e)
+		res, err := list.Serve(rc, m.Handler, params)
+		if err != nil {
+			t.srv.log.Warn("mcp: listing tools to learn their schemas failed", "err", err)
+			return out
+		}
+		data, err := wire.Marshal(res)
+		if err != nil {
+			return out
+		}
+		var page struct {
+			Tools []struct {
+				Name         string          `json:"name"`
+				InputSchema  json.RawMessage `json:"inputSchema"`
+				OutputSchema json.RawMessage `json:"outputSchema"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(data, &page); err != nil {
+			return out
+		}
+		for _, tool := range page.Tools {
+			ts := &toolSchema{}
+			ts.in = t.compile(tool.Name, "input", tool.InputSchema)
+			ts.out = t.compile(tool.Name, "output", tool.OutputSchema)
+			out[tool.Name] = ts
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	return out
+}
+
+// compile compiles one tool schema (JSON Schema 2020-12 unless it says
+// otherwise); references are never fetched.
+func (t *toolSchemas) compile(tool, kind string, raw json.RawMessage) *jsonschema.Schema {
+	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
+		return nil
+	}
+	sum := sha256.Sum256(raw)
+	url := "mcp-tool:///" + hex.EncodeToString(sum[:8]) + "/" + kind + ".json"
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.LoadURL = func(s string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("schema references are not fetched (%s)", s)
+	}
+	if err := c.AddResource(url, bytes.NewReader(raw)); err != nil {
+		t.srv.log.Warn("mcp: tool schema does not parse", "tool", tool, "schema", kind, "err", err)
+		return nil
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.srv.log.Warn("mcp: tool schema does not compile; not checked", "tool", tool, "schema", kind, "err", err)
+		return nil
+	}
+	return s
+}
+
+// checkCall validates the arguments of a tools/call. A non-nil result is
+// the tool execution error to answer with.
+func (t *toolSchemas) checkCall(rc *reqCtx, m *Mount, params wire.Raw) (wire.Marshaler, error) {
+	if t.srv.opts.DisableToolSchemas {
+		return nil, nil
+	}
+	name, args := toolCallArgs(params)
+	ts := t.set(rc, m, params).tools[name]
+	if ts == nil || ts.in == nil {
+		return nil, nil
+	}
+	if len(args) == 0 {
+		args = wire.Raw(`{}`)
+	}
+	v, err := decodeAny(args)
+	if err != nil {
+		return nil, nil // not JSON-valid arguments are the decoder's business
+	}
+	if err := ts.in.Validate(v); err != nil {
+		return toolError(m.Protocol, "invalid arguments for tool "+name+": "+describeViolation(err)), nil
+	}
+	return nil, nil
+}
+
+// checkResult validates structuredContent against the outputSchema.
+func (t *toolSchemas) checkResult(rc *reqCtx, m *Mount, params wire.Raw, res wire.Marshaler) error {
+	if t.srv.opts.DisableToolSchemas {
+		return nil
+	}
+	name, _ := toolCallArgs(params)
+	ts := t.set(rc, m, params).tools[name]
+	if ts == nil || ts.out == nil {
+		return nil
+	}
+	data, err := wire.Marshal(res)
+	if err != nil {
+		return err
+	}
+	d := wire.NewDecoder(data)
+	var structured wire.Raw
+	isError := false
+	_ = d.Object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "structuredContent":
+			structured, err = d.Raw()
+		case "isError":
+			if d.Peek() == wire.Bool {
+				isError, err = d.Bool()
+				return err
+			}
+			err = d.Skip()
+		default:
+			err = d.Skip()
+		}
+		return err
+	})
+	if isError || structured == nil {
+		// Errors and results that are not structured need not conform.
+		return nil
+	}
+	v, err := decodeAny(structured)
+	if err != nil {
+		return err
+	}
+	if err := ts.out.Validate(v); err != nil {
+		return fmt.Errorf("tool %s: structuredContent does not match its outputSchema: %s", name, describeViolation(err))
+	}
+	return nil
+}
+
+// toolCallArgs reads name and arguments of tools/call params, in place.
+func toolCallArgs(params wire.Raw) (string, wire.Raw) {
+	var name string
+	var args wire.Raw
+	if len(params) == 0 {
+		return "", nil
+	}
+	d := wire.NewDecoder(params)
+	_ = d.Object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "name":
+			if d.Peek() == wire.String {
+				name, err = d.Str()
+				return err
+			}
+			err = d.Skip()
+		case "arguments":
+			args, err = d.Raw()
+		default:
+			err = d.Skip()
+		}
+		return err
+	})
+	return name, args
+}
+
+// metaOf returns params._meta, or nil.
+func metaOf(params wire.Raw) wire.Raw {
+	if len(params) == 0 {
+		return nil
+	}
+	var meta wire.Raw
+	d := wire.NewDecoder(params)
+	_ = d.Object(func(key []byte) error {
+		if string(key) == "_meta" {
+			var err error
+			meta, err = d.Raw()
+			return err
+		}
+		return d.Skip()
+	})
+	return meta
+}
+
+// describeViolation turns a jsonschema error into one line: the deepest
+// cause, with its instance location.
+func describeViolation(err error) string {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err.Error()
+	}
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	loc := ve.InstanceLocation
+	if loc == "" {
+		loc = "/"
+	}
+	return loc + ": " + strings.TrimSpace(ve.Message)
+}
+
+// toolError is a CallToolResult reporting a tool execution error, written
+// without revision types: its shape is the same in every revision.
+func toolError(p *Protocol, text string) wire.Marshaler {
+	e := wire.GetEncoder()
+	defer wire.PutEncoder(e)
+	e.ObjectStart()
+	if p.Stateless {
+		e.FieldRaw(`"resultType":`)
+		e.Str("complete")
+	}
+	e.FieldRaw(`"content":`)
+	e.ArrayStart()
+	e.ObjectStart()
+	e.FieldRaw(`"type":`)
+	e.Str("text")
+	e.FieldRaw(`"text":`)
+	e.Str(text)
+	e.ObjectEnd()
+	e.ArrayEnd()
+	e.FieldRaw(`"isError":`)
+	e.Bool(true)
+	e.ObjectEnd()
+	return append(wire.Raw(nil), e.Bytes()...)
+}
+
+// decodeAny decodes JSON the way jsonschema wants it: numbers as
+// json.Number.
+func decodeAny(data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

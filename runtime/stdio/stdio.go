@@ -1,0 +1,273 @@
+// Package stdio is the MCP stdio transport: newline-delimited JSON-RPC
+// messages over a reader and a writer, normally the process's standard
+// input and output.
+package stdio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+)
+
+// DefaultMaxMessageSize is the default limit on one incoming message.
+const DefaultMaxMessageSize = 16 << 20
+
+// Options configures a Stream.
+type Options struct {
+	// MaxMessageSize limits one incoming message (one line, without its line
+	// terminator); default 16 MiB. A longer line is skipped without being
+	// buffered whole and reported as a *jsonrpc.TooLargeError.
+	MaxMessageSize int
+}
+
+const (
+	readBufSize  = 64 << 10
+	writeBufSize = 64 << 10
+	// keepBuf is the largest message buffer kept for reuse; a bigger one,
+	// left by a rare huge message, is dropped after use.
+	keepBuf = 1 << 20
+)
+
+// ErrNewline is returned by WriteMessage for a message holding a newline,
+// which the framing cannot carry (wire's encoder never emits one).
+var ErrNewline = errors.New("stdio: message contains a newline")
+
+// Stream implements jsonrpc.Stream (and jsonrpc.BufferedStream) over
+// newline-delimited JSON, the MCP stdio transport: one message per line, no
+// embedded newlines. On input "\r\n" is accepted as a line end and blank
+// lines (empty, or spaces, tabs and carriage returns only) are skipped; a
+// last line without a newline still counts.
+//
+// Reading happens in a goroutine started by the first ReadMessage and
+// feeding it through a channel: a blocked read of os.Stdin cannot be
+// interrupted portably, so this is how ReadMessage honours its context.
+// That goroutine reads one message ahead (two buffers take turns, so the
+// slice ReadMessage returned stays valid until the next call) and ends when
+// the reader fails or reaches EOF, or when Close closes a reader that is an
+// io.Closer; otherwise it stays blocked in Read until input comes.
+type Stream struct {
+	r   *bufio.Reader
+	rc  io.Closer // the reader, if it is a Closer
+	max int
+
+	start   sync.Once
+	results chan result
+	closed  chan struct{}
+	rerr    error // sticky error once the reader stopped (consumer side)
+	bufs    [2][]byte
+
+	wmu sync.Mutex
+	w   *bufio.Writer
+	wc  io.Closer // the writer, if it is a Closer
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+type result struct {
+	msg []byte
+	err error
+}
+
+// NewStream returns a Stream reading r and writing w.
+func NewStream(r io.Reader, w io.Writer, o Options) *Stream {
+	s := &Stream{
+		r:       bufio.NewReaderSize(r, readBufSize),
+		max:     o.MaxMessageSize,
+		results: make(chan result),
+		closed:  make(chan struct{}),
+		w:       bufio.NewWriterSize(w, writeBufSize),
+	}
+	if s.max <= 0 {
+		s.max = DefaultMaxMessageSize
+	}
+	s.rc, _ = r.(io.Closer)
+	s.wc, _ = w.(io.Closer)
+	return s
+}
+
+// ReadMessage returns the next message: a line without its terminator, in a
+// buffer reused after the next call. It returns io.EOF at the end of input,
+// a *jsonrpc.TooLargeError for a skipped line, and ctx.Err() as soon as ctx
+// is done (the message being read is then kept for the next call). It must
+// not be called concurrently.
+func (s *Stream) ReadMessage(ctx context.Context) ([]byte, error) {
+	if s.rerr != nil {
+		return nil, s.rerr
+	}
+	s.start.Do(func() { go s.readLoop() })
+	select {
+	case r := <-s.results:
+		if r.err != nil {
+			var tl *jsonrpc.TooLargeError
+			if !errors.As(r.err, &tl) {
+				s.rerr = r.err
+			}
+		}
+		return r.msg, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.closed:
+		s.rerr = jsonrpc.ErrClosed
+		return nil, s.rerr
+	}
+}
+
+// readLoop reads messages ahead into two alternating buffers: buffer i is
+// refilled only after the message in the other one has been received, that
+// is after the consumer called ReadMessage again.
+func (s *Stream) readLoop() {
+	for i := 0; ; i ^= 1 {
+		if cap(s.bufs[i]) > keepBuf {
+			s.bufs[i] = nil
+		}
+		msg, err := s.readLine(s.bufs[i][:0])
+		if msg != nil {
+			s.bufs[i] = msg
+		}
+		select {
+		case s.results <- result{msg, err}:
+		case <-s.closed:
+			return
+		}
+		if err != nil {
+			var tl *jsonrpc.TooLargeError
+			if !errors.As(err, &tl) {
+				return
+			}
+		}
+	}
+}
+
+// readLine reads the next non-blank line into buf. A line longer than the
+// limit is read through and discarded chunk by chunk.
+func (s *Stream) readLine(buf []byte) ([]byte, error) {
+	for {
+		buf = buf[:0]
+		tooLarge := false
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = s.r.ReadSlice('\n')
+			if !tooLarge {
+				// content + "\r\n" may take max+2 bytes.
+				if len(buf)+len(chunk) > s.max+2 {
+					tooLarge = true
+				} else {
+					buf = append(buf, chunk...)
+				}
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		line := buf
+		if n := len(line); n > 0 && line[n-1] == '\n' {
+			line = line[:n-1]
+		}
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		if tooLarge || len(line) > s.max {
+			// After a skipped last line, bufio reports io.EOF again next time.
+			return buf[:0], &jsonrpc.TooLargeError{Limit: s.max}
+		}
+		if !blank(line) {
+			return line, nil
+		}
+		if err == io.EOF {
+			return buf[:0], io.EOF
+		}
+	}
+}
+
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteMessage writes msg and a newline, and flushes. ctx is not consulted:
+// a write to a pipe cannot be interrupted portably either. A message
+// holding a newline is refused with ErrNewline.
+func (s *Stream) WriteMessage(_ context.Context, msg []byte) error {
+	if bytes.IndexByte(msg, '\n') >= 0 {
+		return ErrNewline
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.w.Write(msg)
+	s.w.WriteByte('\n')
+	return s.w.Flush()
+}
+
+// BufferMessage writes msg and a newline to the buffer without flushing
+// (jsonrpc.BufferedStream); Flush sends what is buffered.
+func (s *Stream) BufferMessage(msg []byte) error {
+	if bytes.IndexByte(msg, '\n') >= 0 {
+		return ErrNewline
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.w.Write(msg)
+	return s.w.WriteByte('\n')
+}
+
+// Flush writes out buffered messages.
+func (s *Stream) Flush() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.w.Flush()
+}
+
+// Close flushes and closes the writer if it is an io.Closer, and closes the
+// reader if it is an io.Closer (ending the reading goroutine where the
+// reader supports that); a blocked ReadMessage returns jsonrpc.ErrClosed.
+func (s *Stream) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.wmu.Lock()
+		err := s.w.Flush()
+		s.wmu.Unlock()
+		if s.wc != nil {
+			err = errors.Join(err, s.wc.Close())
+		}
+		if s.rc != nil {
+			err = errors.Join(err, s.rc.Close())
+		}
+		s.closeErr = err
+	})
+	return s.closeErr
+}
+
+// Serve serves h on os.Stdin and os.Stdout until the input ends (nil), ctx
+// is done or the Conn is closed. Logs go to o.Logger, by default a text
+// logger on os.Stderr (standard output carries only protocol messages).
+// Standard input and output are not closed; if Serve returns before
+// standard input ends, its reading goroutine stays blocked in Read until
+// input comes or the process exits.
+func Serve(ctx context.Context, h jsonrpc.Handler, o jsonrpc.Options) error {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	s := NewStream(struct{ io.Reader }{os.Stdin}, struct{ io.Writer }{os.Stdout}, Options{})
+	c := jsonrpc.NewConn(s, h, o)
+	err := c.Serve(ctx)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
