@@ -2,28 +2,73 @@
 
 SPEC_ROOT ?= ../shared/mcp-schema
 GO        ?= go
-REVISIONS := 2024-11-05 2025-03-26 2025-06-18 2025-11-25 2026-07-28 draft
+EXAMPLE   := examples/everything
 
-# Tests find the official schemas here.
+# Tests and go generate find the official schemas here.
 export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 
-.PHONY: all build test vet demo clean
+.PHONY: all build generate demo test test-go test-spec test-example vet interop-deps conformance bench fuzz clean
 
 all: build
 
-build:
+## build: bin/mcpgen, the example's generated packages, bin/everything, bin/everything-client
+build: generate
 	$(GO) build -o bin/mcpgen ./cmd/mcpgen
+	cd $(EXAMPLE) && $(GO) build -o ../../bin/everything . && $(GO) build -o ../../bin/everything-client ./cmd/everything-client
+
+## generate: the example's packages for 2025-11-25 and 2026-07-28 (go generate, as a user would)
+generate:
+	cd $(EXAMPLE) && $(GO) generate ./...
+
+## demo: generate, build, and show a Go client and the official TypeScript client talking to bin/everything
+demo: build interop-deps
+	bin/everything-client --demo --server bin/everything
+	@echo
+	@echo "== the official TypeScript client (@modelcontextprotocol/client), stateless era"
+	interop/node.sh interop/ts-client.mjs --era modern --stdio bin/everything --script smoke
+	@echo
+	@echo "== the same client, stateful era"
+	interop/node.sh interop/ts-client.mjs --era legacy --stdio bin/everything --script smoke
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
-test: vet
+## test: every test — the root module, the generated packages of all six revisions, the example with its interop peers, and the conformance suite
+test: vet test-go test-spec test-example conformance
+
+test-go:
 	$(GO) test -race ./...
+
+# The generated packages of every official revision: round trips, the
+# differential test against jsonschema, validation of the strict examples.
+test-spec:
 	cd spectest && $(GO) generate ./... && $(GO) vet ./... && $(GO) test -race ./...
 
-demo: build
-	bin/mcpgen --spec $(SPEC_ROOT)/2026-07-28 --dump-model
+test-example: generate interop-deps
+	cd $(EXAMPLE) && $(GO) vet ./... && MCPGEN_REQUIRE_INTEROP=1 $(GO) test -race ./...
+
+## interop-deps: the pinned JavaScript peers (node 22, the TS client, the inspector CLI, the conformance suite)
+interop-deps: interop/node_modules/.package-lock.json
+
+interop/node_modules/.package-lock.json: interop/package.json interop/package-lock.json
+	cd interop && npm ci --no-audit --no-fund
+	@touch $@
+
+## conformance: the official conformance suite against bin/everything (see conformance/)
+conformance: build interop-deps
+	@echo "conformance: not wired yet"
+
+## bench: benchmarks of the hot path (see README for benchstat)
+bench: generate
+	cd spectest && $(GO) generate ./... && $(GO) test -run '^$$' -bench . -benchmem ./mcp/mcp20251125 ./mcp/mcp20260728
+	$(GO) test -run '^$$' -bench . -benchmem ./runtime/...
+	cd $(EXAMPLE) && $(GO) test -run '^$$' -bench . -benchmem .
+
+FUZZTIME ?= 60s
+## fuzz: every fuzz target for FUZZTIME each
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
 
 clean:
 	rm -rf bin

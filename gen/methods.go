@@ -372,10 +372,15 @@ func (g *generator) stamp(f *jen.File) {
 		body = append(body, jen.If(jen.Id("c").Dot(rt.GoName).Op("==").Lit("")).Block(
 			jen.Id("c").Dot(rt.GoName).Op("=").Lit(def)))
 		if ttl != nil && scope != nil {
-			body = append(body, jen.If(jen.Id("c").Dot(scope.GoName).Op("==").Lit("").Op("&&").Id("s").Dot("CacheScope").Op("!=").Lit("")).Block(
+			set := []jen.Code{
 				jen.Id("c").Dot(scope.GoName).Op("=").Add(g.typeCode(g.goType(scope.Type))).Call(jen.Id("s").Dot("CacheScope")),
 				jen.Id("c").Dot(ttl.GoName).Op("=").Id("s").Dot("TTLMs"),
-			))
+			}
+			// Both are present now, even if a decoded value lacked them.
+			if mask := g.absentMask(n, "ttlMs", "cacheScope"); mask != 0 {
+				set = append(set, jen.Id("c").Dot("absent").Op("&^=").Op(fmt.Sprintf("0b%b", mask)))
+			}
+			body = append(body, jen.If(jen.Id("c").Dot(scope.GoName).Op("==").Lit("").Op("&&").Id("s").Dot("CacheScope").Op("!=").Lit("")).Block(set...))
 		}
 		if meta != nil && meta.Type.Kind == schema.Ref && g.hasServerInfo(meta.Type.Ref) {
 			body = append(body, jen.If(jen.Id("s").Dot("ServerName").Op("!=").Lit("")).Block(
@@ -520,4 +525,21 @@ func (g *generator) hasProp(gt *gotype, name string) bool {
 		}
 	}
 	return false
+}
+
+// absentMask is the absent bits of the named required members of n.
+func (g *generator) absentMask(n *named, members ...string) uint64 {
+	fields, err := g.fields(n)
+	if err != nil {
+		return 0
+	}
+	var mask uint64
+	for _, f := range fields {
+		for _, m := range members {
+			if f.prop.Name == m && f.tracksAbsence() {
+				mask |= 1 << f.bit
+			}
+		}
+	}
+	return mask
 }

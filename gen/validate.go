@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/dave/jennifer/jen"
-
 )
 
 // validate emits Validate() and the collector-based validate(c) of every
@@ -161,7 +160,7 @@ func (g *generator) check(x *jen.Statement, gt *gotype, member *string) []jen.Co
 			return nil
 		}
 		if u.shape == shapeUnion {
-			return enter([]jen.Code{jen.Id("validate" + u.named.name).Call(jen.Id("c"), x)})
+			return enter([]jen.Code{jen.Id("validate"+u.named.name).Call(jen.Id("c"), x)})
 		}
 		return enter([]jen.Code{x.Clone().Dot("validate").Call(jen.Id("c"))})
 	}

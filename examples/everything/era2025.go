@@ -22,6 +22,11 @@ func (l *legacy) ListTools(context.Context, *mcp.PaginatedRequestParams) (*mcp.L
 }
 
 func (l *legacy) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, error) {
+	if p.Name == "echo" {
+		if s, ok := echoText(wire.Raw(p.Arguments)); ok {
+			return &mcp.CallToolResult{Content: []mcp.ContentBlock{&mcp.TextContent{Text: s}}}, nil
+		}
+	}
 	x := &exchange{server: l.f, sample: l.sample, elicit: l.elicit}
 	out, err := l.f.callTool(ctx, false, x, p.Name, wire.Raw(p.Arguments))
 	if err != nil {

@@ -42,6 +42,11 @@ var mrtrTools = []string{
 }
 
 func (m *modern) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, error) {
+	if p.Name == "echo" {
+		if s, ok := echoText(wire.Raw(p.Arguments)); ok {
+			return &mcp.CallToolResult{Content: []mcp.ContentBlock{&mcp.TextContent{Text: s}}}, nil
+		}
+	}
 	if reply, ok, err := m.inputRequired(ctx, p); ok || err != nil {
 		return reply, err
 	}

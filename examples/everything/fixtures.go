@@ -31,6 +31,13 @@ type tool struct {
 	call func(ctx context.Context, x *exchange, args map[string]any) (string, error)
 }
 
+// name reads the tool's name from its definition.
+func (t tool) name() string {
+	var def struct{ Name string }
+	_ = json.Unmarshal([]byte(t.def), &def)
+	return def.Name
+}
+
 // era says which revisions list a tool.
 type era int
 
@@ -252,9 +259,7 @@ func (f *fixtures) toolsFor(modern bool) []tool {
 // tools specification asks.
 func (f *fixtures) callTool(ctx context.Context, modern bool, x *exchange, name string, args wire.Raw) (string, error) {
 	for _, t := range f.toolsFor(modern) {
-		var def struct{ Name string }
-		_ = json.Unmarshal([]byte(t.def), &def)
-		if def.Name != name {
+		if t.name() != name {
 			continue
 		}
 		a := map[string]any{}
@@ -387,4 +392,18 @@ func decode[T any, P interface {
 		return nil, fmt.Errorf("everything: fixture does not decode: %w", err)
 	}
 	return v, nil
+}
+
+// echoText returns the text argument of an echo call, reading the raw
+// arguments in place (the hot path of benchmarks: no encoding/json).
+func echoText(args wire.Raw) (string, bool) {
+	if len(args) == 0 {
+		return "", false
+	}
+	d := wire.NewDecoder(args)
+	k, s, err := d.PeekMember("text")
+	if err != nil || k != wire.String {
+		return "", false
+	}
+	return string(s), true
 }

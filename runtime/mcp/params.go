@@ -27,7 +27,8 @@ func DecodeParams(raw wire.Raw, p Params, required bool) error {
 		}
 		return nil
 	}
-	if err := wire.Unmarshal(raw, p); err != nil {
+	// The params belong to the request: strings can be views of them.
+	if err := wire.UnmarshalShared(raw, p); err != nil {
 		return decodeError(err)
 	}
 	if err := p.Validate(); err != nil {
@@ -46,6 +47,7 @@ func DecodeParamsWith(raw wire.Raw, required bool, decode func(*wire.Decoder) er
 		return nil
 	}
 	d := wire.NewDecoder(raw)
+	d.SetShared(true)
 	if err := decode(d); err != nil {
 		return decodeError(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -37,6 +38,7 @@ type Request struct {
 	mu           sync.Mutex
 	lastProgress float64
 	progressSent bool
+	progressAt   time.Time
 	done         bool
 }
 
@@ -191,6 +193,7 @@ func (r *Request) Progress(ctx context.Context, progress, total float64, message
 		return ErrProgress
 	}
 	r.lastProgress, r.progressSent = progress, true
+	r.progressAt = time.Now()
 	r.mu.Unlock()
 	return r.out.Notify(ctx, "notifications/progress", progressParams{r.meta.progressToken, progress, total, message})
 }
@@ -220,11 +223,26 @@ func (p progressParams) EncodeJSON(e *wire.Encoder) {
 }
 
 // finish marks the request answered: no progress after that.
+//
+// A response written right behind a progress notification can reach the
+// client in the same read; clients that dispatch notifications
+// asynchronously (the TypeScript SDK runs them in a microtask, after the
+// response has retired the progress handler) then drop the last progress.
+// So a response that follows progress closely waits progressGap first.
 func (r *Request) finish() {
 	r.mu.Lock()
 	r.done = true
+	at := r.progressAt
 	r.mu.Unlock()
+	if !at.IsZero() {
+		if wait := progressGap - time.Since(at); wait > 0 {
+			time.Sleep(wait)
+		}
+	}
 }
+
+// progressGap separates the last progress notification from the response.
+const progressGap = 5 * time.Millisecond
 
 // Log sends notifications/message for the request at level, when the
 // client wants messages of that level: at or above the session's level

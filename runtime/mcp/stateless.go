@@ -26,6 +26,7 @@ func parseMeta(params wire.Raw) requestMeta {
 		return m
 	}
 	d := wire.NewDecoder(params)
+	d.SetShared(true)
 	_ = d.Object(func(key []byte) error {
 		if string(key) != "_meta" {
 			return d.Skip()

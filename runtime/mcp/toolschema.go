@@ -36,6 +36,8 @@ type toolSet struct {
 
 type toolSchema struct {
 	in, out *jsonschema.Schema
+	// flat checks in, without jsonschema, when the schema is flat.
+	flat *flatSchema
 }
 
 func (t *toolSchemas) init(s *Server) { t.srv, t.sets = s, map[*Mount]*toolSet{} }
@@ -105,6 +107,9 @@ func (t *toolSchemas) learn(rc *reqCtx, m *Mount, callParams wire.Raw) map[strin
 		for _, tool := range page.Tools {
 			ts := &toolSchema{}
 			ts.in = t.compile(tool.Name, "input", tool.InputSchema)
+			if ts.in != nil {
+				ts.flat = compileFlat(tool.InputSchema)
+			}
 			ts.out = t.compile(tool.Name, "output", tool.OutputSchema)
 			out[tool.Name] = ts
 		}
@@ -154,6 +159,12 @@ func (t *toolSchemas) checkCall(rc *reqCtx, m *Mount, params wire.Raw) (wire.Mar
 	}
 	if len(args) == 0 {
 		args = wire.Raw(`{}`)
+	}
+	if ts.flat != nil {
+		if msg := ts.flat.check(args); msg != "" {
+			return toolError(m.Protocol, "invalid arguments for tool "+name+": "+msg), nil
+		}
+		return nil, nil
 	}
 	v, err := decodeAny(args)
 	if err != nil {

@@ -26,6 +26,9 @@ type Decoder struct {
 	maxDepth int    // <= 0 means DefaultMaxDepth
 	scratch  []byte // unescaped StrBytes results
 	keys     []byte // stack of unescaped object keys, see Object
+	// shared makes Str and Raw return views of the input rather than
+	// copies (see SetShared).
+	shared bool
 }
 
 // NewDecoder returns a decoder reading b.
@@ -248,14 +251,26 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 }
 
 // Str consumes a string and returns it unescaped. Only the returned string is
-// allocated.
+// allocated, unless the decoder shares its input (SetShared) and the string
+// has no escapes: then it is a view of the input.
 func (d *Decoder) Str() (string, error) {
+	buf := d.buf
+	start := d.ws()
 	b, err := d.StrBytes()
 	if err != nil {
 		return "", err
 	}
+	if d.shared && len(b) > 0 && &b[0] == &buf[start+1] {
+		return unsafe.String(&b[0], len(b)), nil
+	}
 	return string(b), nil
 }
+
+// SetShared tells the decoder that its input is never modified and lives
+// as long as whatever is decoded from it: Str and Raw then return views of
+// the input instead of copies, which saves an allocation per string and raw
+// value. The runtime uses it for request params, which each request owns.
+func (d *Decoder) SetShared(on bool) { d.shared = on }
 
 // number consumes a number and returns its literal and offset.
 func (d *Decoder) number(want string) (lit []byte, off int, isInt bool, err error) {
@@ -421,6 +436,9 @@ func (d *Decoder) Raw() (Raw, error) {
 		return nil, err
 	}
 	d.pos = end
+	if d.shared {
+		return Raw(d.buf[i:end:end]), nil
+	}
 	r := make(Raw, end-i)
 	copy(r, d.buf[i:end])
 	return r, nil

@@ -31,13 +31,26 @@ func Marshal(v Marshaler) ([]byte, error) {
 // Unmarshal decodes exactly one JSON value from b into v: anything but
 // whitespace after the value is an error.
 func Unmarshal(b []byte, v Unmarshaler) error {
+	return unmarshal(b, v, false)
+}
+
+// UnmarshalShared is Unmarshal for input that is never modified and lives
+// as long as v: v's strings and raw values are views of b rather than
+// copies (see Decoder.SetShared).
+func UnmarshalShared(b []byte, v Unmarshaler) error {
+	return unmarshal(b, v, true)
+}
+
+func unmarshal(b []byte, v Unmarshaler, shared bool) error {
 	d := decPool.Get().(*Decoder)
 	d.Reset(b)
+	d.shared = shared
 	err := v.DecodeJSON(d)
 	if err == nil {
 		err = d.End()
 	}
 	d.Reset(nil)
+	d.shared = false
 	if cap(d.scratch) <= maxPooled && cap(d.keys) <= maxPooled {
 		decPool.Put(d)
 	}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+
+	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
+	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
+)
+
+// newServer is the everything server, in process.
+func newServer(tb testing.TB) *rt.Server {
+	f := &fixtures{}
+	srv, err := rt.NewServer(rt.ServerOptions{Name: "everything", Version: "bench", ListChanged: true, Logger: slog.New(slog.DiscardHandler)},
+		v25.Mount(&legacy{f}), v26.Mount(&modern{f}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f.srv = srv
+	return srv
+}
+
+// BenchmarkToolsCallRoundTrip is one tools/call of echo, from the generated
+// client through the runtime, the stdio framing over in-process pipes, the
+// server's dispatch, validation and inputSchema check, the handler, and
+// back.
+func BenchmarkToolsCallRoundTrip(b *testing.B) {
+	for _, era := range []struct {
+		name string
+		era  rt.Era
+	}{{"stateful", rt.Legacy}, {"stateless", rt.Modern}} {
+		b.Run(era.name, func(b *testing.B) {
+			ctx := context.Background()
+			cs, err := rt.Connect(ctx, &rt.InProcessTransport{Server: newServer(b)}, rt.ClientOptions{Era: era.era},
+				v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			b.ReportAllocs()
+			if cs.Stateless() {
+				c := v26.NewClient(cs)
+				p := &v26.CallToolRequestParams{Name: "echo", Arguments: v26.CallToolRequestParamsArguments(`{"text":"hello"}`)}
+				for b.Loop() {
+					if _, err := c.CallTool(ctx, p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return
+			}
+			c := v25.NewClient(cs)
+			p := &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"hello"}`)}
+			for b.Loop() {
+				if _, err := c.CallTool(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

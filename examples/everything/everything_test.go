@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+
+	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
+	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
+)
+
+// binary is the everything server built once for the tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "everything")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "everything")
+	build := exec.Command("go", "build", "-race", "-o", binary, ".")
+	if runtime.GOARCH == "" {
+		build.Args = []string{"go", "build", "-o", binary, "."}
+	}
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// clientHandler answers the server's requests the way the conformance
+// harness does.
+type clientHandler struct {
+	v25.UnimplementedClientHandler
+}
+
+func (clientHandler) CreateMessage(_ context.Context, p *v25.CreateMessageRequestParams) (v25.CreateMessageReply, error) {
+	return &v25.CreateMessageResult{Role: v25.RoleAssistant, Model: "test-model", Content: &v25.TextContent{Text: "This is a test response from the client"}, StopReason: wire.Some(v25.CreateMessageResultStopReasonEndTurn)}, nil
+}
+
+func (clientHandler) Elicit(context.Context, v25.ElicitRequestParams) (v25.ElicitReply, error) {
+	return &v25.ElicitResult{Action: v25.ElicitResultActionAccept, Content: v25.ElicitResultContent{"username": v25.ElicitResultContentValueString("testuser"), "email": v25.ElicitResultContentValueString("test@example.com")}}, nil
+}
+
+type modernHandler struct{ v26.UnimplementedClientHandler }
+
+// Elicit accepts, answering each requested property with a value of its
+// type ("Alice" for strings).
+func (modernHandler) Elicit(_ context.Context, p v26.ElicitRequestParams) (*v26.ElicitResult, error) {
+	content := v26.ElicitResultContent{}
+	if form, ok := p.(*v26.ElicitRequestFormParams); ok && form.RequestedSchema != nil {
+		for name, prop := range form.RequestedSchema.Properties {
+			switch prop.(type) {
+			case *v26.BooleanSchema:
+				content[name] = v26.ElicitResultContentValueBoolean(true)
+			case *v26.NumberSchema:
+				content[name] = v26.ElicitResultContentValueNumber(1)
+			default:
+				content[name] = v26.ElicitResultContentValueString("Alice")
+			}
+		}
+	}
+	return &v26.ElicitResult{Action: v26.ElicitResultActionAccept, Content: content}, nil
+}
+
+func (modernHandler) CreateMessage(context.Context, *v26.CreateMessageRequestParams) (*v26.CreateMessageResult, error) {
+	return &v26.CreateMessageResult{Role: v26.RoleAssistant, Model: "m", Content: &v26.TextContent{Text: "Paris"}}, nil
+}
+
+func (modernHandler) ListRoots(context.Context, *v26.ListRootsRequestParams) (*v26.ListRootsResult, error) {
+	return &v26.ListRootsResult{Roots: []v26.Root{{URI: "file:///test/root", Name: wire.Some("Test Root")}}}, nil
+}
+
+func connect(t *testing.T, era rt.Era) *rt.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	cs, err := rt.Connect(ctx, &rt.CommandTransport{Path: binary}, rt.ClientOptions{Name: "everything-test", Version: "1", Era: era},
+		v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func textOf(t *testing.T, blocks any) string {
+	t.Helper()
+	b, err := wire.Marshal(blocks.(wire.Marshaler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestLegacyStdio(t *testing.T) {
+	cs := connect(t, rt.Legacy)
+	if cs.ProtocolVersion() != "2025-11-25" || cs.Stateless() {
+		t.Fatalf("negotiated %s (stateless %v)", cs.ProtocolVersion(), cs.Stateless())
+	}
+	c := v25.NewClient(cs)
+	ctx := context.Background()
+	tools, err := c.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tools.Tools[0].Name != "test_simple_text" || len(tools.Tools) < 10 {
+		t.Errorf("tools: %d, first %s", len(tools.Tools), tools.Tools[0].Name)
+	}
+	res, err := c.CallTool(ctx, &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"hello"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc, ok := res.Content[0].(*v25.TextContent); !ok || tc.Text != "hello" || len(res.Content) != 1 {
+		t.Errorf("echo: %s", textOf(t, res))
+	}
+	// A server-to-client request answered by our handler.
+	res, err = c.CallTool(ctx, &v25.CallToolRequestParams{Name: "test_sampling", Arguments: v25.CallToolRequestParamsArguments(`{"prompt":"hi"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(textOf(t, res), "LLM response: This is a test response from the client") {
+		t.Errorf("sampling: %s", textOf(t, res))
+	}
+	res, err = c.CallTool(ctx, &v25.CallToolRequestParams{Name: "test_elicitation", Arguments: v25.CallToolRequestParamsArguments(`{"message":"who?"}`)})
+	if err != nil || !strings.Contains(textOf(t, res), "testuser") {
+		t.Errorf("elicitation: %v %v", err, res)
+	}
+	// Progress.
+	var mu sync.Mutex
+	var seen []float64
+	pctx := rt.WithProgress(ctx, func(u rt.ProgressUpdate) {
+		mu.Lock()
+		seen = append(seen, u.Progress)
+		mu.Unlock()
+	})
+	if _, err := c.CallTool(pctx, &v25.CallToolRequestParams{Name: "test_tool_with_progress"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(seen) != 3 || seen[2] != 100 {
+		t.Errorf("progress: %v", seen)
+	}
+	mu.Unlock()
+	// Cancellation: the call returns at once; the session keeps working.
+	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	start := time.Now()
+	_, err = c.CallTool(cctx, &v25.CallToolRequestParams{Name: "slow", Arguments: v25.CallToolRequestParamsArguments(`{"seconds":30}`)})
+	cancel()
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Errorf("cancel: %v after %v", err, time.Since(start))
+	}
+	if _, err := c.CallTool(ctx, &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"again"}`)}); err != nil {
+		t.Errorf("after cancel: %v", err)
+	}
+	// Resources, prompts, completion.
+	rr, err := c.ReadResource(ctx, &v25.ReadResourceRequestParams{URI: "test://template/123/data"})
+	if err != nil || !strings.Contains(textOf(t, rr), "Data for ID: 123") {
+		t.Errorf("template read: %v", err)
+	}
+	_, err = c.ReadResource(ctx, &v25.ReadResourceRequestParams{URI: "test://nope"})
+	if je, ok := err.(*jsonrpc.Error); !ok || je.Code != rt.CodeResourceNotFound {
+		t.Errorf("unknown resource: %v", err)
+	}
+	gp, err := c.GetPrompt(ctx, &v25.GetPromptRequestParams{Name: "test_prompt_with_arguments", Arguments: v25.GetPromptRequestParamsArguments{"arg1": "testValue1", "arg2": "testValue2"}})
+	if err != nil || !strings.Contains(textOf(t, gp), "testValue2") {
+		t.Errorf("prompt: %v", err)
+	}
+	// Invalid params name the field.
+	_, err = c.CallTool(ctx, &v25.CallToolRequestParams{})
+	if je, ok := err.(*jsonrpc.Error); !ok || je.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("invalid params: %v", err)
+	}
+}
+
+func TestModernStdio(t *testing.T) {
+	cs := connect(t, rt.Modern)
+	if cs.ProtocolVersion() != "2026-07-28" || !cs.Stateless() {
+		t.Fatalf("negotiated %s (stateless %v)", cs.ProtocolVersion(), cs.Stateless())
+	}
+	c := v26.NewClient(cs)
+	ctx := context.Background()
+	lt, err := c.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lt.CacheScope == "" || lt.ResultType != "complete" {
+		t.Errorf("list not stamped: %s %s", lt.CacheScope, lt.ResultType)
+	}
+	// Multi round-trip: the client's handler fulfils the input requests.
+	res, err := c.CallTool(ctx, &v26.CallToolRequestParams{Name: "test_input_required_result_elicitation"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(textOf(t, res), "Hello, Alice!") {
+		t.Errorf("mrtr: %s", textOf(t, res))
+	}
+	for _, name := range []string{"test_input_required_result_multi_round", "test_input_required_result_multiple_inputs", "test_input_required_result_request_state"} {
+		if _, err := c.CallTool(ctx, &v26.CallToolRequestParams{Name: name}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	var n int
+	pctx := rt.WithProgress(ctx, func(rt.ProgressUpdate) { n++ })
+	if _, err := c.CallTool(pctx, &v26.CallToolRequestParams{Name: "test_tool_with_progress"}); err != nil || n != 3 {
+		t.Errorf("progress: %v, %d updates", err, n)
+	}
+}
+
+func TestAutoEraFindsModern(t *testing.T) {
+	cs := connect(t, rt.Auto)
+	if !cs.Stateless() {
+		t.Errorf("auto negotiated the legacy era with a dual-era server")
+	}
+}

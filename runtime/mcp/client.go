@@ -1,0 +1,547 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// ClientConn is one connection of a client transport: a stdio process or
+// an HTTP endpoint. Requests and notifications the server sends are given
+// to the jsonrpc.Handler the transport was dialled with.
+type ClientConn interface {
+	// CallWithID sends a request and waits for its result; onID, if not
+	// nil, learns the request's id before it is sent.
+	CallWithID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error
+	Notify(ctx context.Context, method string, params wire.Marshaler) error
+	Close() error
+}
+
+// ClientTransport opens client connections.
+type ClientTransport interface {
+	Dial(ctx context.Context, h jsonrpc.Handler) (ClientConn, error)
+}
+
+// Negotiator is implemented by connections that need to know the outcome
+// of version negotiation (the HTTP transport sends it as a header and
+// keeps the session id).
+type Negotiator interface {
+	Negotiated(version string, stateless bool)
+}
+
+// Era chooses how a client opens a conversation.
+type Era int
+
+const (
+	// Legacy opens with initialize (stateful revisions).
+	Legacy Era = iota
+	// Modern sends stateless requests, each with _meta (2026-07-28 on).
+	Modern
+	// Auto probes with server/discover and falls back to initialize.
+	Auto
+)
+
+// ClientOptions configure a client session.
+type ClientOptions struct {
+	// Name, Title and Version describe the client (clientInfo).
+	Name, Title, Version string
+	// Era is how to open the conversation (default Legacy).
+	Era Era
+	// ProtocolVersion pins the protocol version; default the newest
+	// mounted revision of the era.
+	ProtocolVersion string
+	// Capabilities is the client's capabilities object; default derived
+	// from the handler (sampling, elicitation, roots).
+	Capabilities wire.Raw
+	// Logger (default: discard).
+	Logger *slog.Logger
+}
+
+// ClientSession is a client's conversation with one server: the Caller
+// generated Client types make their calls through. It answers the
+// server's requests (sampling, elicitation, roots; ping) with the handler
+// of the mounted revision it negotiated.
+type ClientSession struct {
+	opts   ClientOptions
+	conn   ClientConn
+	mounts []Mount
+	mount  *Mount
+	log    *slog.Logger
+
+	caps      wire.Raw
+	stateless bool
+	version   string
+	result    wire.Raw // InitializeResult or DiscoverResult
+
+	mu       sync.Mutex
+	progress map[string]func(ProgressUpdate)
+	notes    func(ctx context.Context, method string, params wire.Raw)
+}
+
+// ProgressUpdate is one notifications/progress for a call.
+type ProgressUpdate struct {
+	Progress, Total float64 // Total < 0 when unknown
+	Message         string
+}
+
+// Connect dials t and opens a session with one of the mounted revisions
+// (their handlers answer the server's requests).
+func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts ...Mount) (*ClientSession, error) {
+	if len(mounts) == 0 {
+		return nil, errors.New("mcp: Connect needs a mounted revision")
+	}
+	if opts.Name == "" {
+		opts.Name = "mcpgen-client"
+	}
+	if opts.Version == "" {
+		opts.Version = "devel"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	cs := &ClientSession{opts: opts, mounts: mounts, log: opts.Logger, progress: map[string]func(ProgressUpdate){}}
+	conn, err := t.Dial(ctx, jsonrpc.HandlerFunc(cs.handle))
+	if err != nil {
+		return nil, err
+	}
+	cs.conn = conn
+	era := opts.Era
+	if era == Auto {
+		if err := cs.openModern(ctx); err == nil {
+			return cs, nil
+		} else {
+			cs.log.Debug("mcp: server/discover probe failed; falling back to initialize", "err", err)
+		}
+		era = Legacy
+	}
+	if era == Modern {
+		err = cs.openModern(ctx)
+	} else {
+		err = cs.openLegacy(ctx)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return cs, nil
+}
+
+// pick chooses the mounted revision of an era to speak.
+func (cs *ClientSession) pick(stateless bool) *Mount {
+	var best *Mount
+	for i := range cs.mounts {
+		m := &cs.mounts[i]
+		if m.Protocol.Stateless != stateless {
+			continue
+		}
+		if cs.opts.ProtocolVersion != "" {
+			if m.Protocol.Revision == cs.opts.ProtocolVersion {
+				return m
+			}
+			continue
+		}
+		if best == nil || m.Protocol.Revision > best.Protocol.Revision {
+			best = m
+		}
+	}
+	return best
+}
+
+func (cs *ClientSession) use(m *Mount, stateless bool) {
+	cs.mount, cs.stateless, cs.version = m, stateless, m.Protocol.Revision
+	cs.caps = cs.opts.Capabilities
+	if cs.caps == nil {
+		cs.caps = clientCapabilities(m)
+	}
+}
+
+// clientCapabilities derives the client's capabilities from its handler.
+func clientCapabilities(m *Mount) wire.Raw {
+	has := func(method string) bool {
+		md := m.Protocol.Methods[method]
+		return md != nil && md.Implemented != nil && md.Implemented(m.Handler)
+	}
+	e := wire.GetEncoder()
+	defer wire.PutEncoder(e)
+	e.ObjectStart()
+	if has("elicitation/create") {
+		e.FieldRaw(`"elicitation":`)
+		e.Raw(emptyObject)
+	}
+	if has("roots/list") {
+		e.FieldRaw(`"roots":`)
+		e.ObjectStart()
+		e.ObjectEnd()
+	}
+	if has("sampling/createMessage") {
+		e.FieldRaw(`"sampling":`)
+		e.Raw(emptyObject)
+	}
+	e.ObjectEnd()
+	return append(wire.Raw(nil), e.Bytes()...)
+}
+
+func (cs *ClientSession) openLegacy(ctx context.Context) error {
+	m := cs.pick(false)
+	if m == nil {
+		return errors.New("mcp: no stateful revision mounted for initialize")
+	}
+	cs.use(m, false)
+	params := encoderFunc(func(e *wire.Encoder) {
+		e.ObjectStart()
+		e.FieldRaw(`"protocolVersion":`)
+		e.Str(cs.version)
+		e.FieldRaw(`"capabilities":`)
+		e.Raw(cs.caps)
+		e.FieldRaw(`"clientInfo":`)
+		cs.clientInfo(e)
+		e.ObjectEnd()
+	})
+	var res wire.Raw
+	if err := cs.conn.CallWithID(ctx, "initialize", params, &res, nil); err != nil {
+		return fmt.Errorf("mcp: initialize: %w", err)
+	}
+	d := wire.NewDecoder(res)
+	k, v, err := d.PeekMember("protocolVersion")
+	if err != nil || k != wire.String {
+		return errors.New("mcp: initialize result has no protocolVersion")
+	}
+	version := string(v)
+	if version != cs.version {
+		// The server chose another revision: speak it if mounted.
+		found := false
+		for i := range cs.mounts {
+			if cs.mounts[i].Protocol.Revision == version && !cs.mounts[i].Protocol.Stateless {
+				cs.use(&cs.mounts[i], false)
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("mcp: the server speaks %s, which this client does not mount", version)
+		}
+	}
+	cs.result = res
+	if n, ok := cs.conn.(Negotiator); ok {
+		n.Negotiated(cs.version, false)
+	}
+	return cs.conn.Notify(ctx, "notifications/initialized", nil)
+}
+
+func (cs *ClientSession) openModern(ctx context.Context) error {
+	m := cs.pick(true)
+	if m == nil {
+		return errors.New("mcp: no stateless revision mounted")
+	}
+	cs.use(m, true)
+	if n, ok := cs.conn.(Negotiator); ok {
+		n.Negotiated(cs.version, true)
+	}
+	var res wire.Raw
+	err := cs.Call(ctx, "server/discover", nil, &res)
+	var je *jsonrpc.Error
+	if errors.As(err, &je) && je.Code == CodeUnsupportedProtocolVersion {
+		// Retry once with a version the server supports that we mount.
+		if v := pickSupported(je.Data, cs.mounts); v != nil {
+			cs.use(v, true)
+			if n, ok := cs.conn.(Negotiator); ok {
+				n.Negotiated(cs.version, true)
+			}
+			err = cs.Call(ctx, "server/discover", nil, &res)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("mcp: server/discover: %w", err)
+	}
+	cs.result = res
+	return nil
+}
+
+func pickSupported(data wire.Raw, mounts []Mount) *Mount {
+	var supported []string
+	d := wire.NewDecoder(data)
+	_ = d.Object(func(key []byte) error {
+		if string(key) != "supported" {
+			return d.Skip()
+		}
+		return d.Array(func() error {
+			s, err := d.Str()
+			supported = append(supported, s)
+			return err
+		})
+	})
+	for i := range mounts {
+		for _, v := range supported {
+			if mounts[i].Protocol.Stateless && mounts[i].Protocol.Revision == v {
+				return &mounts[i]
+			}
+		}
+	}
+	return nil
+}
+
+func (cs *ClientSession) clientInfo(e *wire.Encoder) {
+	e.ObjectStart()
+	e.FieldRaw(`"name":`)
+	e.Str(cs.opts.Name)
+	if cs.opts.Title != "" {
+		e.FieldRaw(`"title":`)
+		e.Str(cs.opts.Title)
+	}
+	e.FieldRaw(`"version":`)
+	e.Str(cs.opts.Version)
+	e.ObjectEnd()
+}
+
+// ProtocolVersion is the version the session speaks.
+func (cs *ClientSession) ProtocolVersion() string { return cs.version }
+
+// Stateless reports a session of the stateless era.
+func (cs *ClientSession) Stateless() bool { return cs.stateless }
+
+// ServerResult is the InitializeResult (stateful) or DiscoverResult
+// (stateless) the server opened the session with.
+func (cs *ClientSession) ServerResult() wire.Raw { return cs.result }
+
+// Handler implements the Caller extension generated code uses to answer
+// input requests.
+func (cs *ClientSession) Handler() any { return cs.mount.Handler }
+
+// Close closes the connection.
+func (cs *ClientSession) Close() error { return cs.conn.Close() }
+
+// OnNotification sets a function to receive the server's notifications
+// that the handler does not take (and every notification when it is nil).
+func (cs *ClientSession) OnNotification(f func(ctx context.Context, method string, params wire.Raw)) {
+	cs.mu.Lock()
+	cs.notes = f
+	cs.mu.Unlock()
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose calls ask for progress, reported to
+// f.
+func WithProgress(ctx context.Context, f func(ProgressUpdate)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// Call implements Caller. Stateless sessions add the _meta every request
+// carries; calls with a progress callback (WithProgress) add a progress
+// token; a cancelled ctx tells the server (notifications/cancelled; on
+// stateless HTTP the transport closes the request's stream instead).
+func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	onProgress, _ := ctx.Value(progressKey{}).(func(ProgressUpdate))
+	var token string
+	var id jsonrpc.ID
+	var haveID bool
+	p := withMeta{inner: params}
+	if cs.stateless {
+		p.version, p.caps = cs.version, cs.caps
+		p.info = cs.clientInfo
+	}
+	if onProgress != nil {
+		token = newToken()
+		p.token = token
+		cs.mu.Lock()
+		cs.progress[token] = onProgress
+		cs.mu.Unlock()
+		defer func() {
+			cs.mu.Lock()
+			delete(cs.progress, token)
+			cs.mu.Unlock()
+		}()
+	}
+	var send wire.Marshaler = p
+	if params == nil && !cs.stateless && token == "" {
+		send = nil
+	}
+	err := cs.conn.CallWithID(ctx, method, send, result, func(i jsonrpc.ID) { id, haveID = i, true })
+	if err != nil && ctx.Err() != nil && haveID && !cs.stateless && method != "initialize" {
+		// Tell the server to stop; it must not answer anymore.
+		_ = cs.conn.Notify(context.WithoutCancel(ctx), "notifications/cancelled", cancelParams{id, ctx.Err().Error()})
+	}
+	return err
+}
+
+// Notify implements Caller.
+func (cs *ClientSession) Notify(ctx context.Context, method string, params wire.Marshaler) error {
+	return cs.conn.Notify(ctx, method, params)
+}
+
+type cancelParams struct {
+	id     jsonrpc.ID
+	reason string
+}
+
+func (c cancelParams) EncodeJSON(e *wire.Encoder) {
+	e.ObjectStart()
+	e.FieldRaw(`"requestId":`)
+	c.id.EncodeJSON(e)
+	e.FieldRaw(`"reason":`)
+	e.Str(c.reason)
+	e.ObjectEnd()
+}
+
+var tokens struct {
+	mu sync.Mutex
+	n  int64
+}
+
+func newToken() string {
+	tokens.mu.Lock()
+	tokens.n++
+	n := tokens.n
+	tokens.mu.Unlock()
+	return fmt.Sprintf("mcpgen-progress-%d", n)
+}
+
+// withMeta encodes params with the runtime's _meta keys merged into
+// whatever _meta the params carry.
+type withMeta struct {
+	inner   wire.Marshaler
+	version string
+	caps    wire.Raw
+	info    func(*wire.Encoder)
+	token   string
+}
+
+func (w withMeta) EncodeJSON(e *wire.Encoder) {
+	if w.version == "" && w.token == "" {
+		if w.inner == nil {
+			e.ObjectStart()
+			e.ObjectEnd()
+			return
+		}
+		w.inner.EncodeJSON(e)
+		return
+	}
+	var inner wire.Raw
+	if w.inner != nil {
+		b, err := wire.Marshal(w.inner)
+		if err == nil {
+			inner = b
+		}
+	}
+	e.ObjectStart()
+	var meta wire.Raw
+	if len(inner) > 0 {
+		d := wire.NewDecoder(inner)
+		_ = d.Object(func(key []byte) error {
+			if string(key) == "_meta" {
+				var err error
+				meta, err = d.Raw()
+				return err
+			}
+			r, err := d.Raw()
+			if err != nil {
+				return err
+			}
+			e.Field(string(key))
+			e.Raw(r)
+			return nil
+		})
+	}
+	e.FieldRaw(`"_meta":`)
+	e.ObjectStart()
+	if len(meta) > 0 {
+		d := wire.NewDecoder(meta)
+		_ = d.Object(func(key []byte) error {
+			switch string(key) {
+			case MetaProtocolVersion, MetaClientCapabilities, MetaClientInfo:
+				return d.Skip()
+			case "progressToken":
+				if w.token != "" {
+					return d.Skip()
+				}
+			}
+			r, err := d.Raw()
+			if err != nil {
+				return err
+			}
+			e.Field(string(key))
+			e.Raw(r)
+			return nil
+		})
+	}
+	if w.token != "" {
+		e.FieldRaw(`"progressToken":`)
+		e.Str(w.token)
+	}
+	if w.version != "" {
+		e.Field(MetaProtocolVersion)
+		e.Str(w.version)
+		e.Field(MetaClientCapabilities)
+		e.Raw(w.caps)
+		e.Field(MetaClientInfo)
+		w.info(e)
+	}
+	e.ObjectEnd()
+	e.ObjectEnd()
+}
+
+// handle serves the server's requests and notifications.
+func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
+	switch req.Method {
+	case "ping":
+		return emptyResult, nil
+	case "notifications/progress":
+		cs.onProgress(req.Params)
+		return nil, nil
+	case "notifications/cancelled":
+		return nil, nil
+	}
+	m := cs.mount
+	if m == nil {
+		return nil, jsonrpc.MethodNotFound(req.Method)
+	}
+	md := m.Protocol.Methods[req.Method]
+	if md != nil && md.FromServer && md.Serve != nil && md.Implemented(m.Handler) {
+		return md.Serve(ctx, m.Handler, req.Params)
+	}
+	if req.IsNotification {
+		cs.mu.Lock()
+		f := cs.notes
+		cs.mu.Unlock()
+		if f != nil {
+			f(ctx, req.Method, req.Params)
+		}
+		return nil, nil
+	}
+	return nil, jsonrpc.MethodNotFound(req.Method)
+}
+
+func (cs *ClientSession) onProgress(params wire.Raw) {
+	var token wire.StringOrInt
+	u := ProgressUpdate{Total: -1}
+	d := wire.NewDecoder(params)
+	_ = d.Object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "progressToken":
+			err = token.DecodeJSON(d)
+		case "progress":
+			u.Progress, err = d.Float64()
+		case "total":
+			u.Total, err = d.Float64()
+		case "message":
+			u.Message, err = d.Str()
+		default:
+			err = d.Skip()
+		}
+		return err
+	})
+	if token.IsInt() {
+		return
+	}
+	cs.mu.Lock()
+	f := cs.progress[token.Str()]
+	cs.mu.Unlock()
+	if f != nil {
+		f(u)
+	}
+}

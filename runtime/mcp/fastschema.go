@@ -1,0 +1,237 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+	"slices"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Most tool input schemas are flat: an object whose properties are scalars
+// (with an enum at most), some of them required. For those, arguments are
+// checked in place with a wire.Decoder, without allocating and without
+// building a value tree for jsonschema. Any keyword this checker does not
+// know sends the schema to jsonschema, which stays the reference.
+
+// flatSchema is an input schema the fast checker handles.
+type flatSchema struct {
+	props    map[string]flatProp
+	required []string
+	closed   bool // additionalProperties: false
+}
+
+type flatProp struct {
+	kind string   // JSON Schema type: string, number, integer, boolean, object, array; "" any
+	enum []string // allowed strings, when set
+}
+
+// annotationKeywords carry no constraint.
+var annotationKeywords = map[string]bool{
+	"description": true, "title": true, "default": true, "examples": true,
+	"$comment": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+}
+
+// compileFlat recognizes a flat schema; nil means "use jsonschema".
+func compileFlat(raw []byte) *flatSchema {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil
+	}
+	fs := &flatSchema{props: map[string]flatProp{}}
+	for k, v := range top {
+		switch k {
+		case "type":
+			var t string
+			if json.Unmarshal(v, &t) != nil || t != "object" {
+				return nil
+			}
+		case "properties":
+			var props map[string]map[string]json.RawMessage
+			if json.Unmarshal(v, &props) != nil {
+				return nil
+			}
+			for name, p := range props {
+				fp, ok := flatProperty(p)
+				if !ok {
+					return nil
+				}
+				fs.props[name] = fp
+			}
+		case "required":
+			if json.Unmarshal(v, &fs.required) != nil {
+				return nil
+			}
+		case "additionalProperties":
+			var b bool
+			if json.Unmarshal(v, &b) != nil {
+				return nil
+			}
+			fs.closed = !b
+		case "$schema":
+			var s string
+			if json.Unmarshal(v, &s) != nil || (s != "" && s != "https://json-schema.org/draft/2020-12/schema" && s != "http://json-schema.org/draft-07/schema#") {
+				return nil
+			}
+		default:
+			if !annotationKeywords[k] {
+				return nil
+			}
+		}
+	}
+	if _, ok := top["type"]; !ok {
+		return nil
+	}
+	return fs
+}
+
+func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
+	var fp flatProp
+	for k, v := range p {
+		switch k {
+		case "type":
+			if json.Unmarshal(v, &fp.kind) != nil {
+				return fp, false
+			}
+			switch fp.kind {
+			case "string", "number", "integer", "boolean", "object", "array", "null":
+			default:
+				return fp, false
+			}
+		case "enum":
+			if json.Unmarshal(v, &fp.enum) != nil || len(fp.enum) == 0 {
+				return fp, false
+			}
+		default:
+			if !annotationKeywords[k] {
+				return fp, false
+			}
+		}
+	}
+	if fp.enum != nil && fp.kind != "string" {
+		return fp, false
+	}
+	return fp, true
+}
+
+// check validates args; "" means valid, else the first violation.
+func (fs *flatSchema) check(args []byte) string {
+	d := wire.NewDecoder(args)
+	if d.Peek() != wire.Object {
+		return "/: expected object"
+	}
+	var seen uint64 // bit per required member (first 64)
+	problem := ""
+	err := d.Object(func(key []byte) error {
+		p, ok := fs.props[string(key)]
+		if !ok {
+			if fs.closed && problem == "" {
+				problem = "/: additional property '" + string(key) + "' not allowed"
+			}
+			return d.Skip()
+		}
+		if i := slices.Index(fs.required, string(key)); i >= 0 && i < 64 {
+			seen |= 1 << i
+		}
+		if msg := p.check(d); msg != "" && problem == "" {
+			problem = "/" + string(key) + ": " + msg
+		}
+		return nil
+	})
+	if err != nil {
+		return "/: " + err.Error()
+	}
+	if problem != "" {
+		return problem
+	}
+	for i, name := range fs.required {
+		if i < 64 && seen&(1<<i) == 0 {
+			return "/: missing properties: '" + name + "'"
+		}
+	}
+	return ""
+}
+
+// check consumes one value and checks it against the property.
+func (p flatProp) check(d *wire.Decoder) string {
+	k := d.Peek()
+	want := ""
+	switch p.kind {
+	case "":
+		return skip(d)
+	case "string":
+		if k == wire.String {
+			if p.enum == nil {
+				return skip(d)
+			}
+			s, err := d.StrBytes()
+			if err != nil {
+				return err.Error()
+			}
+			for _, e := range p.enum {
+				if string(s) == e {
+					return ""
+				}
+			}
+			return "value must be one of the enum values"
+		}
+		want = "string"
+	case "number":
+		if k == wire.Number {
+			return skip(d)
+		}
+		want = "number"
+	case "integer":
+		if k == wire.Number {
+			lit, err := d.Number()
+			if err != nil {
+				return err.Error()
+			}
+			if !integral(lit) {
+				return "expected integer, but got number"
+			}
+			return ""
+		}
+		want = "integer"
+	case "boolean":
+		if k == wire.Bool {
+			return skip(d)
+		}
+		want = "boolean"
+	case "object":
+		if k == wire.Object {
+			return skip(d)
+		}
+		want = "object"
+	case "array":
+		if k == wire.Array {
+			return skip(d)
+		}
+		want = "array"
+	case "null":
+		if k == wire.Null {
+			return skip(d)
+		}
+		want = "null"
+	}
+	_ = d.Skip()
+	return "expected " + want + ", but got " + k.String()
+}
+
+func skip(d *wire.Decoder) string {
+	if err := d.Skip(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// integral reports whether a JSON number literal is an integer, as JSON
+// Schema counts them (1.0 and 1e3 are).
+func integral(lit []byte) bool {
+	if !bytes.ContainsAny(lit, ".eE") {
+		return true
+	}
+	r, ok := new(big.Rat).SetString(string(lit))
+	return ok && r.IsInt()
+}
