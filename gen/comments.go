@@ -52,11 +52,11 @@ func leadWithName(name, text string) string {
 	switch {
 	case first == "A" || first == "An" || first == "The":
 		return name + " is " + lower + " " + rest
-	case first == "Used" || first == "Sent" || first == "Present" || first == "Optional" || first == "Returned":
+	case first == "Used" || first == "Sent" || first == "Present" || first == "Returned":
 		return name + " is " + lower + " " + rest
 	case verbs[first]:
 		return name + " " + lower + " " + rest
-	case first == "Parameters" || first == "Capabilities" || first == "Hints" || first == "Additional":
+	case first == "Parameters" || first == "Capabilities" || first == "Hints" || first == "Additional" || first == "Optional":
 		return name + " holds " + lower + " " + rest
 	}
 	return name + ": " + text

@@ -172,8 +172,13 @@ func (g *generator) handlerInterface(f *jen.File, from schema.Side, name, what s
 			continue
 		}
 		params, results := g.signature(m)
-		lines := docLines(goMethod(m), m.Doc.Text, m.Doc.Deprecated)
-		lines = append([]string{fmt.Sprintf("%s answers %s.", goMethod(m), m.Name)}, lines[min(len(lines), 1):]...)
+		lines := []string{fmt.Sprintf("%s answers %s.", goMethod(m), m.Name)}
+		if d := strings.TrimSpace(m.Doc.Text); d != "" {
+			lines = append(append(lines, ""), wrap(d)...)
+		}
+		if m.Doc.Deprecated != nil {
+			lines = append(append(lines, ""), wrap("Deprecated: "+strings.TrimSpace(*m.Doc.Deprecated))...)
+		}
 		if len(methods) > 0 {
 			methods = append(methods, jen.Line())
 		}
@@ -397,13 +402,15 @@ func (g *generator) stamp(f *jen.File) {
 		body = append(body, jen.Return(jen.Op("&").Id("c")))
 		cases = append(cases, jen.Case(jen.Op("*").Id(n.name)).Block(body...))
 	}
-	cases = append(cases, jen.Default().Block(jen.Return(jen.Id("result"))))
+	body := []jen.Code{jen.Return(jen.Id("result"))}
+	if len(cases) > 0 {
+		cases = append(cases, jen.Default().Block(jen.Return(jen.Id("result"))))
+		body = []jen.Code{jen.Switch(jen.Id("r").Op(":=").Id("result").Assert(jen.Type())).Block(cases...)}
+	}
 	f.Comment("stamp returns a copy of result completed with what this revision asks of")
 	f.Comment("every result: resultType, the server's Implementation in _meta, and the")
 	f.Comment("cache fields of cacheable results that the handler left unset.")
-	f.Func().Id("stamp").Params(jen.Id("result").Qual(wirePkg, "Marshaler"), jen.Id("s").Op("*").Qual(mcpPkg, "Stamp")).Qual(wirePkg, "Marshaler").Block(
-		jen.Switch(jen.Id("r").Op(":=").Id("result").Assert(jen.Type())).Block(cases...),
-	)
+	f.Func().Id("stamp").Params(jen.Id("result").Qual(wirePkg, "Marshaler"), jen.Id("s").Op("*").Qual(mcpPkg, "Stamp")).Qual(wirePkg, "Marshaler").Block(body...)
 }
 
 func (g *generator) hasServerInfo(def string) bool {
