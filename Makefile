@@ -55,9 +55,9 @@ interop/node_modules/.package-lock.json: interop/package.json interop/package-lo
 	cd interop && npm ci --no-audit --no-fund
 	@touch $@
 
-## conformance: the official conformance suite against bin/everything (see conformance/)
+## conformance: the official conformance suite (pinned in interop/): bin/everything in server mode, bin/everything-client in client mode, both eras; raw results in out/conformance
 conformance: build interop-deps
-	@echo "conformance: not wired yet"
+	scripts/conformance.sh out/conformance
 
 ## bench: benchmarks of the hot path (see README for benchstat)
 bench: generate

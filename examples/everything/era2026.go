@@ -25,6 +25,7 @@ func (m *modern) ListTools(context.Context, *mcp.PaginatedRequestParams) (*mcp.L
 	for _, name := range mrtrTools {
 		defs = append(defs, `{"name":"`+name+`","description":"Asks for input with InputRequiredResult first.","inputSchema":`+noArgsSchema()+`}`)
 	}
+	defs = append(defs, taskInputTools...)
 	defs = append(defs, `{"name":"test_streaming_elicitation","description":"Needs elicitation: asks for input first.","inputSchema":`+noArgsSchema()+`}`)
 	list = strings.TrimSuffix(list, "]}") + "," + strings.Join(defs, ",") + "]}"
 	return decode[mcp.ListToolsResult](list)
@@ -48,6 +49,9 @@ func (m *modern) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mc
 		}
 	}
 	if reply, ok, err := m.inputRequired(ctx, p); ok || err != nil {
+		return reply, err
+	}
+	if reply, ok, err := m.taskTool(ctx, p); ok || err != nil {
 		return reply, err
 	}
 	out, err := m.f.callTool(ctx, true, &exchange{server: m.f}, p.Name, wire.Raw(p.Arguments))

@@ -28,6 +28,8 @@ const (
 type tool struct {
 	def  string // the Tool object, JSON
 	eras era
+	// task is whether calls may or must become tasks (rt.TaskMode).
+	task rt.TaskSupport
 	call func(ctx context.Context, x *exchange, args map[string]any) (string, error)
 }
 
@@ -212,6 +214,13 @@ func (f *fixtures) tools() []tool {
 				_ = rt.RequestFrom(ctx).Log(ctx, "info", "everything", jsonString("test_logging_tool ran"))
 				return content(text("Logged if asked to.")), nil
 			}},
+		{def: `{"name":"regional_lookup","description":"Looks a query up in a region; the region also travels in the Mcp-Param-Region header, for routing.","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"}},"required":["region"]}}`,
+			eras: modernOnly,
+			call: func(_ context.Context, _ *exchange, a map[string]any) (string, error) {
+				region, _ := a["region"].(string)
+				query, _ := a["query"].(string)
+				return content(text(fmt.Sprintf("Looked up %q in %s.", query, region))), nil
+			}},
 		{def: `{"name":"test_trigger_tool_change","description":"Adds or removes a tool and announces it.","inputSchema":` + noArgsSchema() + `}`,
 			eras: modernOnly,
 			call: func(ctx context.Context, _ *exchange, _ map[string]any) (string, error) {
@@ -231,6 +240,7 @@ func (f *fixtures) tools() []tool {
 				return content(text("The prompt list changed.")), nil
 			}},
 	}
+	ts = append(ts, f.taskTools()...)
 	f.mu.Lock()
 	extra := f.extraTool
 	f.mu.Unlock()
@@ -268,6 +278,20 @@ func (f *fixtures) callTool(ctx context.Context, modern bool, x *exchange, name 
 				return "", rt.InvalidParams("/params/arguments", "must be an object")
 			}
 		}
+		req := rt.RequestFrom(ctx)
+		asTask, err := req.TaskMode(t.task)
+		if err != nil {
+			return "", err
+		}
+		if asTask {
+			return "", req.StartTask(func(ctx context.Context, _ *rt.Task) (wire.Marshaler, error) {
+				out, err := t.call(ctx, x, a)
+				if err != nil {
+					return nil, err
+				}
+				return wire.Raw(out), nil
+			})
+		}
 		return t.call(ctx, x, a)
 	}
 	return "", rt.InvalidParams("/params/name", "unknown tool "+name)
@@ -277,7 +301,12 @@ func (f *fixtures) callTool(ctx context.Context, modern bool, x *exchange, name 
 func (f *fixtures) toolList(modern bool) string {
 	var defs []string
 	for _, t := range f.toolsFor(modern) {
-		defs = append(defs, t.def)
+		def := t.def
+		if !modern && t.task != rt.TaskForbidden {
+			// 2025-11-25 declares task support on the tool.
+			def = strings.TrimSuffix(def, "}") + `,"execution":{"taskSupport":"` + t.task.String() + `"}}`
+		}
+		defs = append(defs, def)
 	}
 	return `{"tools":[` + strings.Join(defs, ",") + `]}`
 }

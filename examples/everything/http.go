@@ -2,13 +2,45 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
+	"os"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
-// serveHTTP serves Streamable HTTP (see runtime/streamhttp).
-func serveHTTP(ctx context.Context, srv *rt.Server, addr string, log *slog.Logger) error {
-	return errors.New("Streamable HTTP is not available yet")
+// serveHTTP serves Streamable HTTP at /mcp on addr, both eras on the one
+// endpoint, until ctx is done (see runtime/streamhttp). Only loopback Host
+// and Origin values are accepted, against DNS rebinding. With addrFile set
+// it writes the address it listens on there once it accepts connections
+// (for port 0: scripts and tests learn the port it picked).
+func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *slog.Logger) error {
+	h := streamhttp.NewHandler(srv, streamhttp.Options{Logger: log})
+	defer h.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	bound := ln.Addr().String()
+	if addrFile != "" {
+		// Written whole under a temporary name, so a reader never sees
+		// half an address.
+		tmp := addrFile + ".tmp"
+		if err := os.WriteFile(tmp, []byte(bound+"\n"), 0o644); err != nil {
+			ln.Close()
+			return fmt.Errorf("writing --addr-file: %w", err)
+		}
+		if err := os.Rename(tmp, addrFile); err != nil {
+			ln.Close()
+			return fmt.Errorf("writing --addr-file: %w", err)
+		}
+	}
+	log.Info("serving Streamable HTTP", "endpoint", "http://"+bound+"/mcp")
+	return streamhttp.Serve(ctx, ln, mux)
 }

@@ -23,7 +23,8 @@ func main() {
 }
 
 func run() error {
-	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (at /mcp) instead of stdio")
+	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (at /mcp) instead of stdio; port 0 picks a free one")
+	addrFile := flag.String("addr-file", "", "with --http, write the address listened on to `FILE`")
 	verbose := flag.Bool("v", false, "log debug messages to stderr")
 	flag.Parse()
 
@@ -41,6 +42,7 @@ func run() error {
 		Version:      "0.1.0",
 		Instructions: "A test server: every tool, resource and prompt of the conformance fixture set, plus echo.",
 		ListChanged:  true,
+		Tasks:        &rt.TaskOptions{},
 		Logger:       logger,
 	},
 		v25.Mount(&legacy{f}),
@@ -54,7 +56,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
-		return serveHTTP(ctx, srv, *httpAddr, logger)
+		return serveHTTP(ctx, srv, *httpAddr, *addrFile, logger)
 	}
 	return srv.ServeStdio(ctx, os.Stdin, os.Stdout, rt.StreamOptions{})
 }

@@ -102,5 +102,13 @@ test('via NODE_OPTIONS in a child process, honouring LOOPBACK_HOST and LOOPBACK_
   const r = await run(process.execPath, ['-e', code], { env });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout.trim(), '127.0.0.3');
-  assert.match(r.stderr, /\[loopback-preload\] listen\(0, <cb>\) -> listen\(0, "127\.0\.0\.3", <cb>\)/);
+  assert.match(r.stderr, /\[loopback-preload\] listen on 127\.0\.0\.3:0/);
+});
+
+test('address() is known as soon as listen(0) returns, as the auth mocks expect', async () => {
+  const code = "const s=require('net').createServer();s.listen(0);console.log(s.address().address, s.address().port>0);s.close()";
+  const env = { ...process.env, NODE_OPTIONS: `--import="${path.join(INTEROP, 'loopback-preload.mjs')}"` };
+  const r = await run(process.execPath, ['-e', code], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), '127.0.0.1 true');
 });

@@ -448,12 +448,19 @@ func (w withMeta) EncodeJSON(e *wire.Encoder) {
 	}
 	e.FieldRaw(`"_meta":`)
 	e.ObjectStart()
+	// The caller's own clientCapabilities or clientInfo for this request
+	// win over the session's (a per-request opt-in to an extension).
+	ownCaps, ownInfo := false, false
 	if len(meta) > 0 {
 		d := wire.NewDecoder(meta)
 		_ = d.Object(func(key []byte) error {
 			switch string(key) {
-			case MetaProtocolVersion, MetaClientCapabilities, MetaClientInfo:
+			case MetaProtocolVersion:
 				return d.Skip()
+			case MetaClientCapabilities:
+				ownCaps = true
+			case MetaClientInfo:
+				ownInfo = true
 			case "progressToken":
 				if w.token != "" {
 					return d.Skip()
@@ -475,10 +482,14 @@ func (w withMeta) EncodeJSON(e *wire.Encoder) {
 	if w.version != "" {
 		e.Field(MetaProtocolVersion)
 		e.Str(w.version)
-		e.Field(MetaClientCapabilities)
-		e.Raw(w.caps)
-		e.Field(MetaClientInfo)
-		w.info(e)
+		if !ownCaps {
+			e.Field(MetaClientCapabilities)
+			e.Raw(w.caps)
+		}
+		if !ownInfo {
+			e.Field(MetaClientInfo)
+			w.info(e)
+		}
 	}
 	e.ObjectEnd()
 	e.ObjectEnd()

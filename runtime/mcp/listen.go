@@ -17,6 +17,10 @@ type listener struct {
 	filter listenFilter
 	stop   chan struct{} // closed to end the stream gracefully
 	once   sync.Once
+	// acked is held until the acknowledgement is out: the listener is
+	// registered before it, so a change right after the client reads the
+	// ack is not missed, and a notification never overtakes the ack.
+	acked sync.RWMutex
 }
 
 // listenFilter is what a listen request opts into.
@@ -88,9 +92,7 @@ func (s *Server) listen(rc *reqCtx, m *Mount, req *jsonrpc.Request) (wire.Marsha
 		e.ObjectEnd()
 		e.ObjectEnd()
 	}
-	if err := l.out.Notify(rc, "notifications/subscriptions/acknowledged", encoderFunc(ack)); err != nil {
-		return nil, err
-	}
+	l.acked.Lock()
 	s.mu.Lock()
 	s.listens[l] = struct{}{}
 	s.mu.Unlock()
@@ -99,6 +101,11 @@ func (s *Server) listen(rc *reqCtx, m *Mount, req *jsonrpc.Request) (wire.Marsha
 		delete(s.listens, l)
 		s.mu.Unlock()
 	}()
+	err := l.out.Notify(rc, "notifications/subscriptions/acknowledged", encoderFunc(ack))
+	l.acked.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	select {
 	case <-rc.Done():
 		return nil, rc.Err()
@@ -249,6 +256,8 @@ func (l *listener) send(ctx context.Context, method string, members func(*wire.E
 		e.ObjectEnd()
 		e.ObjectEnd()
 	}
+	l.acked.RLock()
+	defer l.acked.RUnlock()
 	_ = l.out.Notify(ctx, method, encoderFunc(params))
 }
 

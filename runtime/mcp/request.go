@@ -34,6 +34,11 @@ type Request struct {
 	// nameParam is the value of the params member Mcp-Name mirrors (the
 	// tool, prompt or resource), which requestState is bound to.
 	nameParam string
+	// ctx is the request's context (tasks outlive the request but keep its
+	// values).
+	ctx context.Context
+	// taskParam reports params.task (2025-11-25 task augmentation).
+	taskParam bool
 
 	mu           sync.Mutex
 	lastProgress float64

@@ -43,6 +43,9 @@ type ServerOptions struct {
 	// schemas compiled once and cached (default on; set DisableToolSchemas
 	// to turn it off).
 	DisableToolSchemas bool
+	// Tasks enables tasks (the 2025-11-25 feature and the 2026
+	// io.modelcontextprotocol/tasks extension); nil disables them.
+	Tasks *TaskOptions
 	// Logger receives the runtime's logs (default: discard).
 	Logger *slog.Logger
 	// Now is the clock (default time.Now), for tests.
@@ -71,6 +74,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
 	listens  map[*listener]struct{}
+	tasks    *taskStore
 }
 
 // NewServer returns a server for the mounted revisions.
@@ -216,12 +220,19 @@ func (s *Server) capabilities(m *Mount) wire.Raw {
 		e.FieldRaw(`"completions":`)
 		e.Raw(emptyObject)
 	}
-	if knows("extensions") && len(s.opts.Extensions) > 0 {
+	exts := s.opts.Extensions
+	if s.opts.Tasks != nil && p.Stateless {
+		exts = map[string]wire.Raw{TasksExtension: emptyObject}
+		for k, v := range s.opts.Extensions {
+			exts[k] = v
+		}
+	}
+	if knows("extensions") && len(exts) > 0 {
 		e.FieldRaw(`"extensions":`)
 		e.ObjectStart()
-		for _, name := range sortedKeys(s.opts.Extensions) {
+		for _, name := range sortedKeys(exts) {
 			e.Field(name)
-			e.Raw(s.opts.Extensions[name])
+			e.Raw(exts[name])
 		}
 		e.ObjectEnd()
 	}
@@ -242,6 +253,10 @@ func (s *Server) capabilities(m *Mount) wire.Raw {
 		e.Bool(true)
 		listChanged()
 		e.ObjectEnd()
+	}
+	if knows("tasks") && s.opts.Tasks != nil && has("tools/call") {
+		e.FieldRaw(`"tasks":`)
+		e.Raw(wire.Raw(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`))
 	}
 	if knows("tools") && has("tools/list") {
 		e.FieldRaw(`"tools":`)

@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -142,6 +144,14 @@ func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 	}
 	p := mount.Protocol
 	m := p.Methods[req.Method]
+	if m != nil && m.FromClient && strings.HasPrefix(req.Method, "tasks/") {
+		rc := &reqCtx{Context: ctx}
+		rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: sess.srv, session: sess, out: out}
+		rc.r.ctx = rc
+		if res, err, ok := sess.srv.taskMethod(rc, &rc.r, req.Method, req.Params); ok {
+			return res, err
+		}
+	}
 	if m == nil || !m.FromClient {
 		if req.IsNotification {
 			return nil, nil
@@ -168,6 +178,8 @@ func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 	rc := &reqCtx{Context: ctx}
 	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: sess.srv, session: sess, out: out}
 	rc.r.meta = parseMeta(req.Params)
+	rc.r.ctx = rc
+	rc.r.taskParam = hasMember(req.Params, "task")
 	defer rc.r.finish()
 	if req.Method == "tools/call" {
 		if res, err := sess.srv.tools.checkCall(rc, mount, req.Params); res != nil || err != nil {
@@ -175,6 +187,10 @@ func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 		}
 	}
 	res, err := m.Serve(rc, mount.Handler, req.Params)
+	var aw *AnswerWith
+	if errors.As(err, &aw) {
+		return aw.Result, nil
+	}
 	if err != nil || res == nil {
 		return res, err
 	}
@@ -381,4 +397,14 @@ func unsupportedVersion(requested string, supported []string) *jsonrpc.Error {
 func (s *Server) knownMethod(method string) bool {
 	_, ok := slices.BinarySearch(s.methods, method)
 	return ok
+}
+
+// hasMember reports whether params has the top-level member name.
+func hasMember(params wire.Raw, name string) bool {
+	if len(params) == 0 {
+		return false
+	}
+	d := wire.NewDecoder(params)
+	k, _, err := d.PeekMember(name)
+	return err == nil && k != wire.Invalid
 }

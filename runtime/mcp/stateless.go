@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -109,12 +110,16 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 	}
 	p := mount.Protocol
 	m := p.Methods[req.Method]
+	rc := &reqCtx{Context: ctx}
+	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: s, out: out, meta: meta, nameParam: nameParamOf(m, req.Params)}
+	rc.r.ctx = rc
+	defer rc.r.finish()
+	if res, err, ok := s.taskMethod(rc, &rc.r, req.Method, req.Params); ok {
+		return res, err
+	}
 	if m == nil || !m.FromClient || m.Notification {
 		return nil, jsonrpc.MethodNotFound(req.Method)
 	}
-	rc := &reqCtx{Context: ctx}
-	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: s, out: out, meta: meta, nameParam: nameParamOf(m, req.Params)}
-	defer rc.r.finish()
 	switch req.Method {
 	case "server/discover":
 		if err := m.ValidateParams(req.Params); err != nil {
@@ -136,6 +141,10 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 		}
 	}
 	res, err := m.Serve(rc, mount.Handler, req.Params)
+	var aw *AnswerWith
+	if errors.As(err, &aw) {
+		return aw.Result, nil
+	}
 	if err != nil || res == nil {
 		return res, err
 	}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+
+	mcp "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
+)
+
+// The task tools: the fixtures of the conformance suite's tasks scenarios
+// (the io.modelcontextprotocol/tasks extension of 2026-07-28), served in
+// 2025-11-25 too through the core tasks of that revision where they need
+// no input from the client. Whether a call becomes a task is decided by
+// callTool from each tool's task support (Request.TaskMode); the tool's
+// body is the same either way.
+
+func (f *fixtures) taskTools() []tool {
+	return []tool{
+		{def: `{"name":"greet","description":"Greets by name, at once.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
+			call: func(_ context.Context, _ *exchange, a map[string]any) (string, error) {
+				name, _ := a["name"].(string)
+				return content(text("Hello, " + name + "!")), nil
+			}},
+		{def: `{"name":"slow_compute","description":"Computes for the given number of seconds; a task when the client takes tasks.","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","minimum":0},"label":{"type":"string"}},"required":["seconds"]}}`,
+			task: rt.TaskOptional,
+			call: func(ctx context.Context, _ *exchange, a map[string]any) (string, error) {
+				secs, _ := a["seconds"].(float64)
+				label, _ := a["label"].(string)
+				select {
+				case <-time.After(time.Duration(secs * float64(time.Second))):
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
+				return content(text(fmt.Sprintf("Computed %q in %gs", label, secs))), nil
+			}},
+		{def: `{"name":"failing_job","description":"Runs for a second as a task, then fails as a tool execution error.","inputSchema":` + noArgsSchema() + `}`,
+			task: rt.TaskRequired,
+			call: func(ctx context.Context, _ *exchange, _ map[string]any) (string, error) {
+				sleep(ctx, time.Second)
+				return `{"isError":true,"content":[` + text("The job failed, as it always does.") + `]}`, nil
+			}},
+		{def: `{"name":"protocol_error_job","description":"Fails with a JSON-RPC error.","inputSchema":` + noArgsSchema() + `}`,
+			task: rt.TaskOptional,
+			call: func(ctx context.Context, _ *exchange, _ map[string]any) (string, error) {
+				sleep(ctx, 100*time.Millisecond)
+				return "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: protocol_error_job fails on purpose"}
+			}},
+	}
+}
+
+// taskInputTools are the 2026 task tools that ask the client for input:
+// during the task with Task.Input, or, for a client without tasks, with
+// InputRequiredResult.
+var taskInputTools = []string{
+	`{"name":"confirm_delete","description":"Deletes a file after the user confirms.","inputSchema":{"type":"object","properties":{"filename":{"type":"string"}},"required":["filename"]}}`,
+	`{"name":"multi_input","description":"Asks two questions at once.","inputSchema":` + noArgsSchema() + `}`,
+	`{"name":"test_tool_with_task","description":"Asks for a name, then greets as a task.","inputSchema":` + noArgsSchema() + `}`,
+}
+
+// elicitation is the {"method","params"} of an elicitation/create asking
+// for one property.
+func elicitation(a ask) wire.Raw {
+	return wire.Raw(`{"method":"` + a.method + `","params":` + a.params + `}`)
+}
+
+// taskTool serves the task tools that ask for input; ok is false for other
+// tools.
+func (m *modern) taskTool(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, bool, error) {
+	req := rt.RequestFrom(ctx)
+	cp := callParams{p}
+	switch p.Name {
+	case "confirm_delete":
+		var args struct{ Filename string }
+		_ = json.Unmarshal(p.Arguments, &args)
+		confirm := elicitAsk("confirm", "Delete "+args.Filename+"?", "confirm", "boolean")
+		outcome := func(resp string) string {
+			if v, ok := elicited(resp, "confirm"); ok && v == "true" {
+				return "Deleted " + args.Filename + "."
+			}
+			return "Kept " + args.Filename + "."
+		}
+		asTask, err := req.TaskMode(rt.TaskOptional)
+		if err != nil {
+			return nil, true, err
+		}
+		if asTask {
+			return nil, true, req.StartTask(func(ctx context.Context, t *rt.Task) (wire.Marshaler, error) {
+				resp, err := t.Input(ctx, confirm.key, elicitation(confirm))
+				if err != nil {
+					return nil, err
+				}
+				return wire.Raw(content(text(outcome(string(resp))))), nil
+			})
+		}
+		if resp, ok := answer(cp, confirm.key); ok {
+			return done(outcome(resp))
+		}
+		r, err := inputRequiredResult(ctx, nil, confirm)
+		return r, true, err
+	case "multi_input":
+		asks := []ask{
+			elicitAsk("name", "What is your name?", "name", "string"),
+			elicitAsk("color", "What is your favorite color?", "color", "string"),
+		}
+		summary := func(answers []string) string {
+			name, _ := elicited(answers[0], "name")
+			color, _ := elicited(answers[1], "color")
+			return name + " likes " + color + "."
+		}
+		asTask, err := req.TaskMode(rt.TaskOptional)
+		if err != nil {
+			return nil, true, err
+		}
+		if asTask {
+			return nil, true, req.StartTask(func(ctx context.Context, t *rt.Task) (wire.Marshaler, error) {
+				// Both questions are outstanding at once: the client may
+				// answer them in one tasks/update or in two.
+				answers := make([]string, len(asks))
+				errs := make([]error, len(asks))
+				var wg sync.WaitGroup
+				for i, a := range asks {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						resp, err := t.Input(ctx, a.key, elicitation(a))
+						answers[i], errs[i] = string(resp), err
+					}()
+				}
+				wg.Wait()
+				for _, err := range errs {
+					if err != nil {
+						return nil, err
+					}
+				}
+				return wire.Raw(content(text(summary(answers)))), nil
+			})
+		}
+		a, okA := answer(cp, asks[0].key)
+		b, okB := answer(cp, asks[1].key)
+		if okA && okB {
+			return done(summary([]string{a, b}))
+		}
+		r, err := inputRequiredResult(ctx, nil, asks...)
+		return r, true, err
+	case "test_tool_with_task":
+		// Input first, with InputRequiredResult on the original request;
+		// then the task, which needs nothing more from the client.
+		if _, err := req.TaskMode(rt.TaskRequired); err != nil {
+			return nil, true, err
+		}
+		resp, ok := answer(cp, "user_name")
+		name, ok2 := elicited(resp, "name")
+		if !ok || !ok2 {
+			r, err := inputRequiredResult(ctx, nil, elicitAsk("user_name", "What is your name?", "name", "string"))
+			return r, true, err
+		}
+		return nil, true, req.StartTask(func(ctx context.Context, _ *rt.Task) (wire.Marshaler, error) {
+			sleep(ctx, 200*time.Millisecond)
+			return wire.Raw(content(text("Hello, " + name + ", from a task."))), nil
+		})
+	}
+	return nil, false, nil
+}

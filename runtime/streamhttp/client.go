@@ -1,0 +1,747 @@
+package streamhttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// ClientTransport is the client side of Streamable HTTP: an
+// mcp.ClientTransport for the MCP endpoint at URL, in either era.
+//
+// Stateful (after initialize): the conn keeps the Mcp-Session-Id, reads
+// JSON or SSE responses, hands the server's notifications and requests to
+// the handler and POSTs its responses back, opens the GET stream once the
+// session is initialized, resumes broken SSE streams with GET and
+// Last-Event-ID after the server's retry interval, and DELETEs the session
+// on Close. Stateless: every POST carries MCP-Protocol-Version, Mcp-Method,
+// Mcp-Name and the Mcp-Param-* headers of the tool's x-mcp-header
+// annotations (learned from the tools/list results that pass through the
+// conn); cancelling a call's context aborts its POST, which cancels it.
+type ClientTransport struct {
+	// URL is the MCP endpoint ("http://127.0.0.1:8080/mcp").
+	URL string
+	// HTTPClient sends the requests (default http.DefaultClient). Its
+	// Timeout must be 0 for long calls and the GET stream.
+	HTTPClient *http.Client
+	// Header is added to every request (Authorization, say).
+	Header http.Header
+	// MaxRetries bounds the attempts to resume a broken SSE stream (and to
+	// reopen the GET stream) without progress (default 3; negative: none).
+	MaxRetries int
+}
+
+// HTTPError is an HTTP response that carries no JSON-RPC answer.
+type HTTPError struct {
+	Status int
+	Body   string // the start of the body
+}
+
+func (e *HTTPError) Error() string {
+	s := "streamhttp: HTTP " + strconv.Itoa(e.Status) + " " + http.StatusText(e.Status)
+	if e.Body != "" {
+		s += ": " + e.Body
+	}
+	return s
+}
+
+// ErrSessionExpired is returned when the server no longer knows the
+// session (404): the client must initialize a new one.
+var ErrSessionExpired = errors.New("streamhttp: the session expired or was ended (404): initialize a new session")
+
+// maxMessage bounds a message the client reads.
+const maxMessage = 64 << 20
+
+// Dial implements mcp.ClientTransport. It makes no request: the first is
+// the session's initialize or server/discover.
+func (t *ClientTransport) Dial(_ context.Context, h jsonrpc.Handler) (mcp.ClientConn, error) {
+	u, err := url.Parse(t.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("streamhttp: bad endpoint URL %q", t.URL)
+	}
+	c := &clientConn{
+		url:     t.URL,
+		client:  t.HTTPClient,
+		header:  t.Header.Clone(),
+		h:       h,
+		retries: t.MaxRetries,
+		pending: map[int64]chan *message{},
+		serving: map[string]context.CancelFunc{},
+		tools:   map[string][]mcp.ParamHeader{},
+	}
+	if c.client == nil {
+		c.client = http.DefaultClient
+	}
+	if c.retries == 0 {
+		c.retries = 3
+	} else if c.retries < 0 {
+		c.retries = 0
+	}
+	if c.h == nil {
+		c.h = jsonrpc.HandlerFunc(func(_ context.Context, r *jsonrpc.Request) (wire.Marshaler, error) {
+			return nil, jsonrpc.MethodNotFound(r.Method)
+		})
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c, nil
+}
+
+// clientConn is one connection of a ClientTransport.
+type clientConn struct {
+	url     string
+	client  *http.Client
+	header  http.Header
+	h       jsonrpc.Handler
+	retries int
+	ctx     context.Context // cancelled by Close
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+
+	mu        sync.Mutex
+	version   string
+	stateless bool
+	sessionID string
+	closed    bool
+	listening bool
+	lastID    int64
+	pending   map[int64]chan *message
+	serving   map[string]context.CancelFunc // the server's requests being handled
+	tools     map[string][]mcp.ParamHeader  // x-mcp-header annotations by tool
+}
+
+var _ mcp.Negotiator = (*clientConn)(nil)
+
+// Negotiated implements mcp.Negotiator.
+func (c *clientConn) Negotiated(version string, stateless bool) {
+	c.mu.Lock()
+	c.version, c.stateless = version, stateless
+	c.mu.Unlock()
+}
+
+// nameParams are the params members Mcp-Name mirrors. The conn does not
+// see the method table of the revision it speaks, so it has its own copy
+// of the three methods 2026-07-28 names, and the task methods of the tasks
+// extension (mcp.NameParam is the server's view of the same).
+var nameParams = map[string]string{
+	"tools/call":     "name",
+	"prompts/get":    "name",
+	"resources/read": "uri",
+	"tasks/get":      "taskId",
+	"tasks/update":   "taskId",
+	"tasks/cancel":   "taskId",
+}
+
+// headers builds the headers of a POST of body (a message with method).
+func (c *clientConn) headers(method string, body []byte) http.Header {
+	hd := c.header.Clone()
+	if hd == nil {
+		hd = http.Header{}
+	}
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Accept", "application/json, text/event-stream")
+	c.mu.Lock()
+	version, stateless, sid := c.version, c.stateless, c.sessionID
+	c.mu.Unlock()
+	if method == "initialize" {
+		return hd // before negotiation: no version, no session
+	}
+	if version != "" {
+		hd.Set(hdrProtocolVersion, version)
+	}
+	if !stateless {
+		if sid != "" {
+			hd.Set(hdrSessionID, sid)
+		}
+		return hd
+	}
+	if method == "" {
+		return hd
+	}
+	hd.Set(hdrMethod, method)
+	params, _ := member(body, "params")
+	if p := nameParams[method]; p != "" {
+		if v, ok := stringMember(params, p); ok {
+			hd.Set(hdrName, encodeHeaderValue(v))
+		}
+	}
+	if method == "tools/call" {
+		c.paramHeaders(hd, params)
+	}
+	return hd
+}
+
+// paramHeaders mirrors the annotated arguments of a tools/call.
+func (c *clientConn) paramHeaders(hd http.Header, params wire.Raw) {
+	name, _ := stringMember(params, "name")
+	c.mu.Lock()
+	phs := c.tools[name]
+	c.mu.Unlock()
+	if len(phs) == 0 {
+		return
+	}
+	args, _ := member(params, "arguments")
+	for _, ph := range phs {
+		v, ok := args, len(args) > 0
+		for _, p := range ph.Path {
+			if !ok {
+				break
+			}
+			v, ok = member(v, p)
+		}
+		if !ok {
+			continue
+		}
+		d := wire.NewDecoder(v)
+		var s string
+		switch v.Kind() {
+		case wire.String:
+			str, err := d.Str()
+			if err != nil {
+				continue
+			}
+			s = encodeHeaderValue(str)
+		case wire.Bool:
+			b, err := d.Bool()
+			if err != nil {
+				continue
+			}
+			s = strconv.FormatBool(b)
+		case wire.Number:
+			n, err := d.Int64()
+			if err != nil {
+				continue
+			}
+			s = strconv.FormatInt(n, 10)
+		default:
+			continue // null or not a primitive: no header
+		}
+		hd.Set(hdrParamPrefix+ph.Name, s)
+	}
+}
+
+// learnTools records the x-mcp-header annotations of a tools/list result.
+func (c *clientConn) learnTools(result wire.Raw) {
+	tools, ok := member(result, "tools")
+	if !ok || tools.Kind() != wire.Array {
+		return
+	}
+	d := wire.NewDecoder(tools)
+	_ = d.Array(func() error {
+		tool, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		name, _ := stringMember(tool, "name")
+		schema, _ := member(tool, "inputSchema")
+		phs, err := mcp.ParamHeaders(schema)
+		c.mu.Lock()
+		if err != nil || len(phs) == 0 {
+			delete(c.tools, name)
+		} else {
+			c.tools[name] = phs
+		}
+		c.mu.Unlock()
+		return nil
+	})
+}
+
+// do sends one HTTP request; it is aborted by ctx and by Close.
+func (c *clientConn) do(ctx context.Context, method string, body []byte, hd http.Header) (*http.Response, context.CancelFunc, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(c.ctx, cancel)
+	done := func() { stop(); cancel() }
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(rctx, method, c.url, rd)
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	req.Header = hd
+	resp, err := c.client.Do(req)
+	if err != nil {
+		done()
+		switch {
+		case ctx.Err() != nil:
+			return nil, nil, ctx.Err()
+		case c.ctx.Err() != nil:
+			return nil, nil, jsonrpc.ErrClosed
+		}
+		return nil, nil, err
+	}
+	return resp, done, nil
+}
+
+// CallWithID implements mcp.ClientConn.
+func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return jsonrpc.ErrClosed
+	}
+	if method == "initialize" {
+		// A legacy open (perhaps after a failed stateless probe).
+		c.stateless, c.version, c.sessionID = false, "", ""
+	}
+	c.lastID++
+	n := c.lastID
+	ch := make(chan *message, 1)
+	c.pending[n] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, n)
+		c.mu.Unlock()
+	}()
+	id := wire.IntValue(n)
+	if onID != nil {
+		onID(id)
+	}
+	body, err := encodeRequest(id, true, method, params)
+	if err != nil {
+		return err
+	}
+	if err := c.exchange(ctx, method, body, ch); err != nil {
+		return err
+	}
+	var m *message
+	select {
+	case m = <-ch:
+	default:
+		return errors.New("streamhttp: the server ended the response without answering " + method)
+	}
+	if m.err != nil {
+		return m.err
+	}
+	if method == "tools/list" {
+		c.learnTools(m.result)
+	}
+	if result != nil {
+		return wire.Unmarshal(m.result, result)
+	}
+	return nil
+}
+
+// exchange POSTs a request and reads its answer (JSON, or an SSE stream
+// resumed as needed), routing every message it carries.
+func (c *clientConn) exchange(ctx context.Context, method string, body []byte, ch chan *message) error {
+	resp, done, err := c.do(ctx, http.MethodPost, body, c.headers(method, body))
+	if err != nil {
+		return err
+	}
+	defer done()
+	defer resp.Body.Close()
+	if method == "initialize" && resp.StatusCode/100 == 2 {
+		if sid := resp.Header.Get(hdrSessionID); sid != "" {
+			c.mu.Lock()
+			c.sessionID = sid
+			c.mu.Unlock()
+		}
+	}
+	if err := c.checkStatus(resp); err != nil {
+		return err
+	}
+	if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent {
+		return errors.New("streamhttp: the server accepted " + method + " without answering it")
+	}
+	if isSSE(resp) {
+		return c.readResponseStream(ctx, resp.Body, ch)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxMessage))
+	if err != nil {
+		return err
+	}
+	m, err := parseMessage(b)
+	if err != nil || m.kind != kindResponse {
+		return fmt.Errorf("streamhttp: the answer to %s is not a JSON-RPC response", method)
+	}
+	c.dispatch(m)
+	return nil
+}
+
+// checkStatus turns a failed response into an error: the JSON-RPC error
+// its body carries, ErrSessionExpired, or an *HTTPError.
+func (c *clientConn) checkStatus(resp *http.Response) error {
+	if resp.StatusCode/100 == 2 {
+		return nil
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var je *jsonrpc.Error
+	if m, err := parseMessage(b); err == nil && m.kind == kindResponse && m.err != nil {
+		je = m.err
+	}
+	c.mu.Lock()
+	sid, stateless := c.sessionID, c.stateless
+	c.mu.Unlock()
+	if resp.StatusCode == http.StatusNotFound && sid != "" && !stateless {
+		if je != nil {
+			return fmt.Errorf("%w (%w)", ErrSessionExpired, je)
+		}
+		return ErrSessionExpired
+	}
+	if je != nil {
+		return je
+	}
+	text := strings.TrimSpace(string(b))
+	if len(text) > 200 {
+		text = text[:200]
+	}
+	return &HTTPError{Status: resp.StatusCode, Body: text}
+}
+
+func isSSE(resp *http.Response) bool {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+// readResponseStream reads the SSE answer of a request until the response
+// arrives, resuming the stream (stateful) when it breaks first.
+func (c *clientConn) readResponseStream(ctx context.Context, body io.Reader, ch chan *message) error {
+	answered := func() bool { return len(ch) > 0 }
+	lastID, retry := "", time.Second
+	failures := 0
+	closeCur := func() {}
+	defer func() { closeCur() }()
+	for {
+		progress, err := c.consume(body, &lastID, &retry, answered)
+		closeCur()
+		closeCur = func() {}
+		if answered() {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if c.ctx.Err() != nil {
+			return jsonrpc.ErrClosed
+		}
+		c.mu.Lock()
+		stateless := c.stateless
+		c.mu.Unlock()
+		if progress {
+			failures = 0
+		}
+		if stateless || lastID == "" || failures >= c.retries {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("streamhttp: the response stream ended without the response: %w", err)
+		}
+		failures++
+		if err := sleep(ctx, c.ctx, retry); err != nil {
+			return err
+		}
+		resp, done, err := c.resume(ctx, lastID)
+		if err != nil {
+			var he *HTTPError
+			var je *jsonrpc.Error
+			if errors.As(err, &he) || errors.As(err, &je) || errors.Is(err, ErrSessionExpired) {
+				return err
+			}
+			body = strings.NewReader("")
+			continue
+		}
+		body = resp.Body
+		closeCur = func() { resp.Body.Close(); done() }
+	}
+}
+
+// resume reopens a stream with GET and Last-Event-ID.
+func (c *clientConn) resume(ctx context.Context, lastID string) (*http.Response, context.CancelFunc, error) {
+	hd := c.headers("", nil)
+	hd.Del("Content-Type")
+	hd.Set("Accept", "text/event-stream")
+	hd.Set(hdrLastEventID, lastID)
+	resp, done, err := c.do(ctx, http.MethodGet, nil, hd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.checkStatus(resp); err != nil {
+		resp.Body.Close()
+		done()
+		return nil, nil, err
+	}
+	if !isSSE(resp) {
+		resp.Body.Close()
+		done()
+		return nil, nil, errors.New("streamhttp: the resumed stream is not SSE")
+	}
+	return resp, done, nil
+}
+
+// consume reads events, routing their messages, until the stream ends or
+// stop says so. progress reports that at least one event came.
+func (c *clientConn) consume(body io.Reader, lastID *string, retry *time.Duration, stop func() bool) (progress bool, err error) {
+	rd := newSSEReader(body, maxMessage)
+	for {
+		ev, err := rd.next()
+		if err != nil {
+			return progress, err
+		}
+		progress = true
+		if ev.hasID {
+			*lastID = ev.id
+		}
+		if ev.hasRetry {
+			*retry = ev.retry
+		}
+		if len(bytes.TrimSpace(ev.data)) > 0 {
+			m, err := parseMessage(ev.data)
+			if err == nil && m.kind != kindInvalid {
+				c.dispatch(m)
+			}
+		}
+		if stop() {
+			return progress, nil
+		}
+	}
+}
+
+func sleep(a, b context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-a.Done():
+		return a.Err()
+	case <-b.Done():
+		return jsonrpc.ErrClosed
+	}
+}
+
+// dispatch routes a message from the server: a response to its call, a
+// notification to the handler (in order), a request to the handler in its
+// own goroutine, whose answer is POSTed back.
+func (c *clientConn) dispatch(m *message) {
+	switch m.kind {
+	case kindResponse:
+		if !m.id.IsInt() {
+			return
+		}
+		c.mu.Lock()
+		ch := c.pending[m.id.Int()]
+		delete(c.pending, m.id.Int())
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- m
+		}
+	case kindNotification:
+		if m.method == "notifications/cancelled" {
+			if id, ok := cancelledRequest(m.params); ok {
+				c.mu.Lock()
+				cancel := c.serving[idKey(id)]
+				c.mu.Unlock()
+				if cancel != nil {
+					cancel()
+				}
+			}
+		}
+		_, _ = c.h.Handle(c.ctx, m.request())
+	case kindRequest:
+		c.mu.Lock()
+		if c.stateless || c.closed {
+			// The stateless protocol has no server requests (MRTR instead).
+			c.mu.Unlock()
+			return
+		}
+		ctx, cancel := context.WithCancel(c.ctx)
+		key := idKey(m.id)
+		c.serving[key] = cancel
+		c.wg.Add(1)
+		c.mu.Unlock()
+		go func() {
+			defer c.wg.Done()
+			defer cancel()
+			res, err := c.h.Handle(ctx, m.request())
+			c.mu.Lock()
+			delete(c.serving, key)
+			c.mu.Unlock()
+			if ctx.Err() != nil {
+				return // cancelled by the server, or closed
+			}
+			var body []byte
+			if err == nil {
+				body, err = encodeResult(m.id, res)
+			}
+			if err != nil {
+				je, _ := asRPCError(err)
+				body = encodeError(m.id, true, je)
+			}
+			_ = c.post(c.ctx, "", body)
+		}()
+	}
+}
+
+func cancelledRequest(params wire.Raw) (jsonrpc.ID, bool) {
+	v, ok := member(params, "requestId")
+	if !ok {
+		return jsonrpc.ID{}, false
+	}
+	var id jsonrpc.ID
+	if wire.Unmarshal(v, &id) != nil {
+		return jsonrpc.ID{}, false
+	}
+	return id, true
+}
+
+// post sends a notification or a response; the server accepts it with
+// 202 (or any 2xx).
+func (c *clientConn) post(ctx context.Context, method string, body []byte) error {
+	resp, done, err := c.do(ctx, http.MethodPost, body, c.headers(method, body))
+	if err != nil {
+		return err
+	}
+	defer done()
+	defer resp.Body.Close()
+	if err := c.checkStatus(resp); err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return nil
+}
+
+// Notify implements mcp.ClientConn. After notifications/initialized the
+// conn opens the session's GET stream.
+func (c *clientConn) Notify(ctx context.Context, method string, params wire.Marshaler) error {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return jsonrpc.ErrClosed
+	}
+	body, err := encodeRequest(jsonrpc.ID{}, false, method, params)
+	if err != nil {
+		return err
+	}
+	if err := c.post(ctx, method, body); err != nil {
+		return err
+	}
+	if method == "notifications/initialized" {
+		c.mu.Lock()
+		start := !c.stateless && !c.listening && !c.closed
+		if start {
+			c.listening = true
+			c.wg.Add(1)
+		}
+		c.mu.Unlock()
+		if start {
+			// Wait until the stream is open (or refused): then the
+			// server knows it before the session's first request.
+			ready := make(chan struct{})
+			go c.listen(ready)
+			t := time.NewTimer(2 * time.Second)
+			select {
+			case <-ready:
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+	return nil
+}
+
+// listen keeps the session's GET stream open: it takes the server's
+// requests and notifications outside requests. A server without one (405)
+// is fine.
+func (c *clientConn) listen(ready chan struct{}) {
+	defer c.wg.Done()
+	signal := func() {
+		if ready != nil {
+			close(ready)
+			ready = nil
+		}
+	}
+	defer signal()
+	lastID, retry := "", time.Second
+	failures := 0
+	for c.ctx.Err() == nil {
+		hd := c.headers("", nil)
+		hd.Del("Content-Type")
+		hd.Set("Accept", "text/event-stream")
+		if lastID != "" {
+			hd.Set(hdrLastEventID, lastID)
+		}
+		resp, done, err := c.do(c.ctx, http.MethodGet, nil, hd)
+		signal()
+		if err == nil {
+			switch {
+			case resp.StatusCode == http.StatusOK && isSSE(resp):
+				progress, _ := c.consume(resp.Body, &lastID, &retry, func() bool { return c.ctx.Err() != nil })
+				if progress {
+					failures = 0
+				}
+			case resp.StatusCode == http.StatusBadRequest && lastID != "":
+				lastID = "" // cannot resume: start afresh
+			case resp.StatusCode/100 == 4:
+				// 405: no GET stream; 404: session over; 409: one is open.
+				resp.Body.Close()
+				done()
+				return
+			}
+			resp.Body.Close()
+			done()
+		}
+		failures++
+		if failures > c.retries+1 {
+			return
+		}
+		if sleep(c.ctx, c.ctx, retry) != nil {
+			return
+		}
+	}
+}
+
+// Close implements mcp.ClientConn: it stops the conn's requests and
+// streams and DELETEs the session.
+func (c *clientConn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	sid, stateless := c.sessionID, c.stateless
+	c.mu.Unlock()
+	c.cancel()
+	if sid != "" && !stateless {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		hd := c.header.Clone()
+		if hd == nil {
+			hd = http.Header{}
+		}
+		hd.Set(hdrSessionID, sid)
+		c.mu.Lock()
+		if c.version != "" {
+			hd.Set(hdrProtocolVersion, c.version)
+		}
+		c.mu.Unlock()
+		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
+		if err == nil {
+			req.Header = hd
+			if resp, err := c.client.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+				resp.Body.Close()
+			}
+		}
+		cancel()
+	}
+	c.wg.Wait()
+	return nil
+}

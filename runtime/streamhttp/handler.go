@@ -1,0 +1,402 @@
+// Package streamhttp is the Streamable HTTP transport of MCP, server and
+// client side, for both protocol eras on one endpoint.
+//
+// The server side is a Handler: an http.Handler that serves one mcp.Server
+// at one endpoint (mount it at /mcp). Each POST is assigned an era on its
+// own: stateless (2026-07-28 on) when the body's params._meta carries
+// io.modelcontextprotocol/protocolVersion or the MCP-Protocol-Version
+// header names a version the server serves statelessly (or does not know);
+// stateful (2025-03-26 … 2025-11-25) otherwise, where initialize opens a
+// session (Mcp-Session-Id) that later requests, the GET stream and DELETE
+// name.
+//
+// Responses are JSON unless the request's handler sends related messages
+// (progress, logs, and in stateful sessions requests to the client) before
+// its result: the first such message turns the response into an SSE
+// stream. Stateful SSE streams are primed with an event id and a retry
+// interval, their events are kept in an EventStore, and a client whose
+// stream broke resumes it with GET and Last-Event-ID.
+//
+// The client side is ClientTransport, an mcp.ClientTransport.
+package streamhttp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+)
+
+// Options configure a Handler. The zero value is usable.
+type Options struct {
+	// AllowedOrigins lists the Origin values accepted (scheme://host[:port];
+	// "*" accepts any). Default: loopback origins (http or https,
+	// localhost, 127.0.0.1 or [::1], any port). Requests without Origin
+	// (non-browser clients) are always accepted. Others get 403.
+	AllowedOrigins []string
+	// AllowedHosts lists the Host values accepted, against DNS rebinding:
+	// "name" (any port), "name:port", or "*" (any). Default: loopback
+	// hosts. Others get 403. A server reachable under other names must
+	// list them.
+	AllowedHosts []string
+	// MaxBodyBytes bounds a POST body (default 4 MiB); larger bodies get
+	// 413 and a -32600 error.
+	MaxBodyBytes int64
+	// SessionIdleTimeout ends stateful sessions without requests for that
+	// long (default 30 minutes); their id then gets 404.
+	SessionIdleTimeout time.Duration
+	// MaxSessions bounds the stateful sessions (default 10000); initialize
+	// beyond it gets 503.
+	MaxSessions int
+	// EventStore keeps the events of stateful SSE streams for resumption
+	// (default NewMemoryEventStore(1000, 100)).
+	EventStore EventStore
+	// RetryInterval is the SSE retry field of stateful streams: how long a
+	// client waits before resuming a broken stream (default 1s).
+	RetryInterval time.Duration
+	// KeepAlive is the interval of SSE comment pings on open streams
+	// (default 15s; negative disables).
+	KeepAlive time.Duration
+	// Auth, when set, authenticates every request to the endpoint. It
+	// returns the context the request is served with (carrying, say, the
+	// token's claims; nil keeps the request's). An *AuthError chooses the
+	// status and the WWW-Authenticate challenge; any other error is 401
+	// invalid_token.
+	Auth func(r *http.Request) (context.Context, error)
+	// ResourceMetadata, when set, is served at
+	// /.well-known/oauth-protected-resource[/path] (RFC 9728) and named in
+	// the challenges of refused requests.
+	ResourceMetadata *ProtectedResourceMetadata
+	// Logger receives the transport's logs (default: the server's).
+	Logger *slog.Logger
+}
+
+// Handler serves one mcp.Server over Streamable HTTP at one endpoint, both
+// eras. Close it to end every session.
+type Handler struct {
+	srv      *mcp.Server
+	o        Options
+	log      *slog.Logger
+	store    EventStore
+	stateful bool // a stateful revision is mounted
+
+	base   context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // handlers of stateful requests
+
+	hooks atomic.Pointer[serverHooks] // last ListenAndServe seen
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	janitor  *time.Timer
+	closed   bool
+}
+
+// NewHandler returns a Handler serving srv.
+func NewHandler(srv *mcp.Server, o Options) *Handler {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 4 << 20
+	}
+	if o.SessionIdleTimeout <= 0 {
+		o.SessionIdleTimeout = 30 * time.Minute
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 10000
+	}
+	if o.RetryInterval <= 0 {
+		o.RetryInterval = time.Second
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = 15 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = srv.Logger()
+	}
+	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}}
+	if h.store == nil {
+		h.store = NewMemoryEventStore(1000, 100)
+	}
+	h.stateful = len(srv.StatefulVersions()) > 0
+	h.base, h.cancel = context.WithCancel(context.Background())
+	return h
+}
+
+// Server returns the server the handler serves.
+func (h *Handler) Server() *mcp.Server { return h.srv }
+
+// Close ends every session (their streams end and their requests are
+// cancelled), cancels the stateless requests in progress and waits for the
+// handlers of stateful requests. Requests after Close get 503.
+func (h *Handler) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	sessions := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		sessions = append(sessions, s)
+	}
+	if h.janitor != nil {
+		h.janitor.Stop()
+		h.janitor = nil
+	}
+	h.mu.Unlock()
+	h.cancel()
+	for _, s := range sessions {
+		s.close()
+	}
+	h.wg.Wait()
+	return nil
+}
+
+// SessionCount reports the live stateful sessions.
+func (h *Handler) SessionCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sessions)
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.o.ResourceMetadata != nil && strings.HasPrefix(r.URL.Path, wellKnownPRM) {
+		h.serveMetadata(w, r)
+		return
+	}
+	if hk, ok := r.Context().Value(hooksKey{}).(*serverHooks); ok && h.hooks.Load() != hk {
+		h.hooks.Store(hk)
+		hk.add(h)
+	}
+	if !h.originOK(r.Header.Get("Origin")) {
+		writeJSONError(w, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Origin %q is not allowed", r.Header.Get("Origin")))
+		return
+	}
+	if !h.hostOK(r.Host) {
+		writeJSONError(w, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Host %q is not allowed", r.Host))
+		return
+	}
+	if h.isClosed() {
+		writeJSONError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server is shutting down"))
+		return
+	}
+	if h.o.Auth != nil {
+		ctx, err := h.o.Auth(r)
+		if err != nil {
+			h.challenge(w, r, err)
+			return
+		}
+		if ctx != nil {
+			r = r.WithContext(ctx)
+		}
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.servePost(w, r)
+	case http.MethodGet, http.MethodDelete:
+		if v := r.Header.Get(hdrProtocolVersion); !h.stateful || (v != "" && h.srv.IsModernVersion(v)) {
+			// Stateless: no GET stream, no sessions to delete.
+			w.Header().Set("Allow", http.MethodPost)
+			writeJSONError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed: the stateless protocol uses POST only"))
+			return
+		}
+		if r.Method == http.MethodGet {
+			h.serveGet(w, r)
+		} else {
+			h.serveDelete(w, r)
+		}
+	default:
+		allow := "GET, POST, DELETE"
+		if !h.stateful {
+			allow = http.MethodPost
+		}
+		w.Header().Set("Allow", allow)
+		writeJSONError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed"))
+	}
+}
+
+func (h *Handler) isClosed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}
+
+// servePost reads, checks and dispatches one message.
+func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeJSONError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, false,
+				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body exceeds %d bytes", h.o.MaxBodyBytes))
+			return
+		}
+		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "reading the request body: %v", err))
+		return
+	}
+	// The body is in: from now on the connection's read deadline would
+	// only cut long handlers short (and cancel their context).
+	clearDeadlines(w)
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		id, ok := idOf(body)
+		writeJSONError(w, http.StatusUnsupportedMediaType, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json"))
+		return
+	}
+	acc := parseAccept(r.Header.Values("Accept"))
+	if !acc.json && !acc.sse {
+		id, ok := idOf(body)
+		writeJSONError(w, http.StatusNotAcceptable, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow application/json or text/event-stream"))
+		return
+	}
+	msg, err := parseMessage(body)
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeParseError, "parse error: %v", err))
+		return
+	}
+	if msg.kind == kindInvalid {
+		writeJSONError(w, http.StatusBadRequest, msg.id, msg.hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s", msg.problem))
+		return
+	}
+	if h.modern(r, msg) {
+		h.serveStateless(w, r, msg, acc)
+		return
+	}
+	h.serveStateful(w, r, msg, acc)
+}
+
+// modern decides the era of a POST: stateless when the body's _meta names
+// a protocol version or the MCP-Protocol-Version header names one the
+// server serves statelessly (or does not know, so that it is answered
+// -32022); also everything but initialize on a server without stateful
+// revisions.
+func (h *Handler) modern(r *http.Request, msg *message) bool {
+	if mcp.MetaVersion(msg.params) != "" {
+		return true
+	}
+	if v := strings.TrimSpace(r.Header.Get(hdrProtocolVersion)); v != "" && h.srv.IsModernVersion(v) {
+		return true
+	}
+	return !h.stateful && !(msg.kind == kindRequest && msg.method == "initialize")
+}
+
+// accept is what an Accept header allows.
+type accept struct{ json, sse bool }
+
+// parseAccept reads Accept leniently: absent (or empty) allows both.
+func parseAccept(vals []string) accept {
+	var a accept
+	seen := false
+	for _, v := range vals {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			mt = strings.ToLower(strings.TrimSpace(mt))
+			if mt == "" {
+				continue
+			}
+			seen = true
+			switch mt {
+			case "*/*":
+				a.json, a.sse = true, true
+			case "application/*", "application/json":
+				a.json = true
+			case "text/*", "text/event-stream":
+				a.sse = true
+			}
+		}
+	}
+	if !seen {
+		return accept{true, true}
+	}
+	return a
+}
+
+// originOK checks Origin against the allow-list (absent is fine).
+func (h *Handler) originOK(origin string) bool {
+	if origin == "" {
+		return true
+	}
+	if h.o.AllowedOrigins == nil {
+		u, err := url.Parse(origin)
+		return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopback(u.Hostname())
+	}
+	for _, a := range h.o.AllowedOrigins {
+		if a == "*" || strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostOK checks Host against the allow-list.
+func (h *Handler) hostOK(host string) bool {
+	name := host
+	if hn, _, err := net.SplitHostPort(host); err == nil {
+		name = hn
+	}
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	if h.o.AllowedHosts == nil {
+		return isLoopback(name)
+	}
+	for _, a := range h.o.AllowedHosts {
+		if a == "*" || strings.EqualFold(a, host) || strings.EqualFold(strings.TrimSuffix(strings.TrimPrefix(a, "["), "]"), name) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// writeJSON writes a JSON body.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// writeJSONError writes a JSON-RPC error response.
+func writeJSONError(w http.ResponseWriter, status int, id jsonrpc.ID, hasID bool, je *jsonrpc.Error) {
+	writeJSON(w, status, encodeError(id, hasID, je))
+}
+
+// writeStall bounds one write to a client that stopped reading.
+const writeStall = 30 * time.Second
+
+// clearDeadlines lifts the server's read timeout for a response that may
+// take long or stream (it would cancel the request's context), and gives
+// the first write writeStall; the writes that come later set their own
+// deadline.
+func clearDeadlines(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Now().Add(writeStall))
+}
+
+// sseHeaders starts an SSE response.
+func sseHeaders(w http.ResponseWriter) {
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("X-Accel-Buffering", "no")
+	hd.Del("Content-Length")
+	w.WriteHeader(http.StatusOK)
+}

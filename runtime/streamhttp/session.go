@@ -1,0 +1,658 @@
+package streamhttp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// session is one stateful (2025-03-26 … 2025-11-25) session: the
+// mcp.Session, its streams, the client requests it serves and the requests
+// it sent the client. It is the session's mcp.Caller: requests to the
+// client go on the SSE stream of the request being served (or on the GET
+// stream outside one) and their responses come back by POST.
+type session struct {
+	h      *Handler
+	id     string
+	ms     *mcp.Session
+	ctx    context.Context // cancelled when the session ends
+	cancel context.CancelFunc
+
+	mu         sync.Mutex
+	closed     bool
+	active     int // HTTP requests in progress on the session
+	lastUsed   time.Time
+	inflight   map[string]*inflightReq
+	calls      map[int64]chan *message
+	nextCall   int64
+	nextStream int
+	streams    map[string]*stream // streams that may still get events
+	standalone *stream            // the GET stream
+}
+
+// inflightReq is a client request being served.
+type inflightReq struct {
+	cancel    context.CancelFunc
+	cancelled bool
+}
+
+var (
+	// ErrNoStream is returned by calls to a stateful client that has no
+	// stream to receive them (no SSE on the request and no GET stream).
+	ErrNoStream = errors.New("streamhttp: no stream to the client")
+	// ErrSessionClosed is returned by calls pending when the session ends.
+	ErrSessionClosed = errors.New("streamhttp: session closed")
+)
+
+type streamKey struct{}
+
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// initialize opens a session (or, on a server without stateful
+// revisions, answers with the supported versions).
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *message, acc accept) {
+	if !h.stateful {
+		tmp := h.srv.NewSession(discardCaller{}, nil)
+		_, err := tmp.Handle(r.Context(), msg.request(), discardOut{})
+		tmp.Close()
+		if err == nil {
+			err = errInternal
+		}
+		je, _ := asRPCError(err)
+		writeJSONError(w, mcp.HTTPStatus(je), msg.id, true, je)
+		return
+	}
+	if h.SessionCount() >= h.o.MaxSessions {
+		writeJSONError(w, http.StatusServiceUnavailable, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInternalError, "too many sessions"))
+		return
+	}
+	s := &session{h: h, id: newSessionID(), inflight: map[string]*inflightReq{}, calls: map[int64]chan *message{}, streams: map[string]*stream{}, lastUsed: time.Now()}
+	s.ctx, s.cancel = context.WithCancel(h.base)
+	s.ms = h.srv.NewSession(s, s.cancelRequest)
+	res, err := s.ms.Handle(r.Context(), msg.request(), discardOut{})
+	var body []byte
+	if err == nil {
+		body, err = encodeResult(msg.id, res)
+	}
+	if err != nil {
+		s.ms.Close()
+		s.cancel()
+		je, ok := asRPCError(err)
+		if !ok {
+			h.log.Error("streamhttp: initialize failed", "err", err)
+		}
+		writeJSONError(w, http.StatusBadRequest, msg.id, true, je)
+		return
+	}
+	h.mu.Lock()
+	if h.closed || len(h.sessions) >= h.o.MaxSessions {
+		h.mu.Unlock()
+		s.ms.Close()
+		s.cancel()
+		writeJSONError(w, http.StatusServiceUnavailable, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInternalError, "too many sessions"))
+		return
+	}
+	h.sessions[s.id] = s
+	if h.janitor == nil {
+		h.janitor = time.AfterFunc(h.sweepInterval(), h.sweep)
+	}
+	h.mu.Unlock()
+	w.Header().Set(hdrSessionID, s.id)
+	writeResponse(w, acc, body)
+}
+
+// writeResponse writes a response as JSON, or as a one-event SSE stream
+// to a client that accepts only SSE.
+func writeResponse(w http.ResponseWriter, acc accept, body []byte) {
+	if acc.json {
+		writeJSON(w, http.StatusOK, body)
+		return
+	}
+	sseHeaders(w)
+	_, _ = w.Write(append(append([]byte("data: "), body...), "\n\n"...))
+}
+
+// sweepInterval is how often expired sessions are looked for.
+func (h *Handler) sweepInterval() time.Duration {
+	return min(max(h.o.SessionIdleTimeout/4, 10*time.Millisecond), time.Minute)
+}
+
+// sweep ends the sessions idle for longer than SessionIdleTimeout; it
+// reschedules itself while sessions remain.
+func (h *Handler) sweep() {
+	now := time.Now()
+	var expired []*session
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	for id, s := range h.sessions {
+		s.mu.Lock()
+		if s.active == 0 && now.Sub(s.lastUsed) > h.o.SessionIdleTimeout {
+			expired = append(expired, s)
+			delete(h.sessions, id)
+		}
+		s.mu.Unlock()
+	}
+	if len(h.sessions) > 0 {
+		h.janitor = time.AfterFunc(h.sweepInterval(), h.sweep)
+	} else {
+		h.janitor = nil
+	}
+	h.mu.Unlock()
+	for _, s := range expired {
+		h.log.Debug("streamhttp: session expired", "session", s.id)
+		s.close()
+	}
+}
+
+// lookup finds the session a request names and marks it active; it
+// answers 400 (no Mcp-Session-Id) or 404 (unknown or ended) itself.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, hasID bool) *session {
+	sid := r.Header.Get(hdrSessionID)
+	if sid == "" {
+		writeJSONError(w, http.StatusBadRequest, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first"))
+		return nil
+	}
+	h.mu.Lock()
+	s := h.sessions[sid]
+	if s != nil {
+		s.mu.Lock()
+		s.active++
+		s.lastUsed = time.Now()
+		s.mu.Unlock()
+	}
+	h.mu.Unlock()
+	if s == nil {
+		writeJSONError(w, http.StatusNotFound, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: it expired or was ended; initialize a new one"))
+		return nil
+	}
+	if v := r.Header.Get(hdrProtocolVersion); v != "" {
+		if m := h.srv.Mounted(v); m == nil || m.Protocol.Stateless {
+			s.leave()
+			writeJSONError(w, http.StatusBadRequest, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q", v))
+			return nil
+		}
+	}
+	return s
+}
+
+func (s *session) leave() {
+	s.mu.Lock()
+	s.active--
+	s.lastUsed = time.Now()
+	s.mu.Unlock()
+}
+
+// serveStateful serves one POSTed message of the stateful era.
+func (h *Handler) serveStateful(w http.ResponseWriter, r *http.Request, msg *message, acc accept) {
+	if msg.kind == kindRequest && msg.method == "initialize" && r.Header.Get(hdrSessionID) == "" {
+		h.initialize(w, r, msg, acc)
+		return
+	}
+	s := h.lookup(w, r, msg.id, msg.hasID)
+	if s == nil {
+		return
+	}
+	defer s.leave()
+	switch msg.kind {
+	case kindResponse:
+		s.response(msg)
+		w.WriteHeader(http.StatusAccepted)
+	case kindNotification:
+		_, _ = s.ms.Handle(r.Context(), msg.request(), discardOut{})
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		s.serveRequest(w, r, msg, acc)
+	}
+}
+
+// response hands the client's response to the call waiting for it.
+func (s *session) response(msg *message) {
+	if !msg.id.IsInt() {
+		return
+	}
+	s.mu.Lock()
+	ch := s.calls[msg.id.Int()]
+	delete(s.calls, msg.id.Int())
+	s.mu.Unlock()
+	if ch != nil {
+		ch <- msg
+	}
+}
+
+// cancelRequest cancels a client request (notifications/cancelled); no
+// response is sent for it.
+func (s *session) cancelRequest(id jsonrpc.ID) bool {
+	s.mu.Lock()
+	ir := s.inflight[idKey(id)]
+	if ir == nil || ir.cancelled {
+		s.mu.Unlock()
+		return false
+	}
+	ir.cancelled = true
+	s.mu.Unlock()
+	ir.cancel()
+	return true
+}
+
+func idKey(id jsonrpc.ID) string { return string(id.AppendKey(nil)) }
+
+// serveRequest serves a client request. Its handler runs on its own: a
+// client that disconnects does not cancel it (2025-11-25: disconnection
+// is not cancellation), and its later events are kept for resumption.
+func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *message, acc accept) {
+	key := idKey(msg.id)
+	st, err := s.newStream("p")
+	if err != nil {
+		writeJSONError(w, http.StatusNotFound, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
+		return
+	}
+	c := newConn(w, acc.sse)
+	st.mu.Lock()
+	st.conn = c
+	st.mu.Unlock()
+	hctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	stop := context.AfterFunc(s.ctx, cancel)
+	s.mu.Lock()
+	if s.closed || s.inflight[key] != nil {
+		closed := s.closed
+		s.mu.Unlock()
+		stop()
+		cancel()
+		s.removeStream(st)
+		if closed {
+			writeJSONError(w, http.StatusNotFound, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
+			return
+		}
+		writeJSONError(w, http.StatusBadRequest, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", msg.id.String()))
+		return
+	}
+	s.inflight[key] = &inflightReq{cancel: cancel}
+	// Under s.mu, before close (which precedes Handler.Close's Wait).
+	s.h.wg.Add(1)
+	s.mu.Unlock()
+	hctx = context.WithValue(hctx, streamKey{}, st)
+	req := msg.request()
+	go func() {
+		defer s.h.wg.Done()
+		defer stop()
+		defer cancel()
+		res, err := s.ms.Handle(hctx, req, st)
+		s.mu.Lock()
+		cancelled := s.inflight[key] == nil || s.inflight[key].cancelled
+		delete(s.inflight, key)
+		s.mu.Unlock()
+		if cancelled || s.ctx.Err() != nil {
+			st.finish(nil)
+			return
+		}
+		var body []byte
+		if err == nil {
+			body, err = encodeResult(req.ID, res)
+		}
+		if err != nil {
+			je, ok := asRPCError(err)
+			if !ok {
+				s.h.log.Error("streamhttp: handler failed", "method", req.Method, "id", req.ID.String(), "err", err)
+			}
+			body = encodeError(req.ID, true, je)
+		}
+		st.finish(body)
+	}()
+	select {
+	case <-c.gone:
+		c.lastWrite()
+	case <-r.Context().Done():
+		st.detach(c)
+		return
+	}
+	switch {
+	case c.json != nil:
+		writeResponse(w, acc, c.json)
+	case c.began:
+		// The stream ended (its response was its last event).
+	case s.ctx.Err() != nil:
+		writeJSONError(w, http.StatusNotFound, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
+	default:
+		// Cancelled by the client: no response.
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// serveGet opens the GET stream, or resumes a stream (Last-Event-ID).
+func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
+	if acc := parseAccept(r.Header.Values("Accept")); !acc.sse {
+		writeJSONError(w, http.StatusNotAcceptable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow text/event-stream"))
+		return
+	}
+	s := h.lookup(w, r, jsonrpc.ID{}, false)
+	if s == nil {
+		return
+	}
+	defer s.leave()
+	clearDeadlines(w)
+	if last := strings.TrimSpace(r.Header.Get(hdrLastEventID)); last != "" {
+		s.resume(w, r, last)
+		return
+	}
+	c := newConn(w, true)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		writeJSONError(w, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
+		return
+	}
+	if old := s.standalone; old != nil && old.attached() {
+		s.mu.Unlock()
+		writeJSONError(w, http.StatusConflict, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session already has a GET stream"))
+		return
+	}
+	old := s.standalone
+	st := s.newStreamLocked("g")
+	st.conn = c
+	s.standalone = st
+	s.mu.Unlock()
+	if old != nil {
+		old.end()
+		s.removeStream(old)
+	}
+	st.mu.Lock()
+	if !st.started && st.conn == c {
+		st.startLocked()
+	}
+	st.mu.Unlock()
+	select {
+	case <-c.gone:
+		c.lastWrite()
+	case <-r.Context().Done():
+		st.detach(c)
+	}
+}
+
+// resume replays the events of a stream after last, then goes on with the
+// stream if it is still live.
+func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
+	_, name, err := s.h.store.Replay(s.id, last)
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
+		return
+	}
+	s.mu.Lock()
+	st := s.streams[name]
+	s.mu.Unlock()
+	c := newConn(w, true)
+	if st == nil {
+		// The stream is over: what it had left is all in the store.
+		events, _, err := s.h.store.Replay(s.id, last)
+		if err != nil {
+			writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
+			return
+		}
+		sseHeaders(w)
+		c.writeRetry(s.h.o.RetryInterval)
+		for _, ev := range events {
+			if c.writeEvent(ev.ID, ev.Data) != nil {
+				return
+			}
+		}
+		return
+	}
+	st.mu.Lock()
+	// Under the stream's lock no event is delivered: the replay and the
+	// live events after it meet without gap or repeat.
+	events, _, err := s.h.store.Replay(s.id, last)
+	if err != nil {
+		st.mu.Unlock()
+		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
+		return
+	}
+	if st.conn != nil {
+		// The old connection may not know yet that it is broken.
+		st.conn.end()
+	}
+	st.conn = c
+	st.started = true
+	c.began = true
+	sseHeaders(w)
+	c.writeRetry(s.h.o.RetryInterval)
+	for _, ev := range events {
+		if c.writeEvent(ev.ID, ev.Data) != nil {
+			c.end()
+			st.conn = nil
+			break
+		}
+	}
+	if st.final && st.conn == c {
+		c.end()
+		st.conn = nil
+	} else if st.conn == c {
+		st.keepAliveLocked(c)
+	}
+	st.mu.Unlock()
+	select {
+	case <-c.gone:
+		c.lastWrite()
+	case <-r.Context().Done():
+		st.detach(c)
+	}
+}
+
+// serveDelete ends a session.
+func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
+	s := h.lookup(w, r, jsonrpc.ID{}, false)
+	if s == nil {
+		return
+	}
+	s.leave()
+	s.close()
+	w.WriteHeader(http.StatusOK)
+}
+
+// close ends the session: its streams end, its requests are cancelled,
+// calls to the client fail and its events are forgotten.
+func (s *session) close() {
+	h := s.h
+	h.mu.Lock()
+	if h.sessions[s.id] == s {
+		delete(h.sessions, s.id)
+	}
+	h.mu.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	streams := make([]*stream, 0, len(s.streams))
+	for _, st := range s.streams {
+		streams = append(streams, st)
+	}
+	clear(s.streams)
+	s.standalone = nil
+	s.mu.Unlock()
+	s.cancel()
+	for _, st := range streams {
+		st.end()
+	}
+	s.ms.Close()
+	h.store.Forget(s.id)
+}
+
+// newStream makes a stream the session's events can go to; prefix is "p"
+// for a POST, "g" for a GET stream.
+func (s *session) newStream(prefix string) (*stream, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrSessionClosed
+	}
+	return s.newStreamLocked(prefix), nil
+}
+
+func (s *session) newStreamLocked(prefix string) *stream {
+	s.nextStream++
+	st := &stream{sess: s, name: prefix + strconv.Itoa(s.nextStream)}
+	s.streams[st.name] = st
+	return st
+}
+
+func (s *session) removeStream(st *stream) {
+	s.mu.Lock()
+	if s.streams[st.name] == st {
+		delete(s.streams, st.name)
+	}
+	if s.standalone == st {
+		s.standalone = nil
+	}
+	s.mu.Unlock()
+}
+
+// target is the stream a message sent with ctx goes on: the stream of the
+// request ctx belongs to, else the GET stream (nil if none).
+func (s *session) target(ctx context.Context) *stream {
+	if st, ok := ctx.Value(streamKey{}).(*stream); ok && st.sess == s {
+		return st
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.standalone
+}
+
+// send delivers a message on st, or on the GET stream when st cannot take
+// it (finished, or a client that did not accept SSE).
+func (s *session) send(st *stream, msg []byte) error {
+	if st != nil {
+		if err := st.deliver(msg); err == nil {
+			return nil
+		}
+	}
+	s.mu.Lock()
+	g := s.standalone
+	s.mu.Unlock()
+	if g == nil || g == st {
+		return ErrNoStream
+	}
+	return g.deliver(msg)
+}
+
+// Notify implements mcp.Caller. A notification no stream can take is
+// dropped.
+func (s *session) Notify(ctx context.Context, method string, params wire.Marshaler) error {
+	b, err := encodeRequest(jsonrpc.ID{}, false, method, params)
+	if err != nil {
+		return err
+	}
+	if err := s.send(s.target(ctx), b); err != nil && !errors.Is(err, ErrNoStream) {
+		return err
+	}
+	return nil
+}
+
+// Call implements mcp.Caller: the request goes on the stream of the
+// request being served (else the GET stream); the client POSTs the
+// response.
+func (s *session) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	st := s.target(ctx)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrSessionClosed
+	}
+	s.nextCall++
+	n := s.nextCall
+	ch := make(chan *message, 1)
+	s.calls[n] = ch
+	s.mu.Unlock()
+	forget := func() {
+		s.mu.Lock()
+		delete(s.calls, n)
+		s.mu.Unlock()
+	}
+	b, err := encodeRequest(wire.IntValue(n), true, method, params)
+	if err == nil {
+		err = s.send(st, b)
+	}
+	if err != nil {
+		forget()
+		return err
+	}
+	select {
+	case m := <-ch:
+		if m.err != nil {
+			return m.err
+		}
+		if result != nil {
+			return wire.Unmarshal(m.result, result)
+		}
+		return nil
+	case <-ctx.Done():
+		forget()
+		_ = s.Notify(ctx, "notifications/cancelled", cancelledParams{wire.IntValue(n), ctx.Err().Error()})
+		return ctx.Err()
+	case <-s.ctx.Done():
+		forget()
+		return ErrSessionClosed
+	}
+}
+
+type cancelledParams struct {
+	id     jsonrpc.ID
+	reason string
+}
+
+func (c cancelledParams) EncodeJSON(e *wire.Encoder) {
+	e.ObjectStart()
+	e.FieldRaw(`"requestId":`)
+	c.id.EncodeJSON(e)
+	e.FieldRaw(`"reason":`)
+	e.Str(c.reason)
+	e.ObjectEnd()
+}
+
+// discardCaller is the peer of a throwaway session.
+type discardCaller struct{}
+
+func (discardCaller) Call(context.Context, string, wire.Marshaler, wire.Unmarshaler) error {
+	return ErrNoStream
+}
+func (discardCaller) Notify(context.Context, string, wire.Marshaler) error { return nil }
+
+// endStandalone ends the GET streams of every session (the server is
+// shutting down; clients may come back elsewhere).
+func (h *Handler) endStandalone() {
+	h.mu.Lock()
+	sessions := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		sessions = append(sessions, s)
+	}
+	h.mu.Unlock()
+	for _, s := range sessions {
+		s.mu.Lock()
+		g := s.standalone
+		s.mu.Unlock()
+		if g != nil {
+			g.mu.Lock()
+			if g.conn != nil {
+				g.conn.end()
+				g.conn = nil
+			}
+			g.mu.Unlock()
+		}
+	}
+}
