@@ -7,7 +7,7 @@ EXAMPLE   := examples/everything
 # Tests and go generate find the official schemas here.
 export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 
-.PHONY: all build generate demo test test-go test-spec test-example vet interop-deps conformance bench fuzz clean
+.PHONY: all build generate demo test test-go test-spec test-example vet interop-deps conformance bench bench-compare fuzz clean
 
 all: build
 
@@ -64,6 +64,11 @@ bench: generate
 	cd spectest && $(GO) generate ./... && $(GO) test -run '^$$' -bench . -benchmem ./mcp/mcp20251125 ./mcp/mcp20260728
 	$(GO) test -run '^$$' -bench . -benchmem ./runtime/...
 	cd $(EXAMPLE) && $(GO) test -run '^$$' -bench . -benchmem .
+
+## bench-compare: one echo tools/call round trip over the stdio framing, mcpgen vs the official go-sdk vs mcp-go (a separate module: bench/README.md)
+bench-compare:
+	cd bench && $(GO) generate ./...
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem ./...
 
 FUZZTIME ?= 60s
 ## fuzz: every fuzz target for FUZZTIME each

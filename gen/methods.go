@@ -122,11 +122,10 @@ func (g *generator) methods(f *jen.File) error {
 // request goes to the matching method of the session's handler, and the
 // results become the InputResponses of the retry.
 func (g *generator) fulfil(f *jen.File) {
-	reqs, resps := g.spec.Def("InputRequests"), g.spec.Def("InputResponses")
-	union := g.named["InputRequest"]
-	if reqs == nil || resps == nil || union == nil || union.shape != shapeUnion {
+	if !g.canFulfil() {
 		return
 	}
+	union := g.named["InputRequest"]
 	var cases []jen.Code
 	for _, mt := range union.members {
 		target := mt.underlying().named
@@ -151,15 +150,29 @@ func (g *generator) fulfil(f *jen.File) {
 		))
 	}
 	cases = append(cases, jen.Default().Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit("input request"), jen.Lit("unknown")))))
-	f.Comment("fulfil answers the input requests of r with the session's handler.")
-	f.Func().Id("fulfil").Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("c").Qual(mcpPkg, "Caller"), jen.Id("r").Op("*").Id("InputRequiredResult")).Params(jen.Id("InputResponses"), jen.Error()).Block(
+	f.Comment("fulfil answers input requests with the session's handler.")
+	f.Func().Id("fulfil").Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("c").Qual(mcpPkg, "Caller"), jen.Id("requests").Id("InputRequests")).Params(jen.Id("InputResponses"), jen.Error()).Block(
 		jen.Id("h").Op(":=").Qual(mcpPkg, "HandlerOf").Call(jen.Id("c")),
 		jen.Id("out").Op(":=").Id("InputResponses").Values(),
-		jen.For(jen.Id("_").Op(",").Id("key").Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(jen.Id("r").Dot("InputRequests")))).Block(
-			jen.Switch(jen.Id("req").Op(":=").Id("r").Dot("InputRequests").Index(jen.Id("key")).Assert(jen.Type())).Block(cases...),
+		jen.For(jen.Id("_").Op(",").Id("key").Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(jen.Id("requests")))).Block(
+			jen.Switch(jen.Id("req").Op(":=").Id("requests").Index(jen.Id("key")).Assert(jen.Type())).Block(cases...),
 		),
 		jen.Return(jen.Id("out"), jen.Nil()),
 	)
+	f.Comment("answerTask answers the input requests of a task the session waits for")
+	f.Comment("(mcp.AwaitTask).")
+	f.Func().Id("answerTask").Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("c").Qual(mcpPkg, "Caller"), jen.Id("requests").Qual(wirePkg, "Raw")).Params(jen.Qual(wirePkg, "Marshaler"), jen.Error()).Block(
+		jen.Var().Id("reqs").Id("InputRequests"),
+		jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("requests"), jen.Op("&").Id("reqs")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("fulfil").Call(jen.Id("ctx"), jen.Id("c"), jen.Id("reqs"))),
+	)
+}
+
+// canFulfil reports whether the revision has input requests (multi
+// round-trip requests) a client answers with fulfil.
+func (g *generator) canFulfil() bool {
+	union := g.named["InputRequest"]
+	return g.spec.Def("InputRequests") != nil && g.spec.Def("InputResponses") != nil && union != nil && union.shape == shapeUnion
 }
 
 // handlerInterface declares the interface of the methods a side receives
@@ -499,12 +512,25 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 			mrtr = true
 			cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(
 				jen.If(jen.Id("round").Op(">=").Qual(mcpPkg, "MaxInputRounds")).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "TooManyInputRounds").Call(jen.Lit(m.Name)))),
-				jen.List(jen.Id("responses"), jen.Err()).Op(":=").Id("fulfil").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("r")),
+				jen.List(jen.Id("responses"), jen.Err()).Op(":=").Id("fulfil").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("r").Dot("InputRequests")),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Id("retry").Op(":=").Op("*").Id("params"),
 				jen.Id("retry").Dot("InputResponses").Op("=").Id("responses"),
 				jen.Id("retry").Dot("RequestState").Op("=").Id("r").Dot("RequestState"),
 				jen.Id("params").Op("=").Op("&").Id("retry"),
+			))
+			continue
+		}
+		if alt == "CreateTaskResult" && g.spec.Era() != schema.Stateless {
+			// Only a caller that set params.task gets one: wait for the
+			// task and answer its result.
+			cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(
+				jen.If(jen.Id("r").Dot("Task").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("CreateTaskResult without task")))),
+				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(mcpPkg, "AwaitTaskResult").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("r").Dot("Task").Dot("TaskID")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Id("res").Op(":=").New(g.typeCode(resultT)),
+				jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("raw"), jen.Id("res")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Return(jen.Id("res"), jen.Nil()),
 			))
 			continue
 		}
@@ -514,10 +540,24 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 	loop := []jen.Code{
 		jen.Var().Id("raw").Qual(wirePkg, "Raw"),
 		jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Op("&").Id("raw")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("reply"), jen.Err()).Op(":=").Id("Unmarshal" + m.Reply.Name).Call(jen.Id("raw")),
+	}
+	if g.spec.Era() == schema.Stateless {
+		// A client that accepts tasks may get a task handle instead
+		// (the tasks extension): wait for its result.
+		var answer jen.Code = jen.Nil()
+		if g.canFulfil() {
+			answer = jen.Id("answerTask")
+		}
+		loop = append(loop,
+			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(mcpPkg, "AwaitTask").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("raw"), answer),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		)
+	}
+	loop = append(loop,
+		jen.List(jen.Id("reply"), jen.Err()).Op(":=").Id("Unmarshal"+m.Reply.Name).Call(jen.Id("raw")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Switch(jen.Id("r").Op(":=").Id("reply").Assert(jen.Type())).Block(cases...),
-	}
+	)
 	if !mrtr {
 		return loop
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	mcp "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
@@ -36,10 +37,15 @@ func (l *legacy) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mc
 }
 
 func (l *legacy) sample(ctx context.Context, prompt string, maxTokens int64) (string, error) {
-	r, err := mcp.PeerFrom(ctx).CreateMessage(ctx, &mcp.CreateMessageRequestParams{
+	params := &mcp.CreateMessageRequestParams{
 		Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: prompt}}},
 		MaxTokens: maxTokens,
-	})
+	}
+	if rt.RequestFrom(ctx).HasClientCapability("tasks", "requests", "sampling", "createMessage") {
+		// The client runs sampling as a task; CreateMessage waits for it.
+		params.Task = &mcp.TaskMetadata{TTL: wire.Some[int64](60000)}
+	}
+	r, err := mcp.PeerFrom(ctx).CreateMessage(ctx, params)
 	if err != nil {
 		return "", err
 	}

@@ -86,15 +86,7 @@ func (modernHandler) ListRoots(context.Context, *v26.ListRootsRequestParams) (*v
 
 func connect(t *testing.T, era rt.Era) *rt.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	cs, err := rt.Connect(ctx, &rt.CommandTransport{Path: binary}, rt.ClientOptions{Name: "everything-test", Version: "1", Era: era},
-		v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return connectCaps(t, "", era, "")
 }
 
 func textOf(t *testing.T, blocks any) string {
@@ -106,8 +98,10 @@ func textOf(t *testing.T, blocks any) string {
 	return string(b)
 }
 
-func TestLegacyStdio(t *testing.T) {
-	cs := connect(t, rt.Legacy)
+func TestLegacy(t *testing.T) { overBoth(t, testLegacy) }
+
+func testLegacy(t *testing.T, url string) {
+	cs := connectCaps(t, url, rt.Legacy, "")
 	if cs.ProtocolVersion() != "2025-11-25" || cs.Stateless() {
 		t.Fatalf("negotiated %s (stateless %v)", cs.ProtocolVersion(), cs.Stateless())
 	}
@@ -186,8 +180,10 @@ func TestLegacyStdio(t *testing.T) {
 	}
 }
 
-func TestModernStdio(t *testing.T) {
-	cs := connect(t, rt.Modern)
+func TestModern(t *testing.T) { overBoth(t, testModern) }
+
+func testModern(t *testing.T, url string) {
+	cs := connectCaps(t, url, rt.Modern, "")
 	if cs.ProtocolVersion() != "2026-07-28" || !cs.Stateless() {
 		t.Fatalf("negotiated %s (stateless %v)", cs.ProtocolVersion(), cs.Stateless())
 	}
@@ -220,8 +216,10 @@ func TestModernStdio(t *testing.T) {
 	}
 }
 
-func TestAutoEraFindsModern(t *testing.T) {
-	cs := connect(t, rt.Auto)
+func TestAutoEraFindsModern(t *testing.T) { overBoth(t, testAutoEraFindsModern) }
+
+func testAutoEraFindsModern(t *testing.T, url string) {
+	cs := connectCaps(t, url, rt.Auto, "")
 	if !cs.Stateless() {
 		t.Errorf("auto negotiated the legacy era with a dual-era server")
 	}

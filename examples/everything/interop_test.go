@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,7 +13,7 @@ import (
 
 // Interop tests run real peers pinned in ../../interop (npm ci there; make
 // test does it): the official TypeScript client (@modelcontextprotocol/client)
-// in both eras, and the inspector CLI. Without the pinned packages they are
+// in both eras over stdio and Streamable HTTP, and the inspector CLI. Without the pinned packages they are
 // skipped, unless MCPGEN_REQUIRE_INTEROP is set (CI), which makes that a
 // failure.
 
@@ -59,7 +60,42 @@ func tsClient(t *testing.T, args ...string) map[string]any {
 	return report
 }
 
-func TestTypeScriptClientStdio(t *testing.T) {
+// startHTTP runs the server over Streamable HTTP on a free port for the
+// test and returns its endpoint.
+func startHTTP(t *testing.T) string {
+	t.Helper()
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--addr-file", addrFile)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("server did not shut down on SIGINT; stderr:\n%s", stderr.String())
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
+			return "http://" + strings.TrimSpace(string(b)) + "/mcp"
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestTypeScriptClient(t *testing.T) {
+	interopDir(t)
 	tests := []struct {
 		era, script string
 		want        []string // substrings of the JSON report
@@ -73,38 +109,54 @@ func TestTypeScriptClientStdio(t *testing.T) {
 		{"modern", "progress", []string{`"progress":100`}},
 		{"modern", "cancel", []string{`"aborted":true`, `"echoAfterCancel":"still alive"`}},
 		{"modern", "mrtr", []string{`Hello, Alice!`}},
+		{"auto", "smoke", []string{`2026-07-28`}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.era+"/"+tt.script, func(t *testing.T) {
-			report := tsClient(t, "--era", tt.era, "--stdio", binary, "--script", tt.script)
-			b, _ := json.Marshal(report)
-			for _, w := range tt.want {
-				if !strings.Contains(string(b), w) {
-					t.Errorf("report lacks %s:\n%s", w, b)
+	url := startHTTP(t)
+	for _, transport := range []string{"stdio", "http"} {
+		for _, tt := range tests {
+			t.Run(transport+"/"+tt.era+"/"+tt.script, func(t *testing.T) {
+				target := []string{"--stdio", binary}
+				if transport == "http" {
+					target = []string{"--http", url}
 				}
-			}
-		})
+				report := tsClient(t, append([]string{"--era", tt.era, "--script", tt.script}, target...)...)
+				b, _ := json.Marshal(report)
+				for _, w := range tt.want {
+					if !strings.Contains(string(b), w) {
+						t.Errorf("report lacks %s:\n%s", w, b)
+					}
+				}
+			})
+		}
 	}
 }
 
-func TestInspectorCLIStdio(t *testing.T) {
+func TestInspectorCLI(t *testing.T) {
 	dir := interopDir(t)
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(filepath.Join(dir, "inspector.sh"), append(args, "--", binary)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("inspector %v: %v\n%s", args, err, out)
+	url := startHTTP(t)
+	for _, target := range [][]string{{"--", binary}, {url}} {
+		run := func(args ...string) string {
+			t.Helper()
+			// A URL goes first: --tool-arg takes every argument after it.
+			full := append(args, target...)
+			if target[0] != "--" {
+				full = append(append([]string{}, target...), args...)
+			}
+			cmd := exec.Command(filepath.Join(dir, "inspector.sh"), full...)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("inspector %v %v: %v\n%s", args, target, err, out)
+			}
+			return string(out)
 		}
-		return string(out)
-	}
-	if out := run("--method", "tools/list"); !strings.Contains(out, "test_simple_text") {
-		t.Errorf("tools/list:\n%s", out)
-	}
-	if out := run("--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hi from inspector"); !strings.Contains(out, "hi from inspector") {
-		t.Errorf("tools/call:\n%s", out)
-	}
-	if out := run("--method", "resources/read", "--uri", "test://static-text"); !strings.Contains(out, "static text resource") {
-		t.Errorf("resources/read:\n%s", out)
+		if out := run("--method", "tools/list"); !strings.Contains(out, "test_simple_text") {
+			t.Errorf("%v tools/list:\n%s", target, out)
+		}
+		if out := run("--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hi from inspector"); !strings.Contains(out, "hi from inspector") {
+			t.Errorf("%v tools/call:\n%s", target, out)
+		}
+		if out := run("--method", "resources/read", "--uri", "test://static-text"); !strings.Contains(out, "static text resource") {
+			t.Errorf("%v resources/read:\n%s", target, out)
+		}
 	}
 }

@@ -3,24 +3,32 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
-// connectCaps connects with the given client capabilities.
-func connectCaps(t *testing.T, era rt.Era, caps string) *rt.ClientSession {
+// connectCaps connects with the given client capabilities, over stdio or,
+// with url set, Streamable HTTP.
+func connectCaps(t *testing.T, url string, era rt.Era, caps string) *rt.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
-	cs, err := rt.Connect(ctx, &rt.CommandTransport{Path: binary}, rt.ClientOptions{Name: "everything-test", Version: "1", Era: era, Capabilities: wire.Raw(caps)},
+	var tr rt.ClientTransport = &rt.CommandTransport{Path: binary}
+	if url != "" {
+		tr = &streamhttp.ClientTransport{URL: url}
+	}
+	cs, err := rt.Connect(ctx, tr, rt.ClientOptions{Name: "everything-test", Version: "1", Era: era, Capabilities: wire.Raw(caps)},
 		v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -72,8 +80,17 @@ func poll(t *testing.T, cs *rt.ClientSession, id string, stopAtInput bool) map[s
 
 const tasksCaps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
 
-func TestModernTasks(t *testing.T) {
-	cs := connectCaps(t, rt.Modern, tasksCaps)
+// overBoth runs f over stdio and over Streamable HTTP (where the task
+// methods carry Mcp-Name: the task id).
+func overBoth(t *testing.T, f func(t *testing.T, url string)) {
+	t.Run("stdio", func(t *testing.T) { f(t, "") })
+	t.Run("http", func(t *testing.T) { f(t, startHTTP(t)) })
+}
+
+func TestModernTasks(t *testing.T) { overBoth(t, testModernTasks) }
+
+func testModernTasks(t *testing.T, url string) {
+	cs := connectCaps(t, url, rt.Modern, tasksCaps)
 
 	// Discovery names the extension and no core tasks capability.
 	disc := map[string]any{}
@@ -184,8 +201,10 @@ func TestModernTasks(t *testing.T) {
 	}
 }
 
-func TestModernTasksNeedTheExtension(t *testing.T) {
-	cs := connectCaps(t, rt.Modern, `{}`)
+func TestModernTasksNeedTheExtension(t *testing.T) { overBoth(t, testModernTasksNeedTheExtension) }
+
+func testModernTasksNeedTheExtension(t *testing.T, url string) {
+	cs := connectCaps(t, url, rt.Modern, `{}`)
 	got, err := call(t, cs, "tools/call", `{"name":"slow_compute","arguments":{"seconds":0}}`)
 	if err != nil || got["resultType"] != "complete" {
 		t.Errorf("sync slow_compute: %v %v", got, err)
@@ -207,8 +226,10 @@ func TestModernTasksNeedTheExtension(t *testing.T) {
 	}
 }
 
-func TestLegacyTasks(t *testing.T) {
-	cs := connect(t, rt.Legacy)
+func TestLegacyTasks(t *testing.T) { overBoth(t, testLegacyTasks) }
+
+func testLegacyTasks(t *testing.T, url string) {
+	cs := connectCaps(t, url, rt.Legacy, `{}`)
 	init := map[string]any{}
 	_ = json.Unmarshal(cs.ServerResult(), &init)
 	if caps, _ := init["capabilities"].(map[string]any); caps["tasks"] == nil {
@@ -246,4 +267,85 @@ func TestLegacyTasks(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// connectTasks connects with ClientOptions.Tasks: the client hosts tasks
+// (2025) and its typed calls wait for task handles (both eras).
+func connectTasks(t *testing.T, url string, era rt.Era) *rt.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	var tr rt.ClientTransport = &rt.CommandTransport{Path: binary}
+	if url != "" {
+		tr = &streamhttp.ClientTransport{URL: url}
+	}
+	cs, err := rt.Connect(ctx, tr, rt.ClientOptions{Name: "everything-test", Version: "1", Era: era, Tasks: &rt.TaskOptions{}},
+		v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestTypedCallsWaitForTasks(t *testing.T) { overBoth(t, testTypedCallsWaitForTasks) }
+
+func testTypedCallsWaitForTasks(t *testing.T, url string) {
+	ctx := context.Background()
+	t.Run("2026", func(t *testing.T) {
+		c := v26.NewClient(connectTasks(t, url, rt.Modern))
+		res, err := c.CallTool(ctx, &v26.CallToolRequestParams{Name: "slow_compute", Arguments: v26.CallToolRequestParamsArguments(`{"seconds":0.2,"label":"typed"}`)})
+		if err != nil || !strings.Contains(textOf(t, res), `Computed \"typed\"`) {
+			t.Errorf("slow_compute: %v %v", err, res)
+		}
+		// Input during the task, answered by the client's handler.
+		res, err = c.CallTool(ctx, &v26.CallToolRequestParams{Name: "confirm_delete", Arguments: v26.CallToolRequestParamsArguments(`{"filename":"a.txt"}`)})
+		if err != nil || !strings.Contains(textOf(t, res), "Deleted a.txt.") {
+			t.Errorf("confirm_delete: %v %v", err, res)
+		}
+		if _, err := c.CallTool(ctx, &v26.CallToolRequestParams{Name: "protocol_error_job"}); code(err) != jsonrpc.CodeInternalError {
+			t.Errorf("protocol_error_job: %v", err)
+		}
+		// Giving up cancels the task.
+		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+		if _, err := c.CallTool(short, &v26.CallToolRequestParams{Name: "slow_compute", Arguments: v26.CallToolRequestParamsArguments(`{"seconds":30}`)}); err != context.DeadlineExceeded {
+			t.Errorf("abandoned task: %v", err)
+		}
+	})
+	t.Run("2025", func(t *testing.T) {
+		cs := connectTasks(t, url, rt.Legacy)
+		c := v25.NewClient(cs)
+		var mu sync.Mutex
+		var statuses []string
+		cs.OnNotification(func(_ context.Context, method string, params wire.Raw) {
+			if method == "notifications/tasks/status" {
+				var p struct{ Status string }
+				_ = json.Unmarshal(params, &p)
+				mu.Lock()
+				statuses = append(statuses, p.Status)
+				mu.Unlock()
+			}
+		})
+		res, err := c.CallTool(ctx, &v25.CallToolRequestParams{Name: "slow_compute", Arguments: v25.CallToolRequestParamsArguments(`{"seconds":0.2,"label":"typed"}`), Task: &v25.TaskMetadata{}})
+		if err != nil || !strings.Contains(textOf(t, res), `Computed \"typed\"`) {
+			t.Errorf("slow_compute: %v %v", err, res)
+		}
+		// The server's sampling request runs as a task the client hosts.
+		res, err = c.CallTool(ctx, &v25.CallToolRequestParams{Name: "test_sampling", Arguments: v25.CallToolRequestParamsArguments(`{"prompt":"hi"}`)})
+		if err != nil || !strings.Contains(textOf(t, res), "LLM response: This is a test response from the client") {
+			t.Errorf("sampling as a task: %v %v", err, res)
+		}
+		// isError fails a 2025 task, and tasks/result still answers the result.
+		res, err = c.CallTool(ctx, &v25.CallToolRequestParams{Name: "failing_job", Task: &v25.TaskMetadata{}})
+		if err != nil || !res.IsError.Value {
+			t.Errorf("failing_job: %v %v", err, res)
+		}
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Contains(statuses, "completed") || !slices.Contains(statuses, "failed") {
+			t.Errorf("status notifications: %v", statuses)
+		}
+	})
 }

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -60,6 +63,15 @@ type ClientOptions struct {
 	Capabilities wire.Raw
 	// Logger (default: discard).
 	Logger *slog.Logger
+	// Tasks, when set, turns on tasks in both roles. As a receiver
+	// (2025-11-25) the client hosts tasks: a server may ask for
+	// sampling/createMessage and elicitation/create as tasks, which run the
+	// handler in the background while the server polls (capabilities.tasks
+	// names the methods the handler implements). As a requestor (2026) the
+	// client declares the io.modelcontextprotocol/tasks extension, and
+	// typed calls wait for the task handles servers answer with
+	// (AwaitTask); in 2025-11-25 that happens when a call sets params.task.
+	Tasks *TaskOptions
 }
 
 // ClientSession is a client's conversation with one server: the Caller
@@ -81,6 +93,8 @@ type ClientSession struct {
 	mu       sync.Mutex
 	progress map[string]func(ProgressUpdate)
 	notes    func(ctx context.Context, method string, params wire.Raw)
+
+	tasks *taskHost // with ClientOptions.Tasks
 }
 
 // ProgressUpdate is one notifications/progress for a call.
@@ -105,6 +119,9 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	cs := &ClientSession{opts: opts, mounts: mounts, log: opts.Logger, progress: map[string]func(ProgressUpdate){}}
+	if opts.Tasks != nil {
+		cs.tasks = newTaskHost(*opts.Tasks, time.Now, opts.Logger)
+	}
 	conn, err := t.Dial(ctx, jsonrpc.HandlerFunc(cs.handle))
 	if err != nil {
 		return nil, err
@@ -155,13 +172,14 @@ func (cs *ClientSession) pick(stateless bool) *Mount {
 func (cs *ClientSession) use(m *Mount, stateless bool) {
 	cs.mount, cs.stateless, cs.version = m, stateless, m.Protocol.Revision
 	cs.caps = cs.opts.Capabilities
-	if cs.caps == nil {
-		cs.caps = clientCapabilities(m)
+	if len(cs.caps) == 0 {
+		cs.caps = clientCapabilities(m, cs.tasks != nil)
 	}
 }
 
-// clientCapabilities derives the client's capabilities from its handler.
-func clientCapabilities(m *Mount) wire.Raw {
+// clientCapabilities derives the client's capabilities from its handler
+// (and, with tasks, the requests it takes as tasks).
+func clientCapabilities(m *Mount, tasks bool) wire.Raw {
 	has := func(method string) bool {
 		md := m.Protocol.Methods[method]
 		return md != nil && md.Implemented != nil && md.Implemented(m.Handler)
@@ -181,6 +199,23 @@ func clientCapabilities(m *Mount) wire.Raw {
 	if has("sampling/createMessage") {
 		e.FieldRaw(`"sampling":`)
 		e.Raw(emptyObject)
+	}
+	if tasks && m.Protocol.Stateless && slices.Contains(m.Protocol.ClientCapabilities, "extensions") {
+		// The requestor's side of the tasks extension: typed calls wait
+		// for task handles (AwaitTask).
+		e.FieldRaw(`"extensions":`)
+		e.Raw(wire.Raw(`{"` + TasksExtension + `":{}}`))
+	}
+	if tasks && slices.Contains(m.Protocol.ClientCapabilities, "tasks") {
+		var reqs []string
+		if has("sampling/createMessage") {
+			reqs = append(reqs, `"sampling":{"createMessage":{}}`)
+		}
+		if has("elicitation/create") {
+			reqs = append(reqs, `"elicitation":{"create":{}}`)
+		}
+		e.FieldRaw(`"tasks":`)
+		e.Raw(wire.Raw(`{"list":{},"cancel":{},"requests":{` + strings.Join(reqs, ",") + `}}`))
 	}
 	e.ObjectEnd()
 	return append(wire.Raw(nil), e.Bytes()...)
@@ -511,6 +546,11 @@ func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire
 		return nil, jsonrpc.MethodNotFound(req.Method)
 	}
 	md := m.Protocol.Methods[req.Method]
+	if cs.tasks != nil && md != nil && md.FromServer {
+		if res, err, ok := cs.hostTask(ctx, m, md, req); ok {
+			return res, err
+		}
+	}
 	if md != nil && md.FromServer && md.Serve != nil && md.Implemented(m.Handler) {
 		return md.Serve(ctx, m.Handler, req.Params)
 	}

@@ -37,8 +37,8 @@ type Request struct {
 	// ctx is the request's context (tasks outlive the request but keep its
 	// values).
 	ctx context.Context
-	// taskParam reports params.task (2025-11-25 task augmentation).
-	taskParam bool
+	// task is params.task (2025-11-25 task augmentation), nil when absent.
+	task wire.Raw
 
 	mu           sync.Mutex
 	lastProgress float64

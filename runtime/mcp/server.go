@@ -74,7 +74,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
 	listens  map[*listener]struct{}
-	tasks    *taskStore
+	tasks    *taskHost
 }
 
 // NewServer returns a server for the mounted revisions.

@@ -179,7 +179,7 @@ func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: sess.srv, session: sess, out: out}
 	rc.r.meta = parseMeta(req.Params)
 	rc.r.ctx = rc
-	rc.r.taskParam = hasMember(req.Params, "task")
+	rc.r.task = memberRaw(req.Params, "task")
 	defer rc.r.finish()
 	if req.Method == "tools/call" {
 		if res, err := sess.srv.tools.checkCall(rc, mount, req.Params); res != nil || err != nil {

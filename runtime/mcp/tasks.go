@@ -1,12 +1,11 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"sort"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -14,14 +13,20 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// Tasks let a tools/call answer at once with a handle the client polls,
+// Tasks let a request answer at once with a handle the requestor polls,
 // while the work goes on. Two designs exist and the runtime serves both
 // from one store:
 //
-//   - 2025-11-25 (core, experimental): the client asks for a task with
+//   - 2025-11-25 (core, experimental): the requestor asks for a task with
 //     params.task; the answer is CreateTaskResult {task: {...}}; tasks/get,
-//     tasks/result (blocks until the task ends), tasks/list and
-//     tasks/cancel, scoped to the session.
+//     tasks/result (blocks until the task ends, then answers exactly what
+//     the request would have), tasks/list (paginated) and tasks/cancel,
+//     scoped to the session; notifications/tasks/status on every change;
+//     progress keeps flowing under the request's progress token until the
+//     task ends; input the task needs is asked for with ordinary requests
+//     to the requestor tagged with the related-task _meta. Servers host
+//     tasks for tools/call; clients (ClientOptions.Tasks) for
+//     sampling/createMessage and elicitation/create.
 //   - 2026-07-28 (the io.modelcontextprotocol/tasks extension, SEP-2663):
 //     the client declares the extension per request and the server decides;
 //     the answer is the flat CreateTaskResult {resultType: "task", taskId,
@@ -30,21 +35,57 @@ import (
 //
 // A handler starts a task with Request.StartTask and returns what it
 // returns; the task's function runs in the background with its own
-// context, and may ask the client for input with Task.Input.
+// context, and may ask for input with Task.Input and report progress with
+// Task.Progress.
 
 // TasksExtension identifies the 2026 tasks extension.
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
-// TaskOptions enable tasks on a server.
+// MetaRelatedTask is the _meta key that ties a message to a task
+// (2025-11-25).
+const MetaRelatedTask = "io.modelcontextprotocol/related-task"
+
+// TaskOptions enable tasks on a server (ServerOptions.Tasks) or a client
+// (ClientOptions.Tasks).
 type TaskOptions struct {
-	// TTL is how long a task is kept after it is created (default 1h).
+	// TTL is how long a task is kept after it is created (default 1h); a
+	// 2025-11-25 requestor may ask for less with params.task.ttl.
 	TTL time.Duration
-	// PollInterval is the polling interval suggested to clients (default
-	// 200ms).
+	// PollInterval is the polling interval suggested to requestors
+	// (default 200ms).
 	PollInterval time.Duration
 	// MaxTasks bounds the tasks kept at once (default 10000); the oldest
-	// finished ones are dropped first.
+	// finished ones are dropped first, and a request that would exceed it
+	// while every task is running is refused.
 	MaxTasks int
+	// PageSize is the number of tasks per tasks/list page (default 100).
+	PageSize int
+	// Owner names the authorization context of a stateless request (the
+	// token's subject, say; "" for none). Tasks are bound to it: another
+	// owner's tasks/get, tasks/update or tasks/cancel finds no such task.
+	// Stateful tasks are bound to their session. Without Owner, stateless
+	// tasks are reachable by anyone who knows the id, which is 128 random
+	// bits.
+	Owner func(ctx context.Context) string
+	// NoStatusNotifications turns off notifications/tasks/status
+	// (2025-11-25), which are otherwise sent on every status change.
+	NoStatusNotifications bool
+}
+
+func (o TaskOptions) withDefaults() TaskOptions {
+	if o.TTL <= 0 {
+		o.TTL = time.Hour
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 200 * time.Millisecond
+	}
+	if o.MaxTasks <= 0 {
+		o.MaxTasks = 10000
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 100
+	}
+	return o
 }
 
 // TaskStatus is the state of a task.
@@ -63,23 +104,43 @@ func (s TaskStatus) terminal() bool {
 	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
 }
 
-// Task is one task.
-type Task struct {
-	ID      string
-	store   *taskStore
-	owner   *Session // 2025: the session that created it
-	cancel  context.CancelFunc
-	created time.Time
+// ErrTaskEnded is returned by Task.Input and Task.Progress once the task
+// was cancelled or has ended.
+var ErrTaskEnded = errors.New("mcp: the task ended")
 
-	mu        sync.Mutex
-	status    TaskStatus
-	message   string
-	updated   time.Time
-	result    wire.Raw
-	err       *jsonrpc.Error
-	inputs    map[string]*taskInput // outstanding input requests, by key
-	inputKeys []string              // their order
-	done      chan struct{}
+// Task is one task, as its function sees it.
+type Task struct {
+	// ID is the task id.
+	ID string
+
+	host      *taskHost
+	owner     any  // *Session, *ClientSession, or the Owner string
+	stateless bool // 2026 wire shapes
+	method    string
+	ttl       time.Duration
+	created   time.Time
+	cancel    context.CancelFunc
+	// requestor reaches the other side for status notifications, progress
+	// and input requests (2025); nil when stateless.
+	requestor taskRequestor
+	progress  wire.StringOrInt
+	hasToken  bool
+
+	mu           sync.Mutex
+	status       TaskStatus
+	message      string
+	updated      time.Time
+	result       wire.Raw       // completed, or failed with a result (2025 isError)
+	err          *jsonrpc.Error // failed with a protocol error
+	lastProgress float64
+	progressSent bool
+	// Outstanding input requests: 2026 by key, answered by tasks/update;
+	// 2025 a count of requests in flight to the requestor.
+	inputs    map[string]*taskInput
+	inputKeys []string
+	pending   int
+	ended     chan struct{} // closed when the task reaches a terminal status
+	endOnce   sync.Once
 }
 
 type taskInput struct {
@@ -87,135 +148,61 @@ type taskInput struct {
 	reply   chan wire.Raw
 }
 
-type taskStore struct {
-	srv  *Server
+// taskRequestor is how a stateful task reaches its requestor.
+type taskRequestor interface {
+	// notify sends a notification the negotiated revision knows.
+	notify(ctx context.Context, method string, params wire.Marshaler)
+	// call sends a request and waits for its result.
+	call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error
+}
+
+// taskHost keeps the tasks of a server or of a client.
+type taskHost struct {
 	opts TaskOptions
+	now  func() time.Time
+	log  *slog.Logger
+
 	mu   sync.Mutex
 	byID map[string]*Task
 }
 
-func (s *Server) taskStore() *taskStore {
+func newTaskHost(o TaskOptions, now func() time.Time, log *slog.Logger) *taskHost {
+	return &taskHost{opts: o.withDefaults(), now: now, log: log, byID: map[string]*Task{}}
+}
+
+func (s *Server) taskHost() *taskHost {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tasks == nil {
-		o := TaskOptions{}
-		if s.opts.Tasks != nil {
-			o = *s.opts.Tasks
-		}
-		if o.TTL == 0 {
-			o.TTL = time.Hour
-		}
-		if o.PollInterval == 0 {
-			o.PollInterval = 200 * time.Millisecond
-		}
-		if o.MaxTasks == 0 {
-			o.MaxTasks = 10000
-		}
-		s.tasks = &taskStore{srv: s, opts: o, byID: map[string]*Task{}}
+		s.tasks = newTaskHost(*s.opts.Tasks, s.opts.Now, s.log)
 	}
 	return s.tasks
 }
 
-// TasksRequested reports whether the request may be answered with a task:
-// 2025-11-25 when its params carry task; 2026 when the client declared the
-// tasks extension on it.
-func (r *Request) TasksRequested() bool {
-	if r.server.opts.Tasks == nil {
-		return false
+// errTooManyTasks refuses a task when the store is full of running ones.
+var errTooManyTasks = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many tasks in progress; try again later"}
+
+// start creates a task running run in the background and returns it once
+// it is stored (durable: tasks/get finds it at once).
+func (h *taskHost) start(parent context.Context, t *Task, run func(ctx context.Context, t *Task) (wire.Marshaler, error)) (*Task, error) {
+	now := h.now()
+	t.ID, t.host, t.created, t.updated, t.status = newTaskID(), h, now, now, TaskWorking
+	t.ended = make(chan struct{})
+	if t.ttl <= 0 || t.ttl > h.opts.TTL {
+		t.ttl = h.opts.TTL
 	}
-	if r.session != nil {
-		return r.taskParam
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	t.cancel = cancel
+	if !h.add(t) {
+		cancel()
+		return nil, errTooManyTasks
 	}
-	return r.HasClientCapability("extensions", TasksExtension)
-}
-
-// RequireTasks is the -32021 for a request that can only be served as a
-// task, from a client that did not declare the tasks extension.
-func (r *Request) RequireTasks() error {
-	if r.TasksRequested() {
-		return nil
-	}
-	return MissingCapability(r.Protocol, "extensions", TasksExtension)
-}
-
-// TaskSupport is how a tool takes tasks: the execution.taskSupport of
-// 2025-11-25 tool definitions, and what a 2026 server decides per call.
-type TaskSupport int
-
-// The task support levels.
-const (
-	// TaskForbidden tools always answer at once.
-	TaskForbidden TaskSupport = iota
-	// TaskOptional tools answer with a task when the client asked for one.
-	TaskOptional
-	// TaskRequired tools answer only with a task.
-	TaskRequired
-)
-
-// String returns the execution.taskSupport value of s.
-func (s TaskSupport) String() string {
-	switch s {
-	case TaskOptional:
-		return "optional"
-	case TaskRequired:
-		return "required"
-	}
-	return "forbidden"
-}
-
-// TaskMode checks a tools/call against the tool's task support and reports
-// whether to answer it with a task (Request.StartTask). The errors are the
-// eras' own: 2025-11-25 answers -32601 to a task request for a tool that
-// forbids tasks and to a plain request for one that requires them; 2026
-// answers -32021 naming the tasks extension to a client that did not
-// declare it for a tool that requires tasks, and serves the rest at once.
-func (r *Request) TaskMode(support TaskSupport) (bool, error) {
-	asked := r.TasksRequested()
-	switch support {
-	case TaskOptional:
-		return asked, nil
-	case TaskRequired:
-		if asked {
-			return true, nil
-		}
-		if r.session != nil {
-			return false, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: this tool must be invoked as a task"}
-		}
-		return false, r.RequireTasks()
-	}
-	if r.session != nil && r.taskParam {
-		return false, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: this tool cannot be invoked as a task"}
-	}
-	return false, nil
-}
-
-// AnswerWith is an error a handler returns to answer with a result its
-// generated signature cannot express (a task handle): the runtime sends
-// Result as the result.
-type AnswerWith struct{ Result wire.Marshaler }
-
-func (a *AnswerWith) Error() string { return "mcp: answered with another result" }
-
-// StartTask starts run as a task and returns the error value the handler
-// returns, which answers the request with the task's CreateTaskResult. The
-// task is durable before the answer goes out (tasks/get finds it at once).
-// run's context is cancelled by tasks/cancel, and ends when the task does.
-func (r *Request) StartTask(run func(ctx context.Context, t *Task) (wire.Marshaler, error)) error {
-	if !r.TasksRequested() {
-		return r.RequireTasks()
-	}
-	st := r.server.taskStore()
-	now := r.server.opts.Now()
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.ctx))
-	t := &Task{ID: newTaskID(), store: st, owner: r.session, cancel: cancel, created: now, updated: now, status: TaskWorking, done: make(chan struct{})}
-	st.add(t)
-	stateless := r.session == nil
 	go func() {
 		defer cancel()
 		res, err := run(ctx, t)
-		t.finish(res, err, stateless)
+		t.finish(ctx, res, err)
 	}()
-	return &AnswerWith{Result: encoderFunc(func(e *wire.Encoder) { t.encodeCreate(e, stateless) })}
+	return t, nil
 }
 
 func newTaskID() string {
@@ -224,42 +211,47 @@ func newTaskID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (st *taskStore) add(t *Task) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.expire()
-	st.byID[t.ID] = t
-	if len(st.byID) > st.opts.MaxTasks {
-		// Drop the oldest finished task.
+// add stores t, making room by dropping the oldest finished task; false
+// when every stored task is still running.
+func (h *taskHost) add(t *Task) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.expire()
+	if len(h.byID) >= h.opts.MaxTasks {
 		var oldest *Task
-		for _, x := range st.byID {
+		for _, x := range h.byID {
 			if x.terminal() && (oldest == nil || x.created.Before(oldest.created)) {
 				oldest = x
 			}
 		}
-		if oldest != nil {
-			delete(st.byID, oldest.ID)
+		if oldest == nil {
+			return false
 		}
+		delete(h.byID, oldest.ID)
 	}
+	h.byID[t.ID] = t
+	return true
 }
 
-// expire drops tasks past their TTL (called with st.mu held).
-func (st *taskStore) expire() {
-	now := st.srv.opts.Now()
-	for id, t := range st.byID {
-		if now.Sub(t.created) > st.opts.TTL {
+// expire drops tasks past their TTL, stopping those still running (called
+// with h.mu held).
+func (h *taskHost) expire() {
+	now := h.now()
+	for id, t := range h.byID {
+		if now.Sub(t.created) > t.ttl {
 			t.cancel()
-			delete(st.byID, id)
+			delete(h.byID, id)
 		}
 	}
 }
 
-func (st *taskStore) get(id string, sess *Session) *Task {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.expire()
-	t := st.byID[id]
-	if t == nil || (sess != nil && t.owner != sess) {
+// get finds the task id of owner.
+func (h *taskHost) get(id string, owner any) *Task {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.expire()
+	t := h.byID[id]
+	if t == nil || t.owner != owner {
 		return nil
 	}
 	return t
@@ -271,32 +263,106 @@ func (t *Task) terminal() bool {
 	return t.status.terminal()
 }
 
-// SetMessage sets the task's status message.
+// Status returns the task's status.
+func (t *Task) Status() TaskStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.status
+}
+
+// SetMessage sets the task's status message, which tasks/get shows.
 func (t *Task) SetMessage(msg string) {
 	t.mu.Lock()
 	t.message = msg
-	t.updated = t.store.srv.opts.Now()
+	t.updated = t.host.now()
 	t.mu.Unlock()
 }
 
-// ErrTaskEnded is returned by Input when the task was cancelled.
-var ErrTaskEnded = errors.New("mcp: the task ended")
+// setStatus moves a running task to status and tells a 2025 requestor.
+// It reports false when the task has ended.
+func (t *Task) setStatus(ctx context.Context, status TaskStatus) bool {
+	t.mu.Lock()
+	if t.status.terminal() {
+		t.mu.Unlock()
+		return false
+	}
+	changed := t.status != status
+	t.status = status
+	t.updated = t.host.now()
+	t.mu.Unlock()
+	if changed {
+		t.announce(ctx)
+	}
+	return true
+}
 
-// Input asks the client for input: request is the input request, the JSON
-// {"method":..., "params":...} of an InputRequest (elicitation/create,
-// sampling/createMessage, roots/list). The task shows input_required with
-// the request under key until the client answers it (tasks/update); Input
-// returns the answer's JSON. Keys must be unique over the task's life.
+// announce sends notifications/tasks/status with the task's state
+// (2025-11-25; optional for receivers, so it can be turned off).
+func (t *Task) announce(ctx context.Context) {
+	if t.requestor == nil || t.host.opts.NoStatusNotifications {
+		return
+	}
+	t.requestor.notify(context.WithoutCancel(ctx), "notifications/tasks/status", encoderFunc(func(e *wire.Encoder) {
+		e.ObjectStart()
+		t.encodeFields(e)
+		e.ObjectEnd()
+	}))
+}
+
+// Progress reports progress of a 2025-11-25 task under the progress token
+// of the request that created it, which stays valid until the task ends.
+// Values must increase strictly; total < 0 and message "" are left out. It
+// is a no-op when that request asked for no progress, and for 2026 tasks,
+// whose requestor polls (SetMessage is seen by tasks/get).
+func (t *Task) Progress(ctx context.Context, progress, total float64, message string) error {
+	if t.requestor == nil || !t.hasToken {
+		return nil
+	}
+	t.mu.Lock()
+	if t.status.terminal() {
+		t.mu.Unlock()
+		return ErrTaskEnded
+	}
+	if t.progressSent && progress <= t.lastProgress {
+		t.mu.Unlock()
+		return ErrProgress
+	}
+	t.lastProgress, t.progressSent = progress, true
+	t.mu.Unlock()
+	t.requestor.notify(ctx, "notifications/progress", progressParams{t.progress, progress, total, message})
+	return nil
+}
+
+// Input asks the requestor for input and returns its answer's JSON.
+// request is the {"method":..., "params":...} of the request to make:
+// elicitation/create, sampling/createMessage or roots/list (of a server's
+// task). The task shows input_required until it is answered:
+//
+//   - 2026: the request is listed under key in tasks/get's inputRequests
+//     until a tasks/update answers it (keys must be unique over the
+//     task's life);
+//   - 2025: the request is sent to the requestor at once, tagged with the
+//     related-task _meta (key is unused), and its result returned; a
+//     JSON-RPC error answer is returned as a *jsonrpc.Error.
+//
+// Several Inputs may run at once.
 func (t *Task) Input(ctx context.Context, key string, request wire.Raw) (wire.Raw, error) {
+	if t.requestor != nil {
+		return t.ask(ctx, request)
+	}
 	in := &taskInput{request: request, reply: make(chan wire.Raw, 1)}
 	t.mu.Lock()
+	if t.status.terminal() {
+		t.mu.Unlock()
+		return nil, ErrTaskEnded
+	}
 	if t.inputs == nil {
 		t.inputs = map[string]*taskInput{}
 	}
 	t.inputs[key] = in
 	t.inputKeys = append(t.inputKeys, key)
 	t.status = TaskInputRequired
-	t.updated = t.store.srv.opts.Now()
+	t.updated = t.host.now()
 	t.mu.Unlock()
 	select {
 	case r := <-in.reply:
@@ -306,8 +372,38 @@ func (t *Task) Input(ctx context.Context, key string, request wire.Raw) (wire.Ra
 	}
 }
 
-// respond delivers answers to outstanding input requests; unknown keys and
-// keys already answered are ignored.
+// ask sends one input request of a 2025 task to the requestor.
+func (t *Task) ask(ctx context.Context, request wire.Raw) (wire.Raw, error) {
+	method, params, err := splitRequest(request)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.pending++
+	t.mu.Unlock()
+	if !t.setStatus(ctx, TaskInputRequired) {
+		return nil, ErrTaskEnded
+	}
+	var out wire.Raw
+	err = t.requestor.call(ctx, method, withRelatedTask(params, t.ID), &out)
+	t.mu.Lock()
+	t.pending--
+	back := t.pending == 0
+	t.mu.Unlock()
+	if back {
+		t.setStatus(ctx, TaskWorking)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrTaskEnded
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// respond delivers tasks/update answers to outstanding input requests;
+// unknown keys and keys already answered are ignored.
 func (t *Task) respond(responses map[string]wire.Raw) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -328,283 +424,65 @@ func (t *Task) respond(responses map[string]wire.Raw) {
 	if len(t.inputs) == 0 && t.status == TaskInputRequired {
 		t.status = TaskWorking
 	}
-	t.updated = t.store.srv.opts.Now()
+	t.updated = t.host.now()
 }
 
-func (t *Task) finish(res wire.Marshaler, err error, stateless bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	defer close(t.done)
-	if t.status == TaskCancelled {
-		return
-	}
-	t.updated = t.store.srv.opts.Now()
-	if err != nil {
-		var je *jsonrpc.Error
-		if !errors.As(err, &je) {
-			t.store.srv.log.Error("mcp: task failed", "task", t.ID, "err", err)
-			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
+// end marks the task terminal for whoever waits on it (tasks/result).
+func (t *Task) end() { t.endOnce.Do(func() { close(t.ended) }) }
+
+// finish records the outcome of the task's function.
+func (t *Task) finish(ctx context.Context, res wire.Marshaler, err error) {
+	var result wire.Raw
+	var je *jsonrpc.Error
+	if err == nil {
+		if result, err = wire.Marshal(res); err == nil && t.stateless {
+			result = withResultType(result)
 		}
-		t.status, t.err = TaskFailed, je
-		return
 	}
-	b, merr := wire.Marshal(res)
-	if merr != nil {
-		t.status, t.err = TaskFailed, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
-		return
+	if err != nil && !errors.As(err, &je) {
+		t.host.log.Error("mcp: task failed", "task", t.ID, "err", err)
+		je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
 	}
-	if stateless {
-		b = withResultType(b)
-	}
-	t.status, t.result = TaskCompleted, b
-}
-
-// withResultType gives a 2026 result object its resultType when the
-// handler's value left it out: the inlined result of a task is the
-// request's standard result, which carries one.
-func withResultType(b wire.Raw) wire.Raw {
-	d := wire.NewDecoder(b)
-	if k, _, err := d.PeekMember("resultType"); err != nil || k != wire.Invalid || len(b) < 2 || b[0] != '{' {
-		return b
-	}
-	rest := b[1:]
-	sep := ","
-	if t := bytes.TrimLeft(rest, " \t\r\n"); len(t) > 0 && t[0] == '}' {
-		sep = ""
-	}
-	out := make(wire.Raw, 0, len(b)+26)
-	out = append(out, `{"resultType":"complete"`...)
-	out = append(out, sep...)
-	return append(out, rest...)
-}
-
-// cancelTask moves a running task to cancelled (a terminal task stays).
-func (t *Task) cancelTask() {
 	t.mu.Lock()
-	if !t.status.terminal() {
+	if t.status == TaskCancelled {
+		t.mu.Unlock()
+		return
+	}
+	t.updated = t.host.now()
+	switch {
+	case je != nil:
+		t.status, t.err = TaskFailed, je
+		if t.message == "" {
+			t.message = je.Message
+		}
+	case !t.stateless && t.method == "tools/call" && isErrorResult(result):
+		// 2025-11-25: a tool result with isError fails the task; tasks/result
+		// still answers the result itself.
+		t.status, t.result = TaskFailed, result
+		if t.message == "" {
+			t.message = "the tool reported an error"
+		}
+	default:
+		t.status, t.result = TaskCompleted, result
+	}
+	t.mu.Unlock()
+	t.end()
+	t.announce(ctx)
+}
+
+// cancelTask moves a running task to cancelled (a terminal task stays) and
+// stops its function.
+func (t *Task) cancelTask(ctx context.Context) {
+	t.mu.Lock()
+	changed := !t.status.terminal()
+	if changed {
 		t.status = TaskCancelled
-		t.updated = t.store.srv.opts.Now()
+		t.updated = t.host.now()
 	}
 	t.mu.Unlock()
 	t.cancel()
-}
-
-func iso(tm time.Time) string { return tm.UTC().Format(time.RFC3339Nano) }
-
-// encodeTask writes the task's members (2026: flat; 2025: inside task).
-func (t *Task) encodeFields(e *wire.Encoder, stateless bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	st := t.store
-	e.FieldRaw(`"taskId":`)
-	e.Str(t.ID)
-	e.FieldRaw(`"status":`)
-	e.Str(string(t.status))
-	if t.message != "" {
-		e.FieldRaw(`"statusMessage":`)
-		e.Str(t.message)
+	t.end()
+	if changed {
+		t.announce(ctx)
 	}
-	e.FieldRaw(`"createdAt":`)
-	e.Str(iso(t.created))
-	e.FieldRaw(`"lastUpdatedAt":`)
-	e.Str(iso(t.updated))
-	if stateless {
-		e.FieldRaw(`"ttlMs":`)
-		e.Int64(st.opts.TTL.Milliseconds())
-		e.FieldRaw(`"pollIntervalMs":`)
-		e.Int64(st.opts.PollInterval.Milliseconds())
-	} else {
-		e.FieldRaw(`"ttl":`)
-		e.Int64(st.opts.TTL.Milliseconds())
-		e.FieldRaw(`"pollInterval":`)
-		e.Int64(st.opts.PollInterval.Milliseconds())
-	}
-}
-
-// encodeCreate writes the CreateTaskResult.
-func (t *Task) encodeCreate(e *wire.Encoder, stateless bool) {
-	e.ObjectStart()
-	if stateless {
-		e.FieldRaw(`"resultType":`)
-		e.Str("task")
-		t.encodeFields(e, true)
-	} else {
-		e.FieldRaw(`"task":`)
-		e.ObjectStart()
-		t.encodeFields(e, false)
-		e.ObjectEnd()
-	}
-	e.ObjectEnd()
-}
-
-// encodeDetailed writes the tasks/get result: the task with its result,
-// error or input requests inlined (2026), or the plain task (2025).
-func (t *Task) encodeDetailed(e *wire.Encoder, stateless bool) {
-	e.ObjectStart()
-	if stateless {
-		e.FieldRaw(`"resultType":`)
-		e.Str("complete")
-	}
-	t.encodeFields(e, stateless)
-	if stateless {
-		t.mu.Lock()
-		switch t.status {
-		case TaskCompleted:
-			e.FieldRaw(`"result":`)
-			e.Raw(t.result)
-		case TaskFailed:
-			e.FieldRaw(`"error":`)
-			t.err.EncodeJSON(e)
-		case TaskInputRequired:
-			e.FieldRaw(`"inputRequests":`)
-			e.ObjectStart()
-			for _, k := range t.inputKeys {
-				e.Field(k)
-				e.Raw(t.inputs[k].request)
-			}
-			e.ObjectEnd()
-		}
-		t.mu.Unlock()
-	}
-	e.ObjectEnd()
-}
-
-var ackComplete = wire.Raw(`{"resultType":"complete"}`)
-
-// taskMethod answers tasks/* in either era; ok is false for other methods.
-func (s *Server) taskMethod(ctx context.Context, r *Request, method string, params wire.Raw) (res wire.Marshaler, err error, ok bool) {
-	if s.opts.Tasks == nil {
-		return nil, nil, false
-	}
-	stateless := r.session == nil
-	switch method {
-	case "tasks/get", "tasks/cancel", "tasks/update", "tasks/result", "tasks/list":
-	default:
-		return nil, nil, false
-	}
-	if stateless {
-		if method == "tasks/result" || method == "tasks/list" {
-			return nil, nil, false // removed by the extension: -32601
-		}
-		if !r.HasClientCapability("extensions", TasksExtension) {
-			return nil, MissingCapability(r.Protocol, "extensions", TasksExtension), true
-		}
-	}
-	st := s.taskStore()
-	if method == "tasks/list" {
-		return s.listTasks(r.session), nil, true
-	}
-	id, responses := taskParams(params)
-	t := st.get(id, r.session)
-	if t == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: /params/taskId: unknown task " + id}, true
-	}
-	switch method {
-	case "tasks/get":
-		return encoderFunc(func(e *wire.Encoder) { t.encodeDetailed(e, stateless) }), nil, true
-	case "tasks/update":
-		t.respond(responses)
-		return ackComplete, nil, true
-	case "tasks/cancel":
-		if !stateless && t.terminal() {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: /params/taskId: the task has already ended"}, true
-		}
-		t.cancelTask()
-		if stateless {
-			return ackComplete, nil, true
-		}
-		return encoderFunc(func(e *wire.Encoder) { t.encodeDetailed(e, false) }), nil, true
-	case "tasks/result":
-		select {
-		case <-t.done:
-		case <-ctx.Done():
-			return nil, ctx.Err(), true
-		}
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		switch t.status {
-		case TaskCompleted:
-			return t.result, nil, true
-		case TaskFailed:
-			return nil, t.err, true
-		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: /params/taskId: the task was cancelled"}, true
-	}
-	return nil, nil, false
-}
-
-func (s *Server) listTasks(sess *Session) wire.Marshaler {
-	st := s.taskStore()
-	st.mu.Lock()
-	var ts []*Task
-	for _, t := range st.byID {
-		if t.owner == sess {
-			ts = append(ts, t)
-		}
-	}
-	st.mu.Unlock()
-	sort.Slice(ts, func(i, j int) bool { return ts[i].created.Before(ts[j].created) })
-	return encoderFunc(func(e *wire.Encoder) {
-		e.ObjectStart()
-		e.FieldRaw(`"tasks":`)
-		e.ArrayStart()
-		for _, t := range ts {
-			e.ObjectStart()
-			t.encodeFields(e, false)
-			e.ObjectEnd()
-		}
-		e.ArrayEnd()
-		e.ObjectEnd()
-	})
-}
-
-// taskParams reads taskId and inputResponses.
-func taskParams(params wire.Raw) (string, map[string]wire.Raw) {
-	var id string
-	var responses map[string]wire.Raw
-	if len(params) == 0 {
-		return "", nil
-	}
-	d := wire.NewDecoder(params)
-	_ = d.Object(func(key []byte) error {
-		var err error
-		switch string(key) {
-		case "taskId":
-			if d.Peek() == wire.String {
-				id, err = d.Str()
-				return err
-			}
-			return d.Skip()
-		case "inputResponses":
-			if d.Peek() != wire.Object {
-				return d.Skip()
-			}
-			responses = map[string]wire.Raw{}
-			return d.Object(func(k []byte) error {
-				r, err := d.Raw()
-				responses[string(k)] = r
-				return err
-			})
-		}
-		return d.Skip()
-	})
-	return id, responses
-}
-
-// NameParam returns the params member the Mcp-Name header mirrors for a
-// request of method on the stateless revision p: the method table's
-// (tools/call name, resources/read uri, ...), or taskId for tasks/get,
-// tasks/update and tasks/cancel of the tasks extension, which no schema
-// lists. It is "" for methods without one.
-func NameParam(p *Protocol, method string) string {
-	if md := p.Method(method); md != nil && md.NameParam != "" {
-		return md.NameParam
-	}
-	if p.Stateless {
-		switch method {
-		case "tasks/get", "tasks/update", "tasks/cancel":
-			return "taskId"
-		}
-	}
-	return ""
 }

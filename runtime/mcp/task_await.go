@@ -1,0 +1,238 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// The requestor's side of tasks: generated typed calls that get a task
+// handle back wait for the task here and return its result, so a caller
+// that opted into tasks (params.task in 2025-11-25; ClientOptions.Tasks in
+// 2026) still gets the method's standard result.
+
+// ErrTaskCancelled is the error of a call whose task was cancelled.
+var ErrTaskCancelled = errors.New("mcp: the task was cancelled")
+
+// cancelGrace bounds the tasks/cancel sent when the caller gives up.
+const cancelGrace = 5 * time.Second
+
+// AwaitTaskResult waits for the 2025-11-25 task id at c to end and returns
+// what its request would have answered: tasks/result blocks until then. If
+// ctx ends first, the task is cancelled (tasks/cancel) and ctx's error
+// returned.
+func AwaitTaskResult(ctx context.Context, c Caller, id string) (wire.Raw, error) {
+	var raw wire.Raw
+	err := c.Call(ctx, "tasks/result", taskIDParams{id: id}, &raw)
+	if err != nil && ctx.Err() != nil {
+		cancelTask(ctx, c, id)
+		return nil, ctx.Err()
+	}
+	return raw, err
+}
+
+// TaskAnswerer answers the input requests of a 2026 task: requests is the
+// inputRequests object of tasks/get; it returns the inputResponses object.
+type TaskAnswerer func(ctx context.Context, c Caller, requests wire.Raw) (wire.Marshaler, error)
+
+// tasksAccepted is implemented by callers that may be answered with tasks.
+type tasksAccepted interface{ AcceptsTasks() bool }
+
+// AcceptsTasks reports whether the session declared that it takes task
+// handles for its requests (ClientOptions.Tasks).
+func (cs *ClientSession) AcceptsTasks() bool { return cs.opts.Tasks != nil }
+
+// AwaitTask returns raw unless it is a 2026 CreateTaskResult (resultType
+// "task") answering a caller that accepts tasks; then it polls tasks/get
+// at the interval the server suggests until the task ends, answering
+// input requests with answer (tasks/update), and returns the task's
+// result. A failed task is its *jsonrpc.Error, a cancelled one
+// ErrTaskCancelled. If ctx ends first, the task is cancelled.
+func AwaitTask(ctx context.Context, c Caller, raw wire.Raw, answer TaskAnswerer) (wire.Raw, error) {
+	if a, ok := c.(tasksAccepted); !ok || !a.AcceptsTasks() {
+		return raw, nil
+	}
+	st := parseTaskState(raw)
+	if st.resultType != "task" {
+		return raw, nil
+	}
+	id := st.id
+	if id == "" {
+		return nil, errors.New("mcp: a CreateTaskResult without taskId")
+	}
+	answered := map[string]bool{}
+	for {
+		switch st.status {
+		case TaskCompleted:
+			if st.result == nil {
+				break // the CreateTaskResult itself: poll for the result
+			}
+			return st.result, nil
+		case TaskFailed:
+			if st.err != nil {
+				return nil, st.err
+			}
+			return nil, errors.New("mcp: the task failed without saying why")
+		case TaskCancelled:
+			return nil, ErrTaskCancelled
+		case TaskInputRequired:
+			if responses, err := answerNew(ctx, c, st.inputs, answered, answer); err != nil {
+				return nil, err
+			} else if responses != nil {
+				if err := c.Call(ctx, "tasks/update", taskIDParams{id: id, responses: responses}, nil); err != nil {
+					return nil, giveUp(ctx, c, id, err)
+				}
+			}
+		}
+		select {
+		case <-time.After(st.interval()):
+		case <-ctx.Done():
+			return nil, giveUp(ctx, c, id, ctx.Err())
+		}
+		var got wire.Raw
+		if err := c.Call(ctx, "tasks/get", taskIDParams{id: id}, &got); err != nil {
+			return nil, giveUp(ctx, c, id, err)
+		}
+		st = parseTaskState(got)
+	}
+}
+
+// answerNew answers the input requests not answered before; nil when there
+// are none.
+func answerNew(ctx context.Context, c Caller, requests wire.Raw, answered map[string]bool, answer TaskAnswerer) (wire.Marshaler, error) {
+	if len(requests) == 0 {
+		return nil, nil
+	}
+	e := wire.GetEncoder()
+	defer wire.PutEncoder(e)
+	e.ObjectStart()
+	n := 0
+	d := wire.NewDecoder(requests)
+	err := d.Object(func(key []byte) error {
+		r, err := d.Raw()
+		if err != nil || answered[string(key)] {
+			return err
+		}
+		answered[string(key)] = true
+		e.Field(string(key))
+		e.Raw(r)
+		n++
+		return nil
+	})
+	e.ObjectEnd()
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	if answer == nil {
+		return nil, errors.New("mcp: the task asks for input and this revision has no way to answer it")
+	}
+	return answer(ctx, c, append(wire.Raw(nil), e.Bytes()...))
+}
+
+// giveUp cancels the task when ctx ended, and returns err.
+func giveUp(ctx context.Context, c Caller, id string, err error) error {
+	if ctx.Err() != nil {
+		cancelTask(ctx, c, id)
+		return ctx.Err()
+	}
+	return err
+}
+
+func cancelTask(ctx context.Context, c Caller, id string) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
+	defer cancel()
+	_ = c.Call(cctx, "tasks/cancel", taskIDParams{id: id}, nil)
+}
+
+// taskIDParams are the params of tasks/get, tasks/result, tasks/cancel and
+// tasks/update.
+type taskIDParams struct {
+	id        string
+	responses wire.Marshaler
+}
+
+func (p taskIDParams) EncodeJSON(e *wire.Encoder) {
+	e.ObjectStart()
+	e.FieldRaw(`"taskId":`)
+	e.Str(p.id)
+	if p.responses != nil {
+		e.FieldRaw(`"inputResponses":`)
+		p.responses.EncodeJSON(e)
+	}
+	e.ObjectEnd()
+}
+
+// taskState is what a requestor reads from a 2026 CreateTaskResult or
+// tasks/get result.
+type taskState struct {
+	resultType string
+	id         string
+	status     TaskStatus
+	pollMs     float64
+	result     wire.Raw
+	err        *jsonrpc.Error
+	inputs     wire.Raw
+}
+
+func parseTaskState(raw wire.Raw) taskState {
+	var st taskState
+	d := wire.NewDecoder(raw)
+	_ = d.Object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "resultType", "taskId", "status":
+			if d.Peek() != wire.String {
+				return d.Skip()
+			}
+			var s string
+			s, err = d.Str()
+			switch string(key) {
+			case "resultType":
+				st.resultType = s
+			case "taskId":
+				st.id = s
+			default:
+				st.status = TaskStatus(s)
+			}
+		case "pollIntervalMs":
+			if d.Peek() != wire.Number {
+				return d.Skip()
+			}
+			st.pollMs, err = d.Float64()
+		case "result":
+			st.result, err = d.Raw()
+			st.result = append(wire.Raw(nil), st.result...)
+		case "inputRequests":
+			st.inputs, err = d.Raw()
+			st.inputs = append(wire.Raw(nil), st.inputs...)
+		case "error":
+			if d.Peek() != wire.Object {
+				return d.Skip()
+			}
+			st.err = new(jsonrpc.Error)
+			err = st.err.DecodeJSON(d)
+		default:
+			err = d.Skip()
+		}
+		return err
+	})
+	return st
+}
+
+// interval is the polling interval the server suggested, within sane
+// bounds (default 200ms).
+func (st taskState) interval() time.Duration {
+	d := time.Duration(st.pollMs * float64(time.Millisecond))
+	switch {
+	case st.pollMs <= 0:
+		return 200 * time.Millisecond
+	case d < 10*time.Millisecond:
+		return 10 * time.Millisecond
+	case d > 10*time.Second:
+		return 10 * time.Second
+	}
+	return d
+}
