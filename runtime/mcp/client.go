@@ -408,6 +408,12 @@ func (cs *ClientSession) Notify(ctx context.Context, method string, params wire.
 	return cs.conn.Notify(ctx, method, params)
 }
 
+// CancelledParams are the params of notifications/cancelled for the
+// request id.
+func CancelledParams(id jsonrpc.ID, reason string) wire.Marshaler {
+	return cancelParams{id, reason}
+}
+
 type cancelParams struct {
 	id     jsonrpc.ID
 	reason string
@@ -417,8 +423,10 @@ func (c cancelParams) EncodeJSON(e *wire.Encoder) {
 	e.ObjectStart()
 	e.FieldRaw(`"requestId":`)
 	c.id.EncodeJSON(e)
-	e.FieldRaw(`"reason":`)
-	e.Str(c.reason)
+	if c.reason != "" {
+		e.FieldRaw(`"reason":`)
+		e.Str(c.reason)
+	}
 	e.ObjectEnd()
 }
 

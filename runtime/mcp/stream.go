@@ -96,13 +96,6 @@ func (o streamOut) Notify(ctx context.Context, method string, params wire.Marsha
 }
 
 func (o streamOut) EndStream(ctx context.Context, id jsonrpc.ID) bool {
-	_ = o.conn.Notify(ctx, "notifications/cancelled", encoderFunc(func(e *wire.Encoder) {
-		e.ObjectStart()
-		e.FieldRaw(`"requestId":`)
-		id.EncodeJSON(e)
-		e.FieldRaw(`"reason":`)
-		e.Str("the server ended the subscription stream")
-		e.ObjectEnd()
-	}))
+	_ = o.conn.Notify(ctx, "notifications/cancelled", cancelParams{id, "the server ended the subscription stream"})
 	return o.conn.Cancel(id)
 }

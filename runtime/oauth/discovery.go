@@ -12,17 +12,22 @@ import (
 )
 
 // ProtectedResourceMetadata is OAuth 2.0 Protected Resource Metadata
-// (RFC 9728 §2).
+// (RFC 9728 §2): what a client discovers here, and what a server publishes
+// (streamhttp.Options.ResourceMetadata).
 type ProtectedResourceMetadata struct {
-	Resource                      string   `json:"resource"`
-	AuthorizationServers          []string `json:"authorization_servers,omitempty"`
-	JWKSURI                       string   `json:"jwks_uri,omitempty"`
-	ScopesSupported               []string `json:"scopes_supported,omitempty"`
-	BearerMethodsSupported        []string `json:"bearer_methods_supported,omitempty"`
-	ResourceName                  string   `json:"resource_name,omitempty"`
-	ResourceDocumentation         string   `json:"resource_documentation,omitempty"`
-	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported,omitempty"`
-	DPoPBoundAccessTokensRequired bool     `json:"dpop_bound_access_tokens_required,omitempty"`
+	Resource                          string   `json:"resource"`
+	AuthorizationServers              []string `json:"authorization_servers,omitempty"`
+	JWKSURI                           string   `json:"jwks_uri,omitempty"`
+	ScopesSupported                   []string `json:"scopes_supported,omitempty"`
+	BearerMethodsSupported            []string `json:"bearer_methods_supported,omitempty"`
+	ResourceSigningAlgValuesSupported []string `json:"resource_signing_alg_values_supported,omitempty"`
+	ResourceName                      string   `json:"resource_name,omitempty"`
+	ResourceDocumentation             string   `json:"resource_documentation,omitempty"`
+	ResourcePolicyURI                 string   `json:"resource_policy_uri,omitempty"`
+	ResourceTOSURI                    string   `json:"resource_tos_uri,omitempty"`
+	TLSClientCertificateBoundTokens   bool     `json:"tls_client_certificate_bound_access_tokens,omitempty"`
+	DPoPSigningAlgValuesSupported     []string `json:"dpop_signing_alg_values_supported,omitempty"`
+	DPoPBoundAccessTokensRequired     bool     `json:"dpop_bound_access_tokens_required,omitempty"`
 
 	// URL is where the document was fetched (not part of the document).
 	URL string `json:"-"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/oauth"
 )
 
 // AuthError is what Options.Auth returns to refuse a request: 401 (or
@@ -38,25 +39,9 @@ func (e *AuthError) Error() string {
 
 // ProtectedResourceMetadata is the OAuth 2.0 Protected Resource Metadata
 // of the MCP endpoint (RFC 9728), served at
-// /.well-known/oauth-protected-resource plus the endpoint's path.
-type ProtectedResourceMetadata struct {
-	// Resource is the resource identifier: the MCP endpoint's URL
-	// ("https://example.com/mcp"). When empty it is derived from the
-	// request.
-	Resource                          string   `json:"resource"`
-	AuthorizationServers              []string `json:"authorization_servers,omitempty"`
-	JWKSURI                           string   `json:"jwks_uri,omitempty"`
-	ScopesSupported                   []string `json:"scopes_supported,omitempty"`
-	BearerMethodsSupported            []string `json:"bearer_methods_supported,omitempty"`
-	ResourceSigningAlgValuesSupported []string `json:"resource_signing_alg_values_supported,omitempty"`
-	ResourceName                      string   `json:"resource_name,omitempty"`
-	ResourceDocumentation             string   `json:"resource_documentation,omitempty"`
-	ResourcePolicyURI                 string   `json:"resource_policy_uri,omitempty"`
-	ResourceTOSURI                    string   `json:"resource_tos_uri,omitempty"`
-	TLSClientCertificateBoundTokens   bool     `json:"tls_client_certificate_bound_access_tokens,omitempty"`
-	DPoPSigningAlgValuesSupported     []string `json:"dpop_signing_alg_values_supported,omitempty"`
-	DPoPBoundAccessTokensRequired     bool     `json:"dpop_bound_access_tokens_required,omitempty"`
-}
+// /.well-known/oauth-protected-resource plus the endpoint's path. When its
+// Resource is empty it is derived from the request.
+type ProtectedResourceMetadata = oauth.ProtectedResourceMetadata
 
 const wellKnownPRM = "/.well-known/oauth-protected-resource"
 

@@ -603,26 +603,12 @@ func (s *session) Call(ctx context.Context, method string, params wire.Marshaler
 		return nil
 	case <-ctx.Done():
 		forget()
-		_ = s.Notify(ctx, "notifications/cancelled", cancelledParams{wire.IntValue(n), ctx.Err().Error()})
+		_ = s.Notify(ctx, "notifications/cancelled", mcp.CancelledParams(wire.IntValue(n), ctx.Err().Error()))
 		return ctx.Err()
 	case <-s.ctx.Done():
 		forget()
 		return ErrSessionClosed
 	}
-}
-
-type cancelledParams struct {
-	id     jsonrpc.ID
-	reason string
-}
-
-func (c cancelledParams) EncodeJSON(e *wire.Encoder) {
-	e.ObjectStart()
-	e.FieldRaw(`"requestId":`)
-	c.id.EncodeJSON(e)
-	e.FieldRaw(`"reason":`)
-	e.Str(c.reason)
-	e.ObjectEnd()
 }
 
 // discardCaller is the peer of a throwaway session.
