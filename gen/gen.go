@@ -16,9 +16,10 @@ package gen
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"go/format"
 	"sort"
+	"sync"
 
 	"github.com/dave/jennifer/jen"
 	"golang.org/x/tools/imports"
@@ -77,7 +78,12 @@ func Generate(spec *schema.Spec, opts Options) ([]File, error) {
 		return nil, err
 	}
 	files = append(files, doc)
-	for _, e := range emitters {
+	// Emitting shares the generator's state and runs in order; rendering
+	// and formatting, most of the time, is independent per file.
+	rendered := make([]File, len(emitters))
+	errs := make([]error, len(emitters))
+	var wg sync.WaitGroup
+	for i, e := range emitters {
 		f := jen.NewFile(opts.Package)
 		f.HeaderComment(g.header())
 		f.ImportName(wirePkg, "wire")
@@ -87,12 +93,18 @@ func Generate(spec *schema.Spec, opts Options) ([]File, error) {
 		if err := e.emit(f); err != nil {
 			return nil, fmt.Errorf("gen: %s: %w", e.name, err)
 		}
-		src, err := render(e.name, f)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, File{Name: e.name, Content: src})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src, err := render(e.name, f)
+			rendered[i], errs[i] = File{Name: e.name, Content: src}, err
+		}()
 	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	files = append(files, rendered...)
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	return files, nil
 }
@@ -109,11 +121,13 @@ func render(name string, f *jen.File) ([]byte, error) {
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("gen: rendering %s: %w", name, err)
 	}
+	// jennifer's output is gofmt'ed already; goimports settles the import
+	// block the way users' tools would.
 	out, err := imports.Process(name, buf.Bytes(), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("gen: formatting %s: %w", name, err)
 	}
-	return format.Source(out)
+	return out, nil
 }
 
 // TypeInfo describes one generated type, for tools that drive generated
