@@ -20,15 +20,21 @@ build: generate
 generate:
 	cd $(EXAMPLE) && $(GO) generate ./...
 
-## demo: generate, build, and show a Go client and the official TypeScript client talking to bin/everything
+## demo: generate, build, and show a Go client and the official TypeScript client talking to bin/everything, over stdio and Streamable HTTP
 demo: build interop-deps
 	bin/everything-client --demo --server bin/everything
+	@echo
+	@echo "== the same over Streamable HTTP: bin/everything --http 127.0.0.1:0 (both eras on one endpoint)"
+	scripts/with-http-server.sh bin/everything-client --demo --url
 	@echo
 	@echo "== the official TypeScript client (@modelcontextprotocol/client), stateless era"
 	interop/node.sh interop/ts-client.mjs --era modern --stdio bin/everything --script smoke
 	@echo
 	@echo "== the same client, stateful era"
 	interop/node.sh interop/ts-client.mjs --era legacy --stdio bin/everything --script smoke
+	@echo
+	@echo "== the TypeScript client over Streamable HTTP, auto-negotiating the era"
+	scripts/with-http-server.sh interop/node.sh interop/ts-client.mjs --era auto --script smoke --http
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

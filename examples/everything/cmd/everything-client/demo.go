@@ -8,18 +8,20 @@ import (
 	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
-// runDemo shows one session per era with the server over stdio.
-func runDemo(server string) error {
+// runDemo shows one session per era with the server: over stdio (it
+// starts server), or over Streamable HTTP when url is set.
+func runDemo(server, url string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
-		if err := demoEra(ctx, server, era); err != nil {
+		if err := demoEra(ctx, server, url, era); err != nil {
 			return err
 		}
 	}
@@ -40,10 +42,16 @@ func jsonOf(v wire.Marshaler) string {
 	return s
 }
 
-func demoEra(ctx context.Context, server string, era rt.Era) error {
+func demoEra(ctx context.Context, server, url string, era rt.Era) error {
 	name := map[rt.Era]string{rt.Legacy: "stateful (initialize)", rt.Modern: "stateless (_meta on every request)"}[era]
-	show("\n== %s over stdio: %s", name, server)
-	cs, err := rt.Connect(ctx, &rt.CommandTransport{Path: server, Stderr: os.Stderr},
+	var transport rt.ClientTransport = &rt.CommandTransport{Path: server, Stderr: os.Stderr}
+	if url != "" {
+		transport = &streamhttp.ClientTransport{URL: url}
+		show("\n== %s over Streamable HTTP: %s", name, url)
+	} else {
+		show("\n== %s over stdio: %s", name, server)
+	}
+	cs, err := rt.Connect(ctx, transport,
 		rt.ClientOptions{Name: "everything-client", Version: "0.1.0", Era: era},
 		v25.Mount(legacyHandler{}), v26.Mount(modernHandler{}))
 	if err != nil {

@@ -1,6 +1,7 @@
 // Command everything-client is an MCP client built from mcpgen's generated
-// code. With --demo it starts a server (bin/everything by default), talks to
-// it in both protocol eras and prints what it sees. Run by the official
+// code. With --demo it starts a server (bin/everything by default), or
+// reaches one over Streamable HTTP (--url), talks to it in both protocol
+// eras and prints what it sees. Run by the official
 // conformance suite in client mode, it acts as the scenario named by
 // $MCP_CONFORMANCE_SCENARIO against the server URL given as its last
 // argument (see conformance.go).
@@ -15,11 +16,12 @@ import (
 func main() {
 	demo := flag.Bool("demo", false, "start a server and show a session with it in each era")
 	server := flag.String("server", "bin/everything", "the server to start with --demo")
+	url := flag.String("url", "", "with --demo, talk to the server at this Streamable HTTP `URL` instead of starting one")
 	flag.Parse()
 	var err error
 	switch {
 	case *demo:
-		err = runDemo(*server)
+		err = runDemo(*server, *url)
 	case os.Getenv("MCP_CONFORMANCE_SCENARIO") != "" && flag.NArg() > 0:
 		err = runScenario(os.Getenv("MCP_CONFORMANCE_SCENARIO"), flag.Arg(flag.NArg()-1))
 	default:
