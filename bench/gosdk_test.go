@@ -64,6 +64,7 @@ func (s *goSDKSession) echo(ctx context.Context) (string, error) {
 	return t.Text, nil
 }
 
+// protocolVersion is the version the initialize result names.
 func (s *goSDKSession) protocolVersion() string { return s.cs.InitializeResult().ProtocolVersion }
 
 // close closes the client's connection (both its pipe directions), waits

@@ -144,9 +144,14 @@ type mcpgenSession struct {
 	call func(ctx context.Context) (string, error)
 }
 
+// echo calls echo through the generated Client.CallTool.
 func (s *mcpgenSession) echo(ctx context.Context) (string, error) { return s.call(ctx) }
-func (s *mcpgenSession) protocolVersion() string                  { return s.cs.ProtocolVersion() }
-func (s *mcpgenSession) close() error                             { return s.cs.Close() }
+
+// protocolVersion is the negotiated revision.
+func (s *mcpgenSession) protocolVersion() string { return s.cs.ProtocolVersion() }
+
+// close closes the client's connection: the server sees EOF and returns.
+func (s *mcpgenSession) close() error { return s.cs.Close() }
 
 // openMCPGen opens a stateful (2025-11-25, initialize) session.
 func openMCPGen(tb testing.TB, args json.RawMessage) session {

@@ -78,6 +78,7 @@ func (s *mcpGoSession) echo(ctx context.Context) (string, error) {
 	return t.Text, nil
 }
 
+// protocolVersion is the version the initialize result names.
 func (s *mcpGoSession) protocolVersion() string { return s.version }
 
 // close closes the client (its transport closes the server's input) and

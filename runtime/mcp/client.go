@@ -367,21 +367,13 @@ func WithProgress(ctx context.Context, f func(ProgressUpdate)) context.Context {
 
 // Call implements Caller. Stateless sessions add the _meta every request
 // carries; calls with a progress callback (WithProgress) add a progress
-// token; a cancelled ctx tells the server (notifications/cancelled; on
-// stateless HTTP the transport closes the request's stream instead).
+// token; a cancelled ctx tells the server (notifications/cancelled, or,
+// on stateless HTTP, the transport closes the request's stream).
 func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
 	onProgress, _ := ctx.Value(progressKey{}).(func(ProgressUpdate))
 	var token string
-	var id jsonrpc.ID
-	var haveID bool
-	p := withMeta{inner: params}
-	if cs.stateless {
-		p.version, p.caps = cs.version, cs.caps
-		p.info = cs.clientInfo
-	}
 	if onProgress != nil {
 		token = newToken()
-		p.token = token
 		cs.mu.Lock()
 		cs.progress[token] = onProgress
 		cs.mu.Unlock()
@@ -391,16 +383,40 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Ma
 			cs.mu.Unlock()
 		}()
 	}
-	var send wire.Marshaler = p
-	if params == nil && !cs.stateless && token == "" {
-		send = nil
+	send := params
+	if cs.stateless || token != "" {
+		p := &withMeta{inner: params, token: token}
+		if cs.stateless {
+			p.version, p.caps, p.cs = cs.version, cs.caps, cs
+		}
+		send = p
 	}
+	if ctx.Done() == nil || method == "initialize" || cs.transportCancels() {
+		// Nothing can cancel the call, a client never cancels initialize,
+		// or the transport cancels by aborting the request (stateless
+		// HTTP).
+		return cs.conn.CallWithID(ctx, method, send, result, nil)
+	}
+	var id jsonrpc.ID
+	var haveID bool
 	err := cs.conn.CallWithID(ctx, method, send, result, func(i jsonrpc.ID) { id, haveID = i, true })
-	if err != nil && ctx.Err() != nil && haveID && !cs.stateless && method != "initialize" {
+	if err != nil && ctx.Err() != nil && haveID {
 		// Tell the server to stop; it must not answer anymore.
 		_ = cs.conn.Notify(context.WithoutCancel(ctx), "notifications/cancelled", cancelParams{id, ctx.Err().Error()})
 	}
 	return err
+}
+
+// AbortCanceller is implemented by client connections that cancel a
+// request by aborting it (stateless Streamable HTTP closes its stream), so
+// the session sends no notifications/cancelled.
+type AbortCanceller interface {
+	AbortCancels() bool
+}
+
+func (cs *ClientSession) transportCancels() bool {
+	ac, ok := cs.conn.(AbortCanceller)
+	return ok && ac.AbortCancels()
 }
 
 // Notify implements Caller.
@@ -449,67 +465,76 @@ type withMeta struct {
 	inner   wire.Marshaler
 	version string
 	caps    wire.Raw
-	info    func(*wire.Encoder)
+	cs      *ClientSession // writes clientInfo, when version is set
 	token   string
 }
 
-func (w withMeta) EncodeJSON(e *wire.Encoder) {
-	if w.version == "" && w.token == "" {
-		if w.inner == nil {
+func (w *withMeta) EncodeJSON(e *wire.Encoder) {
+	scratch := wire.GetEncoder()
+	defer wire.PutEncoder(scratch)
+	if w.inner == nil {
+		scratch.ObjectStart()
+		scratch.ObjectEnd()
+	} else {
+		w.inner.EncodeJSON(scratch)
+	}
+	inner := scratch.Bytes()
+	d := wire.NewDecoder(inner)
+	if k, _, err := d.PeekMember("_meta"); err == nil && k == wire.Invalid {
+		// The common case: params without _meta of their own. Copy them
+		// and add ours as their last member.
+		e.Raw(inner)
+		if e.ReopenObject() {
+			e.FieldRaw(`"_meta":`)
 			e.ObjectStart()
+			w.own(e, false, false)
+			e.ObjectEnd()
 			e.ObjectEnd()
 			return
 		}
-		w.inner.EncodeJSON(e)
-		return
 	}
-	var inner wire.Raw
-	if w.inner != nil {
-		b, err := wire.Marshal(w.inner)
-		if err == nil {
-			inner = b
-		}
-	}
+	w.merge(e, inner)
+}
+
+// merge writes params that carry a _meta of their own: the caller's keys
+// are kept, and its clientCapabilities or clientInfo for this request win
+// over the session's (a per-request opt-in to an extension).
+func (w *withMeta) merge(e *wire.Encoder, inner wire.Raw) {
 	e.ObjectStart()
 	var meta wire.Raw
-	if len(inner) > 0 {
-		d := wire.NewDecoder(inner)
-		_ = d.Object(func(key []byte) error {
-			if string(key) == "_meta" {
-				var err error
-				meta, err = d.Raw()
-				return err
-			}
-			r, err := d.Raw()
-			if err != nil {
-				return err
-			}
-			e.Field(string(key))
-			e.Raw(r)
+	d := wire.NewDecoder(inner)
+	_ = d.Object(func(key []byte) error {
+		r, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		if string(key) == "_meta" {
+			meta = r
 			return nil
-		})
-	}
+		}
+		e.Field(string(key))
+		e.Raw(r)
+		return nil
+	})
 	e.FieldRaw(`"_meta":`)
 	e.ObjectStart()
-	// The caller's own clientCapabilities or clientInfo for this request
-	// win over the session's (a per-request opt-in to an extension).
 	ownCaps, ownInfo := false, false
 	if len(meta) > 0 {
-		d := wire.NewDecoder(meta)
-		_ = d.Object(func(key []byte) error {
+		md := wire.NewDecoder(meta)
+		_ = md.Object(func(key []byte) error {
 			switch string(key) {
 			case MetaProtocolVersion:
-				return d.Skip()
+				return md.Skip()
 			case MetaClientCapabilities:
 				ownCaps = true
 			case MetaClientInfo:
 				ownInfo = true
 			case "progressToken":
 				if w.token != "" {
-					return d.Skip()
+					return md.Skip()
 				}
 			}
-			r, err := d.Raw()
+			r, err := md.Raw()
 			if err != nil {
 				return err
 			}
@@ -518,24 +543,30 @@ func (w withMeta) EncodeJSON(e *wire.Encoder) {
 			return nil
 		})
 	}
+	w.own(e, ownCaps, ownInfo)
+	e.ObjectEnd()
+	e.ObjectEnd()
+}
+
+// own writes the runtime's _meta members.
+func (w *withMeta) own(e *wire.Encoder, skipCaps, skipInfo bool) {
 	if w.token != "" {
 		e.FieldRaw(`"progressToken":`)
 		e.Str(w.token)
 	}
-	if w.version != "" {
-		e.Field(MetaProtocolVersion)
-		e.Str(w.version)
-		if !ownCaps {
-			e.Field(MetaClientCapabilities)
-			e.Raw(w.caps)
-		}
-		if !ownInfo {
-			e.Field(MetaClientInfo)
-			w.info(e)
-		}
+	if w.version == "" {
+		return
 	}
-	e.ObjectEnd()
-	e.ObjectEnd()
+	e.Field(MetaProtocolVersion)
+	e.Str(w.version)
+	if !skipCaps {
+		e.Field(MetaClientCapabilities)
+		e.Raw(w.caps)
+	}
+	if !skipInfo {
+		e.Field(MetaClientInfo)
+		w.cs.clientInfo(e)
+	}
 }
 
 // handle serves the server's requests and notifications.

@@ -39,6 +39,9 @@ type Request struct {
 	ctx context.Context
 	// task is params.task (2025-11-25 task augmentation), nil when absent.
 	task wire.Raw
+	// toolName and toolArgs are a tools/call's name and arguments.
+	toolName string
+	toolArgs wire.Raw
 
 	mu           sync.Mutex
 	lastProgress float64

@@ -75,6 +75,7 @@ type Server struct {
 	sessions map[*Session]struct{}
 	listens  map[*listener]struct{}
 	tasks    *taskHost
+	stamps   map[*Method]*Stamp // of the stateless methods; read-only
 }
 
 // NewServer returns a server for the mounted revisions.
@@ -100,7 +101,7 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 	if opts.DefaultCache.Scope == "" {
 		opts.DefaultCache.Scope = "private"
 	}
-	s := &Server{opts: opts, log: opts.Logger, byRev: map[string]*Mount{}, sessions: map[*Session]struct{}{}, listens: map[*listener]struct{}{}}
+	s := &Server{opts: opts, log: opts.Logger, byRev: map[string]*Mount{}, sessions: map[*Session]struct{}{}, listens: map[*listener]struct{}{}, stamps: map[*Method]*Stamp{}}
 	s.key = opts.StateKey
 	if len(s.key) == 0 {
 		s.key = make([]byte, 32)
@@ -123,8 +124,11 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 		} else {
 			s.stateful = append(s.stateful, m)
 		}
-		for name := range m.Protocol.Methods {
+		for name, md := range m.Protocol.Methods {
 			names[name] = true
+			if m.Protocol.Stateless {
+				s.stamps[md] = s.newStamp(name, md.Cacheable)
+			}
 		}
 	}
 	newestFirst := func(ms []Mount) {
@@ -188,8 +192,9 @@ func (s *Server) cachePolicy(method string) CachePolicy {
 	return s.opts.DefaultCache
 }
 
-// stampFor is the stamp of a stateless result of method.
-func (s *Server) stampFor(method string, cacheable bool) *Stamp {
+// newStamp is the stamp of the stateless results of method, made once per
+// method when the server is built (stamps).
+func (s *Server) newStamp(method string, cacheable bool) *Stamp {
 	st := &Stamp{Method: method, ServerName: s.opts.Name, ServerVersion: s.opts.Version}
 	if cacheable {
 		p := s.cachePolicy(method)

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -177,9 +176,9 @@ func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 	}
 	rc := &reqCtx{Context: ctx}
 	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: sess.srv, session: sess, out: out}
-	rc.r.meta = parseMeta(req.Params)
+	scan := scanParams(req.Params)
+	rc.r.meta, rc.r.task, rc.r.toolName, rc.r.toolArgs = scan.meta, scan.task, scan.name, scan.args
 	rc.r.ctx = rc
-	rc.r.task = memberRaw(req.Params, "task")
 	defer rc.r.finish()
 	if req.Method == "tools/call" {
 		if res, err := sess.srv.tools.checkCall(rc, mount, req.Params); res != nil || err != nil {
@@ -187,12 +186,14 @@ func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 		}
 	}
 	res, err := m.Serve(rc, mount.Handler, req.Params)
-	var aw *AnswerWith
-	if errors.As(err, &aw) {
-		return aw.Result, nil
+	if err != nil {
+		if aw := answerWith(err); aw != nil {
+			return aw.Result, nil
+		}
+		return nil, err
 	}
-	if err != nil || res == nil {
-		return res, err
+	if res == nil {
+		return nil, nil
 	}
 	if req.Method == "tools/call" {
 		if err := sess.srv.tools.checkResult(rc, mount, req.Params, res); err != nil {

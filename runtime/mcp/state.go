@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
-	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // The requestState of an InputRequiredResult comes back from the client,
@@ -65,17 +64,4 @@ func (r *Request) stateMAC(body []byte) []byte {
 	bind(r.nameParam)
 	h.Write(body)
 	return h.Sum(nil)
-}
-
-// nameParamOf reads the params member that names the request's target.
-func nameParamOf(m *Method, params wire.Raw) string {
-	if m == nil || m.NameParam == "" || len(params) == 0 {
-		return ""
-	}
-	d := wire.NewDecoder(params)
-	k, s, err := d.PeekMember(m.NameParam)
-	if err != nil || k != wire.String {
-		return ""
-	}
-	return string(s)
 }

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -21,52 +20,109 @@ const (
 
 // parseMeta reads the keys the runtime uses from params._meta, in place:
 // the raw values alias params, which the request owns.
-func parseMeta(params wire.Raw) requestMeta {
-	var m requestMeta
+func parseMeta(params wire.Raw) requestMeta { return scanParams(params).meta }
+
+// paramScan is what the runtime reads from a request's params besides what
+// the handler decodes, found in one pass over them, in place (views of
+// params, which the request owns).
+type paramScan struct {
+	meta requestMeta
+	// task is params.task (2025-11-25 task augmentation), nil when absent.
+	task wire.Raw
+	// name and uri are the string members Mcp-Name and requestState bind
+	// to; args is tools/call's arguments.
+	name, uri string
+	args      wire.Raw
+}
+
+// scanParams reads a request's params once for the runtime.
+func scanParams(params wire.Raw) paramScan {
+	var s paramScan
 	if len(params) == 0 {
-		return m
+		return s
 	}
 	d := wire.NewDecoder(params)
 	d.SetShared(true)
 	_ = d.Object(func(key []byte) error {
-		if string(key) != "_meta" {
-			return d.Skip()
+		var err error
+		switch string(key) {
+		case "_meta":
+			if d.Peek() != wire.Object {
+				return d.Skip()
+			}
+			return s.meta.decode(d)
+		case "task":
+			s.task, err = d.Raw()
+		case "arguments":
+			s.args, err = d.Raw()
+		case "name", "uri":
+			if d.Peek() != wire.String {
+				return d.Skip()
+			}
+			var v string
+			v, err = d.Str()
+			if key[0] == 'n' {
+				s.name = v
+			} else {
+				s.uri = v
+			}
+		default:
+			err = d.Skip()
 		}
-		return d.Object(func(key []byte) error {
-			var err error
-			switch string(key) {
-			case MetaProtocolVersion:
-				if d.Peek() == wire.String {
-					m.protocolVersion, err = d.Str()
-					return err
-				}
-			case MetaClientCapabilities:
-				if d.Peek() == wire.Object {
-					m.clientCaps, err = d.Raw()
-					return err
-				}
-			case MetaClientInfo:
-				m.clientInfo, err = d.Raw()
+		return err
+	})
+	return s
+}
+
+// target is the value of the params member m's Mcp-Name mirrors.
+func (s *paramScan) target(m *Method) string {
+	if m == nil {
+		return ""
+	}
+	switch m.NameParam {
+	case "name":
+		return s.name
+	case "uri":
+		return s.uri
+	}
+	return ""
+}
+
+// decode reads the keys the runtime uses from _meta.
+func (m *requestMeta) decode(d *wire.Decoder) error {
+	return d.Object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case MetaProtocolVersion:
+			if d.Peek() == wire.String {
+				m.protocolVersion, err = d.Str()
 				return err
-			case MetaLogLevel:
-				if d.Peek() == wire.String {
-					m.logLevel, err = d.Str()
-					m.hasLogLevel = err == nil
-					return err
-				}
-			case "progressToken":
-				if k := d.Peek(); k == wire.String || k == wire.Number {
-					if err := m.progressToken.DecodeJSON(d); err == nil {
-						m.hasProgress = true
-						return nil
-					}
+			}
+		case MetaClientCapabilities:
+			if d.Peek() == wire.Object {
+				m.clientCaps, err = d.Raw()
+				return err
+			}
+		case MetaClientInfo:
+			m.clientInfo, err = d.Raw()
+			return err
+		case MetaLogLevel:
+			if d.Peek() == wire.String {
+				m.logLevel, err = d.Str()
+				m.hasLogLevel = err == nil
+				return err
+			}
+		case "progressToken":
+			if k := d.Peek(); k == wire.String || k == wire.Number {
+				if err := m.progressToken.DecodeJSON(d); err == nil {
+					m.hasProgress = true
 					return nil
 				}
+				return nil
 			}
-			return d.Skip()
-		})
+		}
+		return d.Skip()
 	})
-	return m
 }
 
 // MetaVersion returns params._meta's protocol version, if any: what makes a
@@ -93,7 +149,8 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 		// notifications/cancelled, which the transport handles.
 		return nil, nil
 	}
-	meta := parseMeta(req.Params)
+	scan := scanParams(req.Params)
+	meta := scan.meta
 	var missing []string
 	if meta.protocolVersion == "" {
 		missing = append(missing, MetaProtocolVersion)
@@ -111,7 +168,7 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 	p := mount.Protocol
 	m := p.Methods[req.Method]
 	rc := &reqCtx{Context: ctx}
-	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: s, out: out, meta: meta, nameParam: nameParamOf(m, req.Params)}
+	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: s, out: out, meta: meta, nameParam: scan.target(m), toolName: scan.name, toolArgs: scan.args}
 	rc.r.ctx = rc
 	defer rc.r.finish()
 	if res, err, ok := s.taskMethod(rc, &rc.r, req.Method, req.Params); ok {
@@ -141,12 +198,14 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 		}
 	}
 	res, err := m.Serve(rc, mount.Handler, req.Params)
-	var aw *AnswerWith
-	if errors.As(err, &aw) {
-		return aw.Result, nil
+	if err != nil {
+		if aw := answerWith(err); aw != nil {
+			return aw.Result, nil
+		}
+		return nil, err
 	}
-	if err != nil || res == nil {
-		return res, err
+	if res == nil {
+		return nil, nil
 	}
 	if req.Method == "tools/call" {
 		if err := s.tools.checkResult(rc, mount, req.Params, res); err != nil {
@@ -154,7 +213,7 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 		}
 	}
 	if p.Stamp != nil {
-		res = p.Stamp(res, s.stampFor(req.Method, m.Cacheable))
+		res = p.Stamp(res, s.stamps[m])
 	}
 	return res, nil
 }

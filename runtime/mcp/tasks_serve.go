@@ -98,6 +98,15 @@ type AnswerWith struct{ Result wire.Marshaler }
 
 func (a *AnswerWith) Error() string { return "mcp: answered with another result" }
 
+// answerWith finds the AnswerWith in err's chain, or nil.
+func answerWith(err error) *AnswerWith {
+	var aw *AnswerWith
+	if errors.As(err, &aw) {
+		return aw
+	}
+	return nil
+}
+
 // StartTask starts run as a task and returns the error value the handler
 // returns, which answers the request with the task's CreateTaskResult. The
 // task is durable before the answer goes out (tasks/get finds it at once).

@@ -152,7 +152,7 @@ func (t *toolSchemas) checkCall(rc *reqCtx, m *Mount, params wire.Raw) (wire.Mar
 	if t.srv.opts.DisableToolSchemas {
 		return nil, nil
 	}
-	name, args := toolCallArgs(params)
+	name, args := rc.r.toolName, rc.r.toolArgs
 	ts := t.set(rc, m, params).tools[name]
 	if ts == nil || ts.in == nil {
 		return nil, nil
@@ -181,7 +181,7 @@ func (t *toolSchemas) checkResult(rc *reqCtx, m *Mount, params wire.Raw, res wir
 	if t.srv.opts.DisableToolSchemas {
 		return nil
 	}
-	name, _ := toolCallArgs(params)
+	name := rc.r.toolName
 	ts := t.set(rc, m, params).tools[name]
 	if ts == nil || ts.out == nil {
 		return nil

@@ -131,6 +131,16 @@ func (c *clientConn) Negotiated(version string, stateless bool) {
 	c.mu.Unlock()
 }
 
+var _ mcp.AbortCanceller = (*clientConn)(nil)
+
+// AbortCancels implements mcp.AbortCanceller: a stateless request is
+// cancelled by closing its POST, which cancels the server's handler.
+func (c *clientConn) AbortCancels() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stateless
+}
+
 // nameParams are the params members Mcp-Name mirrors. The conn does not
 // see the method table of the revision it speaks, so it has its own copy
 // of the three methods 2026-07-28 names, and the task methods of the tasks

@@ -2,6 +2,7 @@ package valid
 
 import (
 	"encoding/base64"
+	"strings"
 	"testing"
 )
 
@@ -82,4 +83,44 @@ func FuzzURITemplate(f *testing.F) {
 			t.Fatalf("%q accepted with an open brace", s)
 		}
 	})
+}
+
+func TestCollectorPointers(t *testing.T) {
+	var c Collector
+	for i := range 20 { // past the fixed levels
+		if i%2 == 0 {
+			c.Enter("a/b~")
+		} else {
+			c.EnterIndex(i)
+		}
+	}
+	c.FailMember("m", "required", "missing")
+	for range 20 {
+		c.Leave()
+	}
+	c.Enter("x")
+	c.Fail("const", "wrong")
+	c.Leave()
+	err := c.Err().(*Error)
+	want := strings.Repeat("/a~1b~0/", 1)
+	if len(err.Violations) != 2 || !strings.HasPrefix(err.Violations[0].Pointer, want) || !strings.HasSuffix(err.Violations[0].Pointer, "/19/m") || err.Violations[1].Pointer != "/x" {
+		t.Errorf("pointers: %+v", err.Violations)
+	}
+	if n := strings.Count(err.Violations[0].Pointer, "/"); n != 21 {
+		t.Errorf("%d levels in %s", n, err.Violations[0].Pointer)
+	}
+}
+
+func BenchmarkCollectorValid(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		var c Collector
+		c.Enter("params")
+		c.Enter("arguments")
+		c.Leave()
+		c.Leave()
+		if c.Err() != nil {
+			b.Fatal("no violations expected")
+		}
+	}
 }

@@ -4,6 +4,7 @@
 package valid
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -63,31 +64,40 @@ type segment struct {
 
 // Collector gathers violations while generated code walks a value. The
 // path is kept as a stack of segments and turned into a pointer only when
-// a violation is recorded, so a valid value costs no allocation.
+// a violation is recorded, so a valid value costs no allocation. The first
+// levels live in the Collector itself (no pointer into itself, so a
+// Collector on the stack stays there); deeper ones spill into a slice.
 type Collector struct {
-	path  []segment
+	depth int
 	fixed [16]segment
+	deep  []segment // levels past len(fixed)
 	errs  []Violation
 }
 
-// Enter descends into member name.
-func (c *Collector) Enter(name string) {
-	if c.path == nil {
-		c.path = c.fixed[:0]
+func (c *Collector) push(s segment) {
+	if c.depth < len(c.fixed) {
+		c.fixed[c.depth] = s
+	} else {
+		c.deep = append(c.deep[:c.depth-len(c.fixed)], s)
 	}
-	c.path = append(c.path, segment{name: name, index: -1})
+	c.depth++
 }
+
+func (c *Collector) at(i int) segment {
+	if i < len(c.fixed) {
+		return c.fixed[i]
+	}
+	return c.deep[i-len(c.fixed)]
+}
+
+// Enter descends into member name.
+func (c *Collector) Enter(name string) { c.push(segment{name: name, index: -1}) }
 
 // EnterIndex descends into array element i.
-func (c *Collector) EnterIndex(i int) {
-	if c.path == nil {
-		c.path = c.fixed[:0]
-	}
-	c.path = append(c.path, segment{index: i})
-}
+func (c *Collector) EnterIndex(i int) { c.push(segment{index: i}) }
 
 // Leave undoes the last Enter or EnterIndex.
-func (c *Collector) Leave() { c.path = c.path[:len(c.path)-1] }
+func (c *Collector) Leave() { c.depth-- }
 
 // Fail records a violation of the current value.
 func (c *Collector) Fail(rule, msg string) {
@@ -101,7 +111,8 @@ func (c *Collector) FailMember(name, rule, msg string) {
 
 func (c *Collector) pointer(member string) string {
 	var b strings.Builder
-	for _, s := range c.path {
+	for i := range c.depth {
+		s := c.at(i)
 		b.WriteByte('/')
 		if s.index >= 0 {
 			b.WriteString(strconv.Itoa(s.index))
@@ -121,6 +132,17 @@ func escape(s string) string {
 		return s
 	}
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// Mark returns the number of violations recorded so far, for SortSince.
+func (c *Collector) Mark() int { return len(c.errs) }
+
+// SortSince puts the violations recorded after mark in pointer order (for
+// values walked in random order: maps).
+func (c *Collector) SortSince(mark int) {
+	if len(c.errs)-mark > 1 {
+		sort.SliceStable(c.errs[mark:], func(i, j int) bool { return c.errs[mark+i].Pointer < c.errs[mark+j].Pointer })
+	}
 }
 
 // Failed reports whether any violation was recorded.

@@ -68,6 +68,19 @@ func (e *Encoder) ObjectEnd() {
 	e.comma = true
 }
 
+// ReopenObject undoes the ObjectEnd of the object just written so that
+// more members can follow; ObjectEnd closes it again. It reports false, and
+// changes nothing, when the last value written is not an object.
+func (e *Encoder) ReopenObject() bool {
+	n := len(e.buf)
+	if n < 2 || e.buf[n-1] != '}' {
+		return false
+	}
+	e.buf = e.buf[:n-1]
+	e.comma = e.buf[n-2] != '{'
+	return true
+}
+
 // ArrayStart writes '['.
 func (e *Encoder) ArrayStart() {
 	e.sep()

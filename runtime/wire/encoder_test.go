@@ -221,3 +221,34 @@ func TestPool(t *testing.T) {
 	PutEncoder(big) // dropped, must not panic
 	PutEncoder(nil)
 }
+
+func TestEncoderReopenObject(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(e *Encoder)
+		ok    bool
+		want  string
+	}{
+		{"empty object", func(e *Encoder) { e.ObjectStart(); e.ObjectEnd() }, true, `{"k":1}`},
+		{"object with members", func(e *Encoder) { e.ObjectStart(); e.Field("a"); e.Raw(Raw(`{}`)); e.ObjectEnd() }, true, `{"a":{},"k":1}`},
+		{"raw object", func(e *Encoder) { e.Raw(Raw(`{"x":[1]}`)) }, true, `{"x":[1],"k":1}`},
+		{"array", func(e *Encoder) { e.ArrayStart(); e.ArrayEnd() }, false, `[]`},
+		{"nothing", func(*Encoder) {}, false, ``},
+	}
+	for _, tt := range tests {
+		var e Encoder
+		tt.write(&e)
+		if got := e.ReopenObject(); got != tt.ok {
+			t.Errorf("%s: ReopenObject = %v", tt.name, got)
+			continue
+		}
+		if tt.ok {
+			e.Field("k")
+			e.Int64(1)
+			e.ObjectEnd()
+		}
+		if string(e.Bytes()) != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, e.Bytes(), tt.want)
+		}
+	}
+}
