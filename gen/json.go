@@ -175,10 +175,7 @@ func (g *generator) structJSON(f *jen.File, n *named) error {
 		cases = append(cases, jen.Default().Block(
 			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("d").Dot("Raw").Call(),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "WithField").Call(jen.Err(), jen.String().Call(jen.Id("key"))))),
-			jen.Id("v").Dot("Extra").Op("=").Append(jen.Id("v").Dot("Extra"), jen.Qual(wirePkg, "Member").Values(jen.Dict{
-				jen.Id("Name"):  jen.String().Call(jen.Id("key")),
-				jen.Id("Value"): jen.Id("r"),
-			})),
+			jen.Id("v").Dot("Extra").Dot("Add").Call(jen.Id("d").Dot("Name").Call(jen.Id("key")), jen.Id("r")),
 		))
 	case schema.Closed:
 		cases = append(cases, jen.Default().Block(
@@ -362,7 +359,7 @@ func (g *generator) valueJSON(f *jen.File, n *named) {
 			return jen.Qual(wirePkg, "WithField").Call(err, jen.String().Call(jen.Id("key")))
 		}, 0)
 		body := append([]jen.Code{jen.Var().Id("elem").Add(g.typeCode(n.elem))}, inner...)
-		body = append(body, jen.Id("m").Index(jen.String().Call(jen.Id("key"))).Op("=").Id("elem"), jen.Return(jen.Nil()))
+		body = append(body, jen.Id("m").Index(jen.Id("d").Dot("Name").Call(jen.Id("key"))).Op("=").Id("elem"), jen.Return(jen.Nil()))
 		dec = []jen.Code{
 			jen.Id("m").Op(":=").Id(n.name).Values(),
 			jen.If(jen.Err().Op(":=").Id("d").Dot("Object").Call(jen.Func().Params(jen.Id("key").Index().Byte()).Error().Block(body...)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),

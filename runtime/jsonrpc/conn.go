@@ -935,11 +935,16 @@ func (c *Conn) handleResponse(env *envelope, msg []byte) {
 			cl.err = re
 		}
 	} else if cl.out != nil {
-		d.Reset(msg[env.resultStart:env.resultEnd])
+		// The result gets bytes of its own (msg is the read buffer), so its
+		// strings and raw values can be views of them: one copy instead of
+		// one per string.
+		d.Reset(append([]byte(nil), msg[env.resultStart:env.resultEnd]...))
+		d.SetShared(true)
 		err := cl.out.DecodeJSON(d)
 		if err == nil {
 			err = d.End()
 		}
+		d.SetShared(false)
 		if err != nil {
 			cl.err = fmt.Errorf("jsonrpc: decoding result: %w", wire.WithField(err, "result"))
 		}

@@ -342,7 +342,7 @@ func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.
 		c.learnTools(m.result)
 	}
 	if result != nil {
-		return wire.Unmarshal(m.result, result)
+		return wire.UnmarshalShared(m.result, result) // the message owns its bytes
 	}
 	return nil
 }

@@ -598,7 +598,7 @@ func (s *session) Call(ctx context.Context, method string, params wire.Marshaler
 			return m.err
 		}
 		if result != nil {
-			return wire.Unmarshal(m.result, result)
+			return wire.UnmarshalShared(m.result, result) // the message owns its bytes
 		}
 		return nil
 	case <-ctx.Done():

@@ -266,6 +266,46 @@ func (d *Decoder) Str() (string, error) {
 	return string(b), nil
 }
 
+// Name returns an object key passed to an Object callback as a string to
+// keep: a view of the input in shared mode (when the key needed no
+// unescaping), one shared copy for the member names MCP and JSON Schema use
+// most, or else a copy.
+func (d *Decoder) Name(key []byte) string {
+	if len(key) == 0 {
+		return ""
+	}
+	if d.shared && len(d.buf) > 0 {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(d.buf)))
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(key)))
+		if p >= base && p+uintptr(len(key)) <= base+uintptr(len(d.buf)) {
+			return unsafe.String(unsafe.SliceData(key), len(key))
+		}
+	}
+	if s, ok := commonNames[string(key)]; ok {
+		return s
+	}
+	return string(key)
+}
+
+// commonNames are the member names Name returns without allocating: the
+// JSON Schema keywords tool schemas are made of, and frequent MCP names.
+// Read-only after initialization.
+var commonNames = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		"type", "properties", "required", "description", "title", "items", "enum", "const",
+		"default", "additionalProperties", "$defs", "definitions", "$ref", "$schema", "$id",
+		"$anchor", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "format", "pattern",
+		"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+		"minItems", "maxItems", "uniqueItems", "examples", "deprecated", "readOnly", "writeOnly",
+		"patternProperties", "propertyNames", "prefixItems", "contains", "dependentRequired",
+		"_meta", "name", "text", "uri", "mimeType", "annotations", "x-mcp-header",
+	} {
+		m[s] = s
+	}
+	return m
+}()
+
 // SetShared tells the decoder that its input is never modified and lives
 // as long as whatever is decoded from it: Str and Raw then return views of
 // the input instead of copies, which saves an allocation per string and raw

@@ -40,6 +40,15 @@ type Member struct {
 // linear: such sets are small.
 type Members []Member
 
+// Add appends a member, making room for a few at once: objects that have
+// members a schema does not name tend to have several.
+func (m *Members) Add(name string, value Raw) {
+	if *m == nil {
+		*m = make(Members, 0, 4)
+	}
+	*m = append(*m, Member{Name: name, Value: value})
+}
+
 // Get returns the value of the first member called name.
 func (m Members) Get(name string) (Raw, bool) {
 	for i := range m {

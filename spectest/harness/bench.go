@@ -10,6 +10,9 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
+// BenchTypes are the definitions the validation benchmarks measure.
+var BenchTypes = []string{"CallToolRequest", "ListToolsResult", "InitializeRequest", "DiscoverRequest"}
+
 // BenchMessages are the messages the validation benchmarks decode and
 // validate, for the revision's era.
 func BenchMessages(rev string, stateless bool) map[string][]byte {
@@ -46,7 +49,7 @@ func BenchValidate(b *testing.B, reg Registry) {
 		b.Fatal(err)
 	}
 	msgs := BenchMessages(spec.Revision, spec.Era().String() == "stateless")
-	for _, typ := range []string{"CallToolRequest", "ListToolsResult", "InitializeRequest", "DiscoverRequest"} {
+	for _, typ := range BenchTypes {
 		data, ok := msgs[typ]
 		if !ok {
 			continue
@@ -71,6 +74,23 @@ func BenchValidate(b *testing.B, reg Registry) {
 				}
 			}
 		})
+		if shared := reg.Shared[typ]; shared != nil {
+			// Strings and raw values as views of the input, the way the
+			// runtime decodes request params and results.
+			b.Run(typ+"/generated-shared", func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					v, err := shared(data)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := v.Validate(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 		b.Run(typ+"/jsonschema", func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()

@@ -28,6 +28,8 @@ type Registry struct {
 	// Revision is the spec directory name (2026-07-28, draft...).
 	Revision string
 	Types    map[string]Decoder
+	// Shared decodes BenchTypes in shared mode (wire.UnmarshalShared).
+	Shared map[string]Decoder
 	// Raw lists the definitions kept as raw JSON text.
 	Raw map[string]bool
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpgen/mcpgen/gen"
 	"github.com/mcpgen/mcpgen/internal/specdir"
 	"github.com/mcpgen/mcpgen/schema"
+	"github.com/mcpgen/mcpgen/spectest/harness"
 )
 
 func main() {
@@ -97,6 +98,14 @@ func registry(spec *schema.Spec, pkg, rev string) ([]byte, error) {
 			fmt.Fprintf(&b, "\t\t%q: func(b []byte) (harness.Value, error) { v := new(%s); return v, wire.Unmarshal(b, v) },\n", t.Name, target.Name)
 		case target.Methods:
 			fmt.Fprintf(&b, "\t\t%q: func(b []byte) (harness.Value, error) { var v %s; err := wire.Unmarshal(b, &v); return v, err },\n", t.Name, target.Name)
+		}
+	}
+	// The benchmarked types also decode in shared mode, as the runtime
+	// decodes request params and results.
+	fmt.Fprintf(&b, "\t},\n\tShared: map[string]harness.Decoder{\n")
+	for _, name := range harness.BenchTypes {
+		if t, ok := byName[name]; ok && t.Def && t.Methods && t.Pointer && t.AliasOf == "" {
+			fmt.Fprintf(&b, "\t\t%q: func(b []byte) (harness.Value, error) { v := new(%s); return v, wire.UnmarshalShared(b, v) },\n", t.Name, t.Name)
 		}
 	}
 	fmt.Fprintf(&b, "\t},\n\tRaw: map[string]bool{\n")
