@@ -466,8 +466,10 @@ func (t *Task) finish(ctx context.Context, res wire.Marshaler, err error) {
 		t.status, t.result = TaskCompleted, result
 	}
 	t.mu.Unlock()
-	t.end()
+	// Announced before whoever waits learns of it: the status notification
+	// precedes a tasks/result answer.
 	t.announce(ctx)
+	t.end()
 }
 
 // cancelTask moves a running task to cancelled (a terminal task stays) and
@@ -481,8 +483,8 @@ func (t *Task) cancelTask(ctx context.Context) {
 	}
 	t.mu.Unlock()
 	t.cancel()
-	t.end()
 	if changed {
 		t.announce(ctx)
 	}
+	t.end()
 }

@@ -27,10 +27,13 @@ import (
 // the handler and POSTs its responses back, opens the GET stream once the
 // session is initialized, resumes broken SSE streams with GET and
 // Last-Event-ID after the server's retry interval, and DELETEs the session
-// on Close. Stateless: every POST carries MCP-Protocol-Version, Mcp-Method,
-// Mcp-Name and the Mcp-Param-* headers of the tool's x-mcp-header
-// annotations (learned from the tools/list results that pass through the
-// conn); cancelling a call's context aborts its POST, which cancels it.
+// on Close. It never sends batches, but takes the server's: a JSON array of
+// messages in a response body or an SSE event (2025-03-26) is dispatched
+// element by element. Stateless: every POST carries MCP-Protocol-Version,
+// Mcp-Method, Mcp-Name and the Mcp-Param-* headers of the tool's
+// x-mcp-header annotations (learned from the tools/list results that pass
+// through the conn); cancelling a call's context aborts its POST, which
+// cancels it.
 type ClientTransport struct {
 	// URL is the MCP endpoint ("http://127.0.0.1:8080/mcp").
 	URL string
@@ -376,11 +379,22 @@ func (c *clientConn) exchange(ctx context.Context, method string, body []byte, c
 	if err != nil {
 		return err
 	}
-	m, err := parseMessage(b)
-	if err != nil || m.kind != kindResponse {
+	// One response, or (2025-03-26) a batch that holds it.
+	msgs, err := parseMessages(b)
+	responses := 0
+	for _, m := range msgs {
+		if m.kind == kindResponse {
+			responses++
+		}
+	}
+	if err != nil || responses == 0 {
 		return fmt.Errorf("streamhttp: the answer to %s is not a JSON-RPC response", method)
 	}
-	c.dispatch(m)
+	for _, m := range msgs {
+		if m.kind != kindInvalid {
+			c.dispatch(m)
+		}
+	}
 	return nil
 }
 
@@ -392,8 +406,13 @@ func (c *clientConn) checkStatus(resp *http.Response) error {
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	var je *jsonrpc.Error
-	if m, err := parseMessage(b); err == nil && m.kind == kindResponse && m.err != nil {
-		je = m.err
+	if msgs, err := parseMessages(b); err == nil {
+		for _, m := range msgs {
+			if m.kind == kindResponse && m.err != nil {
+				je = m.err
+				break
+			}
+		}
 	}
 	c.mu.Lock()
 	sid, stateless := c.sessionID, c.stateless
@@ -511,9 +530,12 @@ func (c *clientConn) consume(body io.Reader, lastID *string, retry *time.Duratio
 			*retry = ev.retry
 		}
 		if len(bytes.TrimSpace(ev.data)) > 0 {
-			m, err := parseMessage(ev.data)
-			if err == nil && m.kind != kindInvalid {
-				c.dispatch(m)
+			// One message, or (2025-03-26) a batch of them.
+			msgs, _ := parseMessages(ev.data)
+			for _, m := range msgs {
+				if m.kind != kindInvalid {
+					c.dispatch(m)
+				}
 			}
 		}
 		if stop() {

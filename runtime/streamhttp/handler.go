@@ -17,6 +17,11 @@
 // interval, their events are kept in an EventStore, and a client whose
 // stream broke resumes it with GET and Last-Event-ID.
 //
+// Sessions of 2025-03-26, the one revision with JSON-RPC batches, may POST
+// a batch (a JSON array) of requests and notifications, or of responses;
+// see Options.MaxBatchMessages. Other sessions and stateless requests get
+// 400 for a batch.
+//
 // The client side is ClientTransport, an mcp.ClientTransport.
 package streamhttp
 
@@ -51,9 +56,14 @@ type Options struct {
 	// hosts. Others get 403. A server reachable under other names must
 	// list them.
 	AllowedHosts []string
-	// MaxBodyBytes bounds a POST body (default 4 MiB); larger bodies get
-	// 413 and a -32600 error.
+	// MaxBodyBytes bounds a POST body (default 4 MiB), a batch's as a
+	// whole; larger bodies get 413 and a -32600 error.
 	MaxBodyBytes int64
+	// MaxBatchMessages bounds the messages of a JSON-RPC batch POSTed to a
+	// session whose revision has batches (2025-03-26) (default 100); a
+	// larger batch gets 400 and a -32600 error. Each request of a batch is
+	// served concurrently, as if POSTed alone.
+	MaxBatchMessages int
 	// SessionIdleTimeout ends stateful sessions without requests for that
 	// long (default 30 minutes); their id then gets 404.
 	SessionIdleTimeout time.Duration
@@ -108,6 +118,9 @@ type Handler struct {
 func NewHandler(srv *mcp.Server, o Options) *Handler {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 4 << 20
+	}
+	if o.MaxBatchMessages <= 0 {
+		o.MaxBatchMessages = 100
 	}
 	if o.SessionIdleTimeout <= 0 {
 		o.SessionIdleTimeout = 30 * time.Minute
@@ -233,7 +246,7 @@ func (h *Handler) isClosed() bool {
 	return h.closed
 }
 
-// servePost reads, checks and dispatches one message.
+// servePost reads, checks and dispatches one message or a batch.
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
 	if err != nil {
@@ -258,6 +271,10 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if !acc.json && !acc.sse {
 		id, ok := idOf(body)
 		writeJSONError(w, http.StatusNotAcceptable, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow application/json or text/event-stream"))
+		return
+	}
+	if isBatch(body) {
+		h.serveBatch(w, r, body, acc)
 		return
 	}
 	msg, err := parseMessage(body)

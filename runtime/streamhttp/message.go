@@ -44,8 +44,11 @@ type errParse struct{ err error }
 
 func (e errParse) Error() string { return e.err.Error() }
 
+func (e errParse) Unwrap() error { return e.err }
+
 // parseMessage parses one message. Malformed JSON is an errParse; a JSON
-// value that is not a valid message has kind kindInvalid and a problem.
+// value that is not a valid message has kind kindInvalid and a problem (a
+// batch too: parseBatch parses those).
 func parseMessage(b []byte) (*message, error) {
 	d := wire.NewDecoder(b)
 	m := &message{}
@@ -167,6 +170,87 @@ func parseMessage(b []byte) (*message, error) {
 		}
 	}
 	return m, nil
+}
+
+// errBatchTooLarge reports a batch with more elements than allowed.
+var errBatchTooLarge = errors.New("too many messages in the batch")
+
+// isBatch reports a body whose top-level value is an array: a JSON-RPC
+// batch (which may still be malformed).
+func isBatch(b []byte) bool { return wire.NewDecoder(b).Peek() == wire.Array }
+
+// parseBatch parses a batch: a JSON array of messages. Malformed JSON is an
+// errParse; each element is parsed as parseMessage parses a message, except
+// that an element that is not an object (an array included) is invalid
+// with "a message must be an object". More than max elements (max > 0) is
+// errBatchTooLarge, without parsing the elements.
+func parseBatch(b []byte, max int) ([]*message, error) {
+	d := wire.NewDecoder(b)
+	d.SetShared(true) // the elements are views; parseMessage copies what it keeps
+	var elems []wire.Raw
+	err := d.Array(func() error {
+		e, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		elems = append(elems, e)
+		return nil
+	})
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return nil, errParse{err}
+	}
+	if max > 0 && len(elems) > max {
+		return nil, errBatchTooLarge
+	}
+	msgs := make([]*message, 0, len(elems))
+	for _, e := range elems {
+		if e.Kind() != wire.Object {
+			msgs = append(msgs, &message{problem: "a message must be an object"})
+			continue
+		}
+		m, err := parseMessage(e)
+		if err != nil {
+			// Cannot happen: the element was validated as JSON.
+			return nil, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
+
+// parseMessages parses what a server sends in a response body or an SSE
+// event: one message, or a batch of them (2025-03-26 lets the server batch
+// its messages). Invalid elements of a batch are returned with kind
+// kindInvalid.
+func parseMessages(b []byte) ([]*message, error) {
+	if isBatch(b) {
+		return parseBatch(b, 0)
+	}
+	m, err := parseMessage(b)
+	if err != nil {
+		return nil, err
+	}
+	return []*message{m}, nil
+}
+
+// joinBatch encodes messages as one batch: a JSON array.
+func joinBatch(msgs [][]byte) []byte {
+	n := 2
+	for _, m := range msgs {
+		n += len(m) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m...)
+	}
+	return append(out, ']')
 }
 
 // idOf extracts the id of a body best-effort, for error responses about a

@@ -260,9 +260,18 @@ type fixture struct {
 
 func newFixture(t *testing.T, o Options, wrap ...func(http.Handler) http.Handler) *fixture {
 	t.Helper()
+	return newFixtureOf(t, []*mcp.Protocol{protoOld, protoNew}, o, wrap...)
+}
+
+// newFixtureOf is newFixture serving the revisions protos.
+func newFixtureOf(t *testing.T, protos []*mcp.Protocol, o Options, wrap ...func(http.Handler) http.Handler) *fixture {
+	t.Helper()
 	ts := newTestServer()
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "test", Version: "1", ListChanged: true},
-		mcp.Mount{Protocol: protoOld, Handler: ts}, mcp.Mount{Protocol: protoNew, Handler: ts})
+	mounts := make([]mcp.Mount, len(protos))
+	for i, p := range protos {
+		mounts[i] = mcp.Mount{Protocol: p, Handler: ts}
+	}
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "test", Version: "1", ListChanged: true}, mounts...)
 	if err != nil {
 		t.Fatal(err)
 	}

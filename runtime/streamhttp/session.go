@@ -210,16 +210,12 @@ func (h *Handler) serveStateful(w http.ResponseWriter, r *http.Request, msg *mes
 		return
 	}
 	defer s.leave()
-	switch msg.kind {
-	case kindResponse:
-		s.response(msg)
-		w.WriteHeader(http.StatusAccepted)
-	case kindNotification:
-		_, _ = s.ms.Handle(r.Context(), msg.request(), discardOut{})
-		w.WriteHeader(http.StatusAccepted)
-	default:
+	if msg.kind == kindRequest {
 		s.serveRequest(w, r, msg, acc)
+		return
 	}
+	s.oneWay(r.Context(), msg)
+	w.WriteHeader(http.StatusAccepted)
 }
 
 // response hands the client's response to the call waiting for it.
@@ -257,16 +253,42 @@ func idKey(id jsonrpc.ID) string { return string(id.AppendKey(nil)) }
 // client that disconnects does not cancel it (2025-11-25: disconnection
 // is not cancellation), and its later events are kept for resumption.
 func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *message, acc accept) {
-	key := idKey(msg.id)
-	st, err := s.newStream("p")
+	st, c, err := s.postStream(w, acc, false)
 	if err != nil {
 		writeJSONError(w, http.StatusNotFound, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
 		return
 	}
+	st.owe()
+	if status, je := s.start(r, msg, st); je != nil {
+		s.removeStream(st)
+		writeJSONError(w, status, msg.id, true, je)
+		return
+	}
+	// Cancelled by the client: no response.
+	s.await(w, r, st, c, acc, msg.id, true, http.StatusNoContent)
+}
+
+// postStream makes the stream of a POST and attaches its response to it.
+func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*stream, *sseConn, error) {
+	st, err := s.newStream("p")
+	if err != nil {
+		return nil, nil, err
+	}
+	st.batch = batch
 	c := newConn(w, acc.sse)
 	st.mu.Lock()
 	st.conn = c
 	st.mu.Unlock()
+	return st, c, nil
+}
+
+// start registers a client request and runs its handler on its own
+// goroutine; the handler's related messages go on st and its response is
+// one st owes (owe it first). When the request cannot start (the session
+// ended, or its id is in flight) start returns the HTTP status and error
+// to answer it with.
+func (s *session) start(r *http.Request, msg *message, st *stream) (int, *jsonrpc.Error) {
+	key := idKey(msg.id)
 	hctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	stop := context.AfterFunc(s.ctx, cancel)
 	s.mu.Lock()
@@ -275,13 +297,10 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *mess
 		s.mu.Unlock()
 		stop()
 		cancel()
-		s.removeStream(st)
 		if closed {
-			writeJSONError(w, http.StatusNotFound, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
-			return
+			return http.StatusNotFound, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended")
 		}
-		writeJSONError(w, http.StatusBadRequest, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", msg.id.String()))
-		return
+		return http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", msg.id.String())
 	}
 	s.inflight[key] = &inflightReq{cancel: cancel}
 	// Under s.mu, before close (which precedes Handler.Close's Wait).
@@ -299,7 +318,7 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *mess
 		delete(s.inflight, key)
 		s.mu.Unlock()
 		if cancelled || s.ctx.Err() != nil {
-			st.finish(nil)
+			st.answer(nil)
 			return
 		}
 		var body []byte
@@ -313,8 +332,17 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *mess
 			}
 			body = encodeError(req.ID, true, je)
 		}
-		st.finish(body)
+		st.answer(body)
 	}()
+	return 0, nil
+}
+
+// await waits until the stream of a POST has every response it owes (or
+// the client goes away: the stream goes on without it), then ends the
+// response: the JSON body, the end of the SSE stream, 404 when the session
+// ended (with id, hasID), or status none when there is no response to
+// send (every request was cancelled).
+func (s *session) await(w http.ResponseWriter, r *http.Request, st *stream, c *sseConn, acc accept, id jsonrpc.ID, hasID bool, none int) {
 	select {
 	case <-c.gone:
 		c.lastWrite()
@@ -326,12 +354,11 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *mess
 	case c.json != nil:
 		writeResponse(w, acc, c.json)
 	case c.began:
-		// The stream ended (its response was its last event).
+		// The stream ended (its last response was its last event).
 	case s.ctx.Err() != nil:
-		writeJSONError(w, http.StatusNotFound, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
+		writeJSONError(w, http.StatusNotFound, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
 	default:
-		// Cancelled by the client: no response.
-		w.WriteHeader(http.StatusNoContent)
+		w.WriteHeader(none)
 	}
 }
 

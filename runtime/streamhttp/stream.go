@@ -13,7 +13,7 @@ import (
 )
 
 // stream is one SSE stream of a stateful session: the response stream of
-// a POSTed request, or the GET stream. Its events are stored (for
+// a POSTed request or batch, or the GET stream. Its events are stored (for
 // resumption) and written to the connection attached to it, if any: the
 // original response, or the GET that resumed it. Everything it writes is
 // written under its lock, which also orders deliveries against a resume's
@@ -21,11 +21,17 @@ import (
 type stream struct {
 	sess *session
 	name string
+	// batch marks the stream of a batch POST: it begins SSE with its first
+	// event when the client takes SSE, and collects its responses into one
+	// JSON array when the client does not.
+	batch bool
 
 	mu      sync.Mutex
 	conn    *sseConn // attached connection, nil when none
 	started bool     // the SSE stream began (priming event sent)
-	final   bool     // no more events: the response went out, or the stream ended
+	final   bool     // no more events: the responses went out, or the stream ended
+	pending int      // responses owed (see owe and answer)
+	answers [][]byte // a batch's responses before SSE began
 }
 
 var (
@@ -66,13 +72,19 @@ func (st *stream) deliver(msg []byte) error {
 		}
 		st.startLocked()
 	}
+	st.writeLocked(st.appendLocked(msg), msg)
+	return nil
+}
+
+// appendLocked stores an event of the stream and returns its id ("" when
+// the store failed: the event is sent but cannot be replayed).
+func (st *stream) appendLocked(msg []byte) string {
 	id, err := st.sess.h.store.Append(st.sess.id, st.name, msg)
 	if err != nil {
 		st.sess.h.log.Warn("streamhttp: storing an event failed; it cannot be replayed", "session", st.sess.id, "err", err)
-		id = ""
+		return ""
 	}
-	st.writeLocked(id, msg)
-	return nil
+	return id
 }
 
 // startLocked begins the SSE response on the attached connection with the
@@ -131,28 +143,49 @@ func (st *stream) keepAliveLocked(c *sseConn) {
 	})
 }
 
-// finish ends the stream with the response to its request (nil: the
-// request was cancelled and gets none). Before SSE began, the response is
-// handed to the connection to write as JSON.
-func (st *stream) finish(resp []byte) {
+// owe announces one more response the stream must carry before it ends.
+func (st *stream) owe() {
+	st.mu.Lock()
+	st.pending++
+	st.mu.Unlock()
+}
+
+// answer hands the stream one of the responses it owes (nil: none, the
+// request was cancelled). Once SSE began the response is an event. Before,
+// a batch stream begins SSE with it if the client takes SSE, else collects
+// it for the JSON array; a single request's response is handed to the
+// connection to write as JSON. After the last response owed the stream
+// ends.
+func (st *stream) answer(resp []byte) {
 	st.mu.Lock()
 	if st.final {
 		st.mu.Unlock()
 		return
 	}
-	if st.started {
-		if resp != nil {
-			id, err := st.sess.h.store.Append(st.sess.id, st.name, resp)
-			if err != nil {
-				id = ""
-			}
-			st.writeLocked(id, resp)
+	if resp != nil {
+		if !st.started && st.batch && st.conn != nil && st.conn.sse {
+			st.startLocked()
 		}
-	} else if c := st.conn; c != nil {
-		c.json = resp
-	} else if resp != nil {
-		st.sess.h.log.Debug("streamhttp: response dropped: the client left before it was ready", "session", st.sess.id)
+		switch {
+		case st.started:
+			st.writeLocked(st.appendLocked(resp), resp)
+		case st.conn == nil:
+			st.sess.h.log.Debug("streamhttp: response dropped: the client left before it was ready", "session", st.sess.id)
+		case st.batch:
+			st.answers = append(st.answers, resp)
+		default:
+			st.conn.json = resp
+		}
 	}
+	st.pending--
+	if st.pending > 0 {
+		st.mu.Unlock()
+		return
+	}
+	if c := st.conn; c != nil && !st.started && len(st.answers) > 0 {
+		c.json = joinBatch(st.answers)
+	}
+	st.answers = nil
 	st.final = true
 	if st.conn != nil {
 		st.conn.end()
@@ -193,7 +226,7 @@ type sseConn struct {
 	began bool // the SSE response began
 	gone  chan struct{}
 	ended bool
-	json  []byte // the response, when it ended before SSE began
+	json  []byte // the response (a batch's: their array), when it ended before SSE began
 	ka    *time.Timer
 }
 

@@ -1,0 +1,164 @@
+package streamhttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+)
+
+// JSON-RPC batches on Streamable HTTP (2025-03-26 only: 2025-06-18 removed
+// them, and the stateless protocol has none). A POST body may batch
+// requests and notifications, or responses. The session's negotiated
+// revision decides whether it may (mcp.Protocol.Batches); other sessions
+// and stateless requests get 400 and -32600, as does a batch that is
+// empty, holds more than Options.MaxBatchMessages elements, or holds
+// initialize (which MUST NOT be batched).
+//
+// A batch of responses and notifications only is dispatched element by
+// element and answered 202. A batch with requests serves each of them as a
+// single request is served (validation, dispatch, duplicate ids, cancellation
+// by notifications/cancelled, no cancellation on disconnect) and
+// concurrently; its responses all go on one stream of the session:
+//
+//   - to a client that takes SSE, as SSE events from the first event on
+//     (the related messages of every request in the batch and each
+//     response as it is ready), with ids from the EventStore so that the
+//     stream resumes with Last-Event-ID; the stream ends after the last
+//     response;
+//   - to a client that takes only JSON, as one JSON array of the responses
+//     once every request is answered (the related messages go on the GET
+//     stream, if any); 202 when none has a response (all cancelled).
+//
+// Invalid elements get their own error responses (-32600, with their id
+// when it is usable, else without id: the MCP schemas refuse a null id)
+// in the batch's answer, and the valid elements are still served; a batch
+// with invalid elements is answered as one with requests.
+
+// errBatchesUnsupported is the -32600 that refuses a batch.
+func errBatchesUnsupported(why string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "batch requests are not supported: %s", why)
+}
+
+// serveBatch serves a POST whose body is a JSON array.
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, acc accept) {
+	msgs, err := parseBatch(body, h.o.MaxBatchMessages)
+	var pe errParse
+	switch {
+	case errors.As(err, &pe):
+		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeParseError, "parse error: %v", err))
+		return
+	case errors.Is(err, errBatchTooLarge):
+		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: a batch holds at most %d messages", h.o.MaxBatchMessages))
+		return
+	case err != nil:
+		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %v", err))
+		return
+	case len(msgs) == 0:
+		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: empty batch"))
+		return
+	}
+	if rev, ok := h.statelessBatch(r, msgs); ok {
+		why := "the stateless protocol has no batches"
+		if rev != "" {
+			why = "the stateless protocol (" + rev + ") has no batches"
+		}
+		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported(why))
+		return
+	}
+	for _, m := range msgs {
+		if m.kind != kindInvalid && m.kind != kindResponse && m.method == "initialize" {
+			writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: initialize must not be batched"))
+			return
+		}
+	}
+	s := h.lookup(w, r, jsonrpc.ID{}, false)
+	if s == nil {
+		return
+	}
+	defer s.leave()
+	if p := s.ms.Protocol(); p == nil || !p.Batches {
+		rev := "this session's revision"
+		if p != nil {
+			rev = "protocol revision " + p.Revision
+		}
+		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported(rev+" has no JSON-RPC batches"))
+		return
+	}
+	s.serveBatch(w, r, msgs, acc)
+}
+
+// statelessBatch reports a batch of the stateless era, as modern decides
+// for one message: an element whose _meta names a protocol version, an
+// MCP-Protocol-Version header the server serves statelessly (or does not
+// know), or a server without stateful revisions. rev is the version named,
+// if any.
+func (h *Handler) statelessBatch(r *http.Request, msgs []*message) (rev string, ok bool) {
+	for _, m := range msgs {
+		if v := mcp.MetaVersion(m.params); v != "" {
+			return v, true
+		}
+	}
+	if v := strings.TrimSpace(r.Header.Get(hdrProtocolVersion)); v != "" && h.srv.IsModernVersion(v) {
+		return v, true
+	}
+	return "", !h.stateful
+}
+
+// serveBatch serves the elements of a batch in order: responses and
+// notifications at once, requests on their own goroutines, every answer
+// on one stream (see the comment at the top of the file).
+func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*message, acc accept) {
+	owed := false
+	for _, m := range msgs {
+		if m.kind == kindRequest || m.kind == kindInvalid {
+			owed = true
+			break
+		}
+	}
+	if !owed {
+		for _, m := range msgs {
+			s.oneWay(r.Context(), m)
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	st, c, err := s.postStream(w, acc, true)
+	if err != nil {
+		writeJSONError(w, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
+		return
+	}
+	// One more response is owed until every element is dispatched: the
+	// stream cannot end before.
+	st.owe()
+	for _, m := range msgs {
+		switch m.kind {
+		case kindRequest:
+			st.owe()
+			if _, je := s.start(r, m, st); je != nil {
+				st.answer(encodeError(m.id, true, je))
+			}
+		case kindInvalid:
+			st.owe()
+			st.answer(encodeError(m.id, m.hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s", m.problem)))
+		default:
+			s.oneWay(r.Context(), m)
+		}
+	}
+	st.answer(nil)
+	s.await(w, r, st, c, acc, jsonrpc.ID{}, false, http.StatusAccepted)
+}
+
+// oneWay dispatches a message that gets no answer: a response goes to the
+// call waiting for it, a notification to the session.
+func (s *session) oneWay(ctx context.Context, m *message) {
+	switch m.kind {
+	case kindResponse:
+		s.response(m)
+	case kindNotification:
+		_, _ = s.ms.Handle(ctx, m.request(), discardOut{})
+	}
+}
