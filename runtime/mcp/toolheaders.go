@@ -81,6 +81,8 @@ func scanHeaders(v any, path []string, chain bool, out *[]ParamHeader) error {
 		for k, sub := range x {
 			switch k {
 			case "x-mcp-header":
+			case "const", "default", "enum", "examples":
+				// Instances, not schemas: their members are data.
 			case "properties":
 				props, ok := sub.(map[string]any)
 				if !ok {

@@ -16,6 +16,8 @@ func TestParamHeaders(t *testing.T) {
 		{name: "primitives", schema: `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"},"p":{"type":"integer","x-mcp-header":"Priority"},"v":{"type":"boolean","x-mcp-header":"Verbose"}}}`,
 			want: "[{Priority [p] integer} {Region [r] string} {Verbose [v] boolean}]"},
 		{name: "nested properties", schema: `{"type":"object","properties":{"c":{"type":"object","properties":{"z":{"type":["string","null"],"x-mcp-header":"Zone"}}}}}`, want: "[{Zone [c z] string}]"},
+		{name: "data that looks like an annotation", schema: `{"properties":{"s":{"type":"object","default":{"x-mcp-header":"D"},"examples":[{"x-mcp-header":"E"}]}}}`, want: "[]"},
+		{name: "a property named x-mcp-header", schema: `{"properties":{"x-mcp-header":{"type":"string","x-mcp-header":"X"}}}`, want: "[{X [x-mcp-header] string}]"},
 		{name: "number type", schema: `{"properties":{"n":{"type":"number","x-mcp-header":"N"}}}`, bad: true},
 		{name: "object type", schema: `{"properties":{"o":{"type":"object","x-mcp-header":"O"}}}`, bad: true},
 		{name: "empty name", schema: `{"properties":{"s":{"type":"string","x-mcp-header":""}}}`, bad: true},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
@@ -32,7 +33,8 @@ import (
 // element by element. Stateless: every POST carries MCP-Protocol-Version,
 // Mcp-Method, Mcp-Name and the Mcp-Param-* headers of the tool's
 // x-mcp-header annotations (learned from the tools/list results that pass
-// through the conn); cancelling a call's context aborts its POST, which
+// through the conn, which leave out the tools whose annotations are
+// invalid); cancelling a call's context aborts its POST, which
 // cancels it.
 type ClientTransport struct {
 	// URL is the MCP endpoint ("http://127.0.0.1:8080/mcp").
@@ -45,6 +47,10 @@ type ClientTransport struct {
 	// MaxRetries bounds the attempts to resume a broken SSE stream (and to
 	// reopen the GET stream) without progress (default 3; negative: none).
 	MaxRetries int
+	// Logger receives the transport's warnings, such as a tool excluded
+	// from tools/list for an invalid x-mcp-header annotation (default:
+	// discard).
+	Logger *slog.Logger
 }
 
 // HTTPError is an HTTP response that carries no JSON-RPC answer.
@@ -81,12 +87,16 @@ func (t *ClientTransport) Dial(_ context.Context, h jsonrpc.Handler) (mcp.Client
 		header:  t.Header.Clone(),
 		h:       h,
 		retries: t.MaxRetries,
+		log:     t.Logger,
 		pending: map[int64]chan *message{},
 		serving: map[string]context.CancelFunc{},
 		tools:   map[string][]mcp.ParamHeader{},
 	}
 	if c.client == nil {
 		c.client = http.DefaultClient
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
 	}
 	if c.retries == 0 {
 		c.retries = 3
@@ -109,6 +119,7 @@ type clientConn struct {
 	header  http.Header
 	h       jsonrpc.Handler
 	retries int
+	log     *slog.Logger
 	ctx     context.Context // cancelled by Close
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -245,14 +256,26 @@ func (c *clientConn) paramHeaders(hd http.Header, params wire.Raw) {
 	}
 }
 
-// learnTools records the x-mcp-header annotations of a tools/list result.
-func (c *clientConn) learnTools(result wire.Raw) {
+// vetTools records the x-mcp-header annotations of a tools/list result
+// and, on the stateless era, returns the result without the tools whose
+// annotations break the specification's constraints (empty or non-token
+// names, duplicates, non-primitive or non-integer types, annotations not
+// reachable through "properties" alone): a client on Streamable HTTP must
+// exclude them, so one bad definition does not stop the others being
+// used. Each exclusion is logged as a warning naming the tool and why.
+func (c *clientConn) vetTools(result wire.Raw) wire.Raw {
 	tools, ok := member(result, "tools")
 	if !ok || tools.Kind() != wire.Array {
-		return
+		return result
 	}
+	c.mu.Lock()
+	stateless := c.stateless
+	c.mu.Unlock()
+	var kept []wire.Raw
+	dropped := false
 	d := wire.NewDecoder(tools)
-	_ = d.Array(func() error {
+	d.SetShared(true)
+	if err := d.Array(func() error {
 		tool, err := d.Raw()
 		if err != nil {
 			return err
@@ -267,8 +290,52 @@ func (c *clientConn) learnTools(result wire.Raw) {
 			c.tools[name] = phs
 		}
 		c.mu.Unlock()
+		if err != nil && stateless {
+			c.log.Warn("streamhttp: excluding a tool with an invalid x-mcp-header annotation from tools/list", "tool", name, "err", err)
+			dropped = true
+			return nil
+		}
+		kept = append(kept, tool)
 		return nil
+	}); err != nil || !dropped {
+		return result
+	}
+	return replaceMember(result, "tools", func(e *wire.Encoder) {
+		e.ArrayStart()
+		for _, t := range kept {
+			e.Raw(t)
+		}
+		e.ArrayEnd()
 	})
+}
+
+// replaceMember re-encodes the object obj with the value of its member name
+// written by value; the other members are kept as they are.
+func replaceMember(obj wire.Raw, name string, value func(*wire.Encoder)) wire.Raw {
+	var e wire.Encoder
+	d := wire.NewDecoder(obj)
+	d.SetShared(true)
+	e.ObjectStart()
+	if err := d.Object(func(key []byte) error {
+		v, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		e.Field(string(key))
+		if string(key) == name {
+			value(&e)
+		} else {
+			e.Raw(v)
+		}
+		return nil
+	}); err != nil {
+		return obj
+	}
+	e.ObjectEnd()
+	if e.Err() != nil {
+		return obj
+	}
+	return wire.Raw(e.Bytes())
 }
 
 // do sends one HTTP request; it is aborted by ctx and by Close.
@@ -342,7 +409,7 @@ func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.
 		return m.err
 	}
 	if method == "tools/list" {
-		c.learnTools(m.result)
+		m.result = c.vetTools(m.result)
 	}
 	if result != nil {
 		return wire.UnmarshalShared(m.result, result) // the message owns its bytes

@@ -3,8 +3,11 @@ package streamhttp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"runtime"
 	"strings"
@@ -340,4 +343,88 @@ func settledGoroutines(want int) int {
 		n = m
 	}
 	return n
+}
+
+// TestClientExcludesInvalidParamHeaderTools: on the stateless era a tool
+// whose x-mcp-header annotations break the specification's constraints is
+// left out of tools/list, with a warning naming it; the other tools and the
+// other members of the result are kept. A stateful session, where the
+// annotations mean nothing, sees the list as sent.
+func TestClientExcludesInvalidParamHeaderTools(t *testing.T) {
+	list := `{"tools":[
+{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},
+{"name":"float","inputSchema":{"type":"object","properties":{"n":{"type":"number","x-mcp-header":"N"}}}},
+{"name":"headers","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}},
+{"name":"dup","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"},"b":{"type":"string","x-mcp-header":"a"}}}},
+{"name":"items","inputSchema":{"type":"object","properties":{"l":{"type":"array","items":{"type":"string","x-mcp-header":"L"}}}}}
+],"nextCursor":"c2"}`
+	for _, tc := range []struct {
+		name string
+		era  mcp.Era
+		want []string
+	}{
+		{"stateless", mcp.Modern, []string{"echo", "headers"}},
+		{"stateful", mcp.Legacy, []string{"echo", "float", "headers", "dup", "items"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, Options{})
+			f.ts.mu.Lock()
+			f.ts.toolList = list
+			f.ts.mu.Unlock()
+			var logs bytes.Buffer
+			var logMu sync.Mutex
+			tr := &ClientTransport{URL: f.url, HTTPClient: f.c, Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &logMu}, nil))}
+			cs, err := mcp.Connect(context.Background(), tr, mcp.ClientOptions{Era: tc.era}, clientMounts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			var res struct {
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+				NextCursor string `json:"nextCursor"`
+			}
+			var raw wire.Raw
+			if err := cs.Call(context.Background(), "tools/list", nil, &raw); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, &res); err != nil {
+				t.Fatalf("%v: %s", err, raw)
+			}
+			var got []string
+			for _, tl := range res.Tools {
+				got = append(got, tl.Name)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) || res.NextCursor != "c2" {
+				t.Fatalf("tools %v cursor %q, want %v c2", got, res.NextCursor, tc.want)
+			}
+			logMu.Lock()
+			out := logs.String()
+			logMu.Unlock()
+			for _, name := range []string{"float", "dup", "items"} {
+				if has := strings.Contains(out, "tool="+name); has != (tc.era == mcp.Modern) {
+					t.Errorf("warning about %s: %v in %q", name, has, out)
+				}
+			}
+			if tc.era == mcp.Modern {
+				// The valid annotated tool still mirrors its header.
+				if out, err := callText(context.Background(), cs, "headers", `{"text":"ok","region":"eu"}`); err != nil || !strings.Contains(out, `"ok"`) {
+					t.Fatalf("headers: %v %s", err, out)
+				}
+			}
+		})
+	}
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -107,7 +107,7 @@ func runAuthScenario(scenario, serverURL string) error {
 	if os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION") == "2026-07-28" {
 		era = rt.Modern
 	}
-	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: serverURL, HTTPClient: hc},
+	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: serverURL, HTTPClient: hc, Logger: warnings()},
 		rt.ClientOptions{Name: "everything-client", Version: "0.1.0", Era: era},
 		v25.Mount(legacyHandler{}), v26.Mount(modernHandler{}))
 	if err != nil {

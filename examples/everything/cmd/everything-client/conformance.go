@@ -49,7 +49,7 @@ func dialScenario(ctx context.Context, url string) (*rt.ClientSession, error) {
 	if version >= "2026-07-28" {
 		era = rt.Modern
 	}
-	return rt.Connect(ctx, &streamhttp.ClientTransport{URL: url},
+	return rt.Connect(ctx, &streamhttp.ClientTransport{URL: url, Logger: warnings()},
 		rt.ClientOptions{Name: "everything-client", Version: "0.1.0", Era: era},
 		v25.Mount(conformanceLegacy{}), v26.Mount(modernHandler{}))
 }

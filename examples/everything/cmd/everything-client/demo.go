@@ -46,7 +46,7 @@ func demoEra(ctx context.Context, server, url string, era rt.Era) error {
 	name := map[rt.Era]string{rt.Legacy: "stateful (initialize)", rt.Modern: "stateless (_meta on every request)"}[era]
 	var transport rt.ClientTransport = &rt.CommandTransport{Path: server, Stderr: os.Stderr}
 	if url != "" {
-		transport = &streamhttp.ClientTransport{URL: url}
+		transport = &streamhttp.ClientTransport{URL: url, Logger: warnings()}
 		show("\n== %s over Streamable HTTP: %s", name, url)
 	} else {
 		show("\n== %s over stdio: %s", name, server)

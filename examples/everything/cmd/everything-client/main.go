@@ -10,6 +10,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 )
 
@@ -32,4 +33,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "everything-client:", err)
 		os.Exit(1)
 	}
+}
+
+// warnings returns the transports' logger: their warnings (a tool excluded
+// from tools/list for an invalid x-mcp-header annotation, say) go to
+// stderr, which the conformance suite and the demo show.
+func warnings() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
