@@ -35,6 +35,10 @@ func run() error {
 	// stdout carries only MCP messages: logs go to stderr.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
+	catalog, err := loadSkills()
+	if err != nil {
+		return err
+	}
 	f := &fixtures{}
 	srv, err := rt.NewServer(rt.ServerOptions{
 		Name:         "everything",
@@ -43,6 +47,7 @@ func run() error {
 		Instructions: "A test server: every tool, resource and prompt of the conformance fixture set, plus echo.",
 		ListChanged:  true,
 		Tasks:        &rt.TaskOptions{},
+		Skills:       &rt.SkillOptions{Catalog: catalog, DirectoryRead: true},
 		Logger:       logger,
 	},
 		v25.Mount(&legacy{f}),

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/skills"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -46,6 +47,9 @@ type ServerOptions struct {
 	// Tasks enables tasks (the 2025-11-25 feature and the 2026
 	// io.modelcontextprotocol/tasks extension); nil disables them.
 	Tasks *TaskOptions
+	// Skills serves a skills catalog on the stateless revisions (the
+	// io.modelcontextprotocol/skills extension); nil serves none.
+	Skills *SkillOptions
 	// Logger receives the runtime's logs (default: discard).
 	Logger *slog.Logger
 	// Now is the clock (default time.Now), for tests.
@@ -226,8 +230,15 @@ func (s *Server) capabilities(m *Mount) wire.Raw {
 		e.Raw(emptyObject)
 	}
 	exts := s.opts.Extensions
-	if s.opts.Tasks != nil && p.Stateless {
-		exts = map[string]wire.Raw{TasksExtension: emptyObject}
+	skillsOn := s.opts.Skills != nil && s.opts.Skills.Catalog != nil && p.Stateless
+	if (s.opts.Tasks != nil || skillsOn) && p.Stateless {
+		exts = map[string]wire.Raw{}
+		if s.opts.Tasks != nil {
+			exts[TasksExtension] = emptyObject
+		}
+		if skillsOn {
+			exts[skills.Extension] = s.opts.Skills.capability()
+		}
 		for k, v := range s.opts.Extensions {
 			exts[k] = v
 		}
@@ -251,7 +262,7 @@ func (s *Server) capabilities(m *Mount) wire.Raw {
 		listChanged()
 		e.ObjectEnd()
 	}
-	if knows("resources") && (has("resources/list") || has("resources/templates/list") || has("resources/read")) {
+	if knows("resources") && (skillsOn || has("resources/list") || has("resources/templates/list") || has("resources/read")) {
 		e.FieldRaw(`"resources":`)
 		e.ObjectStart()
 		e.FieldRaw(`"subscribe":`)

@@ -174,6 +174,9 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 	if res, err, ok := s.taskMethod(rc, &rc.r, req.Method, req.Params); ok {
 		return res, err
 	}
+	if res, err, ok := s.skillMethod(&rc.r, req.Method, req.Params); ok {
+		return res, err
+	}
 	if m == nil || !m.FromClient || m.Notification {
 		return nil, jsonrpc.MethodNotFound(req.Method)
 	}
@@ -188,6 +191,13 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 			return nil, err
 		}
 		return s.listen(rc, mount, req)
+	}
+	if req.Method == "resources/list" && s.opts.Skills != nil && (m.Implemented == nil || !m.Implemented(mount.Handler)) {
+		// Only the skills list resources.
+		if err := m.ValidateParams(req.Params); err != nil {
+			return nil, err
+		}
+		return s.listSkillResources(nil)
 	}
 	if m.Serve == nil {
 		return nil, jsonrpc.MethodNotFound(req.Method)
@@ -215,6 +225,9 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 	if p.Stamp != nil {
 		res = p.Stamp(res, s.stamps[m])
 	}
+	if req.Method == "resources/list" && s.opts.Skills != nil {
+		return s.listSkillResources(res)
+	}
 	return res, nil
 }
 
@@ -238,6 +251,13 @@ func (s *Server) discover(m *Mount) wire.Raw {
 		e.FieldRaw(`"instructions":`)
 		e.Str(s.opts.Instructions)
 	}
+	s.endCacheable(e, pol)
+	return append(wire.Raw(nil), e.Bytes()...)
+}
+
+// endCacheable writes the ttlMs and cacheScope of pol and the _meta
+// serverInfo of a stateless result the runtime builds, and closes it.
+func (s *Server) endCacheable(e *wire.Encoder, pol CachePolicy) {
 	e.FieldRaw(`"ttlMs":`)
 	e.Int64(pol.TTLMs)
 	e.FieldRaw(`"cacheScope":`)
@@ -248,7 +268,6 @@ func (s *Server) discover(m *Mount) wire.Raw {
 	s.implementation(e)
 	e.ObjectEnd()
 	e.ObjectEnd()
-	return append(wire.Raw(nil), e.Bytes()...)
 }
 
 // HTTPStatus is the HTTP status a stateless error is answered with.

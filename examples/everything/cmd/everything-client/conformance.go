@@ -36,6 +36,14 @@ func runScenario(scenario, url string) error {
 		return err
 	}
 	defer cs.Close()
+	switch scenario {
+	case "sep-2640-client-no-prefetch":
+		// Listing skills reads none of their files (either era).
+		_, err := rt.ListSkills(ctx, cs)
+		return err
+	case "sep-2640-client-verify-digest", "sep-2640-client-verify-size", "sep-2640-client-verify-frontmatter":
+		return loadSkills(ctx, cs)
+	}
 	if cs.Stateless() {
 		return modernScenario(ctx, scenario, cs)
 	}
@@ -195,6 +203,32 @@ func modernScenario(ctx context.Context, scenario string, cs *rt.ClientSession) 
 		return fmt.Errorf("no json_schema_2020_12_tool")
 	}
 	return fmt.Errorf("scenario %s: not known to this client", scenario)
+}
+
+// loadSkills loads every skill the server lists: its SKILL.md, then its
+// other files, each verified against the skill's entry by the runtime. A
+// skill that fails verification is refused (reported on stderr) and none
+// of its other files are read.
+func loadSkills(ctx context.Context, cs *rt.ClientSession) error {
+	entries, err := rt.ListSkills(ctx, cs)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if _, err := rt.LoadSkill(ctx, cs, e); err != nil {
+			fmt.Fprintln(os.Stderr, "everything-client: skill refused:", err)
+			continue
+		}
+		for _, f := range e.Resources {
+			if f.URI == e.URI {
+				continue
+			}
+			if _, err := rt.ReadSkillFile(ctx, cs, e, f.URI); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // echoSchema sends the focal tool's inputSchema, as this client decoded

@@ -1,0 +1,185 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/skills"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// newSkillServer serves a two-skill catalog on the test revisions, with a
+// handler that lists one resource of its own.
+func newSkillServer(t *testing.T) (*Server, *skills.Catalog) {
+	t.Helper()
+	cat, err := skills.Load(fstest.MapFS{
+		"alpha/SKILL.md":         {Data: []byte("---\nname: alpha\ndescription: First.\n---\nbody\n")},
+		"alpha/refs/NOTES.md":    {Data: []byte("notes\n")},
+		"beta/SKILL.md":          {Data: []byte("---\nname: beta\ndescription: Second.\n---\n")},
+		"beta/assets/logo.bin":   {Data: []byte{0xff, 0xfe}},
+		"beta/assets/readme.txt": {Data: []byte("hi")},
+	}, skills.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := testProtocols()
+	b.Methods["resources/list"] = &Method{Name: "resources/list", FromClient: true, Implemented: always, ValidateParams: NoParams, Cacheable: true,
+		Serve: func(context.Context, any, wire.Raw) (wire.Marshaler, error) {
+			return wire.Raw(`{"resources":[{"uri":"test://own","name":"own"}]}`), nil
+		}}
+	s, err := NewServer(ServerOptions{Name: "test", Version: "1", Skills: &SkillOptions{Catalog: cat, PageSize: 1, DirectoryRead: true}},
+		Mount{Protocol: a, Handler: echoHandler{}}, Mount{Protocol: b, Handler: echoHandler{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, cat
+}
+
+func TestSkillsStateless(t *testing.T) {
+	s, _ := newSkillServer(t)
+	tests := []struct {
+		name, method, params string
+		code                 int64
+		want                 []string // substrings of the result or error
+	}{
+		{"declared", "server/discover", `{` + meta + `}}`, 0, []string{`"io.modelcontextprotocol/skills":{"directoryRead":true}`, `"resources":{`}},
+		{"first page", "skills/list", `{` + meta + `}}`, 0, []string{`"skills":[{"uri":"skill://alpha/SKILL.md"`, `"nextCursor":`, `"ttlMs":0`, `"cacheScope":"private"`, `"resultType":"complete"`}},
+		{"bad cursor", "skills/list", `{` + meta + `},"cursor":"nope"}`, jsonrpc.CodeInvalidParams, []string{"cursor"}},
+		{"get", "skills/get", `{` + meta + `},"uri":"skill://beta/SKILL.md"}`, 0, []string{`"skill":{"uri":"skill://beta/SKILL.md","frontmatter":{"description":"Second.","name":"beta"},"resources":[`, `"ttlMs":0`}},
+		{"get unknown", "skills/get", `{` + meta + `},"uri":"skill://nope/SKILL.md"}`, jsonrpc.CodeInvalidParams, []string{"no skill"}},
+		{"get without uri", "skills/get", `{` + meta + `}}`, jsonrpc.CodeInvalidParams, []string{"/params/uri"}},
+		{"read manifest", "resources/read", `{` + meta + `},"uri":"skill://alpha/SKILL.md"}`, 0, []string{`"mimeType":"text/markdown"`, `"text":"---\nname: alpha`}},
+		{"read binary", "resources/read", `{` + meta + `},"uri":"skill://beta/assets/logo.bin"}`, 0, []string{`"blob":"//4="`}},
+		{"directory", "resources/directory/read", `{` + meta + `},"uri":"skill://alpha"}`, 0, []string{`"uri":"skill://alpha/SKILL.md"`, `"nextCursor"`}},
+		{"subdirectory on page 2", "resources/directory/read", `{` + meta + `},"uri":"skill://beta","cursor":"cDE6MQ"}`, 0, []string{`"mimeType":"inode/directory"`}},
+		{"not a directory", "resources/directory/read", `{` + meta + `},"uri":"skill://alpha/SKILL.md"}`, jsonrpc.CodeInvalidParams, []string{"not a directory"}},
+		{"resources listed", "resources/list", `{` + meta + `}}`, 0, []string{`{"uri":"test://own","name":"own"},{"uri":"skill://alpha/SKILL.md","name":"alpha","description":"First.","mimeType":"text/markdown","size":`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := s.HandleStateless(context.Background(), req(tt.method, tt.params), &recorder{})
+			got := ""
+			if tt.code != 0 {
+				var je *jsonrpc.Error
+				if !errors.As(err, &je) || je.Code != tt.code {
+					t.Fatalf("err = %v, want code %d", err, tt.code)
+				}
+				got = je.Message + string(je.Data)
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = encode(t, res)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s lacks %s", got, w)
+				}
+			}
+		})
+	}
+	// Stateful sessions know nothing of skills.
+	if strings.Contains(string(s.capabilities(s.Mounted("2025-11-25"))), "skills") {
+		t.Error("skills declared on a stateful revision")
+	}
+}
+
+// statelessCaller calls a server's HandleStateless as a stateless client
+// would, counting resources/read calls; tamper rewrites read results.
+type statelessCaller struct {
+	s      *Server
+	reads  []string
+	tamper func(uri string, res []byte) []byte
+}
+
+func (c *statelessCaller) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	p, err := wire.Marshal(params)
+	if err != nil {
+		return err
+	}
+	body := strings.TrimPrefix(string(p), "{")
+	if body != "}" {
+		body = "," + body
+	} else {
+		body = "}"
+	}
+	full := `{` + meta + `}` + body
+	if method == "resources/read" {
+		c.reads = append(c.reads, string(memberRaw(wire.Raw(p), "uri")))
+	}
+	res, err := c.s.HandleStateless(ctx, req(method, full), &recorder{})
+	if err != nil {
+		return err
+	}
+	b, err := wire.Marshal(res)
+	if err != nil {
+		return err
+	}
+	if c.tamper != nil && method == "resources/read" {
+		b = c.tamper(string(memberRaw(wire.Raw(p), "uri")), b)
+	}
+	return wire.Unmarshal(b, result)
+}
+
+func (c *statelessCaller) Notify(context.Context, string, wire.Marshaler) error { return nil }
+
+func TestSkillsClient(t *testing.T) {
+	s, cat := newSkillServer(t)
+	ctx := context.Background()
+	c := &statelessCaller{s: s}
+	entries, err := ListSkills(ctx, c)
+	if err != nil || len(entries) != 2 || entries[1].URI != "skill://beta/SKILL.md" {
+		t.Fatalf("ListSkills = %+v, %v", entries, err)
+	}
+	if len(c.reads) != 0 {
+		t.Fatalf("listing read files: %v", c.reads)
+	}
+	got, err := GetSkill(ctx, c, "skill://alpha/SKILL.md")
+	if err != nil || got.Name() != "alpha" {
+		t.Fatalf("GetSkill = %+v, %v", got, err)
+	}
+	body, err := LoadSkill(ctx, c, entries[0])
+	want, _ := cat.Read("skill://alpha/SKILL.md")
+	if err != nil || string(body) != string(want.Data) {
+		t.Fatalf("LoadSkill = %q, %v", body, err)
+	}
+	for _, f := range entries[1].Resources {
+		if _, err := ReadSkillFile(ctx, c, entries[1], f.URI); err != nil {
+			t.Errorf("ReadSkillFile(%s): %v", f.URI, err)
+		}
+	}
+	if _, err := ReadSkillFile(ctx, c, entries[1], "skill://beta/other"); !errors.Is(err, skills.ErrNotInManifest) {
+		t.Errorf("unlisted file: %v", err)
+	}
+
+	tests := []struct {
+		name     string
+		from, to string
+		want     error
+	}{
+		{"digest", "body", "BODY", skills.ErrDigestMismatch},
+		{"size", "body", "body and more", skills.ErrSizeMismatch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &statelessCaller{s: s, tamper: func(_ string, res []byte) []byte {
+				return []byte(strings.Replace(string(res), tt.from, tt.to, 1))
+			}}
+			body, err := LoadSkill(ctx, c, entries[0])
+			if !errors.Is(err, tt.want) || body != nil {
+				t.Fatalf("LoadSkill = %q, %v; want %v", body, err, tt.want)
+			}
+		})
+	}
+	t.Run("frontmatter", func(t *testing.T) {
+		e := entries[0]
+		e.Frontmatter = skills.Frontmatter{"name": "alpha", "description": "Something else."}
+		if _, err := LoadSkill(ctx, c, e); !errors.Is(err, skills.ErrFrontmatterMismatch) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
