@@ -143,22 +143,9 @@ func (g *generator) declareInner(t *schema.Type) error {
 		}
 		return g.declareInner(c)
 	}
-	for _, p := range t.Props {
-		if err := visit(p.Type); err != nil {
+	for c := range t.Children() {
+		if err := visit(c); err != nil {
 			return err
-		}
-	}
-	if err := visit(t.Items); err != nil {
-		return err
-	}
-	if err := visit(t.AdditionalType); err != nil {
-		return err
-	}
-	if t.Union != nil {
-		for _, m := range t.Union.Members {
-			if err := visit(m); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -187,15 +187,8 @@ func (s *Spec) namedTypes() []namedType {
 		if t.Name != "" {
 			out = append(out, namedType{name: t.Name, t: t})
 		}
-		for _, p := range t.Props {
-			walk(p.Type)
-		}
-		walk(t.Items)
-		walk(t.AdditionalType)
-		if t.Union != nil {
-			for _, m := range t.Union.Members {
-				walk(m)
-			}
+		for c := range t.Children() {
+			walk(c)
 		}
 	}
 	for _, d := range s.Defs {

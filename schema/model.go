@@ -10,6 +10,8 @@
 // reviewed table, exceptions.go.
 package schema
 
+import "iter"
+
 // Spec is one revision of the MCP schema.
 type Spec struct {
 	// Revision is the protocol version this schema describes: the value of
@@ -182,6 +184,35 @@ type Type struct {
 
 	allOf     []*Type // parts of an allOf, flattened into Props by resolveAllOf
 	typeArray bool    // the union came from a type array, not an anyOf
+}
+
+// Children yields the types nested directly in t, in a stable order: its
+// properties' types, its element type, the type of its unnamed members,
+// then its union's members. A nil t has none.
+func (t *Type) Children() iter.Seq[*Type] {
+	return func(yield func(*Type) bool) {
+		if t == nil {
+			return
+		}
+		for _, p := range t.Props {
+			if !yield(p.Type) {
+				return
+			}
+		}
+		if t.Items != nil && !yield(t.Items) {
+			return
+		}
+		if t.AdditionalType != nil && !yield(t.AdditionalType) {
+			return
+		}
+		if t.Union != nil {
+			for _, m := range t.Union.Members {
+				if !yield(m) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // Additional says what an object does with members it does not name.

@@ -135,26 +135,16 @@ func analyzeUnions(spec *Spec) error {
 		if t == nil {
 			return nil
 		}
-		for _, p := range t.Props {
-			if err := walk(p.Type); err != nil {
-				return err
-			}
-		}
-		if err := walk(t.Items); err != nil {
-			return err
-		}
-		if err := walk(t.AdditionalType); err != nil {
-			return err
-		}
-		if t.Kind == AnyOf {
+		// A union (only an AnyOf has one) is analyzed before its members.
+		if t.Union != nil {
 			if err := a.analyze(t.Union); err != nil {
 				return err
 			}
 			spec.Unions = append(spec.Unions, t.Union)
-			for _, m := range t.Union.Members {
-				if err := walk(m); err != nil {
-					return err
-				}
+		}
+		for c := range t.Children() {
+			if err := walk(c); err != nil {
+				return err
 			}
 		}
 		return nil

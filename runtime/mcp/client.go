@@ -319,17 +319,9 @@ func pickSupported(data wire.Raw, mounts []Mount) *Mount {
 	return nil
 }
 
+// clientInfo encodes the client's Implementation object.
 func (cs *ClientSession) clientInfo(e *wire.Encoder) {
-	e.ObjectStart()
-	e.FieldRaw(`"name":`)
-	e.Str(cs.opts.Name)
-	if cs.opts.Title != "" {
-		e.FieldRaw(`"title":`)
-		e.Str(cs.opts.Title)
-	}
-	e.FieldRaw(`"version":`)
-	e.Str(cs.opts.Version)
-	e.ObjectEnd()
+	encodeImplementation(e, cs.opts.Name, cs.opts.Title, cs.opts.Version)
 }
 
 // ProtocolVersion is the version the session speaks.
@@ -501,21 +493,7 @@ func (w *withMeta) EncodeJSON(e *wire.Encoder) {
 // over the session's (a per-request opt-in to an extension).
 func (w *withMeta) merge(e *wire.Encoder, inner wire.Raw) {
 	e.ObjectStart()
-	var meta wire.Raw
-	d := wire.NewDecoder(inner)
-	_ = d.Object(func(key []byte) error {
-		r, err := d.Raw()
-		if err != nil {
-			return err
-		}
-		if string(key) == "_meta" {
-			meta = r
-			return nil
-		}
-		e.Field(string(key))
-		e.Raw(r)
-		return nil
-	})
+	meta, _ := wire.CopyMembers(e, inner, "_meta")
 	e.FieldRaw(`"_meta":`)
 	e.ObjectStart()
 	ownCaps, ownInfo := false, false

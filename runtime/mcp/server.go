@@ -295,14 +295,20 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // implementation encodes the server's Implementation object.
 func (s *Server) implementation(e *wire.Encoder) {
+	encodeImplementation(e, s.opts.Name, s.opts.Title, s.opts.Version)
+}
+
+// encodeImplementation encodes an Implementation object (serverInfo,
+// clientInfo); an empty title is left out.
+func encodeImplementation(e *wire.Encoder, name, title, version string) {
 	e.ObjectStart()
 	e.FieldRaw(`"name":`)
-	e.Str(s.opts.Name)
-	if s.opts.Title != "" {
+	e.Str(name)
+	if title != "" {
 		e.FieldRaw(`"title":`)
-		e.Str(s.opts.Title)
+		e.Str(title)
 	}
 	e.FieldRaw(`"version":`)
-	e.Str(s.opts.Version)
+	e.Str(version)
 	e.ObjectEnd()
 }

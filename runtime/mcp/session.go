@@ -180,12 +180,20 @@ func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 	rc.r.meta, rc.r.task, rc.r.toolName, rc.r.toolArgs = scan.meta, scan.task, scan.name, scan.args
 	rc.r.ctx = rc
 	defer rc.r.finish()
-	if req.Method == "tools/call" {
-		if res, err := sess.srv.tools.checkCall(rc, mount, req.Params); res != nil || err != nil {
+	return sess.srv.serve(rc, mount, m, req.Params)
+}
+
+// serve runs the handler of method m on params, in either era: a tools/call
+// has its arguments checked before and its structuredContent after; an
+// AnswerWith error is answered with its result.
+func (s *Server) serve(rc *reqCtx, mount *Mount, m *Method, params wire.Raw) (wire.Marshaler, error) {
+	call := rc.r.Method == "tools/call"
+	if call {
+		if res, err := s.tools.checkCall(rc, mount, params); res != nil || err != nil {
 			return res, err
 		}
 	}
-	res, err := m.Serve(rc, mount.Handler, req.Params)
+	res, err := m.Serve(rc, mount.Handler, params)
 	if err != nil {
 		if aw := answerWith(err); aw != nil {
 			return aw.Result, nil
@@ -195,8 +203,8 @@ func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 	if res == nil {
 		return nil, nil
 	}
-	if req.Method == "tools/call" {
-		if err := sess.srv.tools.checkResult(rc, mount, req.Params, res); err != nil {
+	if call {
+		if err := s.tools.checkResult(rc, mount, params, res); err != nil {
 			return nil, err
 		}
 	}

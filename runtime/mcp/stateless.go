@@ -202,25 +202,9 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 	if m.Serve == nil {
 		return nil, jsonrpc.MethodNotFound(req.Method)
 	}
-	if req.Method == "tools/call" {
-		if res, err := s.tools.checkCall(rc, mount, req.Params); res != nil || err != nil {
-			return res, err
-		}
-	}
-	res, err := m.Serve(rc, mount.Handler, req.Params)
-	if err != nil {
-		if aw := answerWith(err); aw != nil {
-			return aw.Result, nil
-		}
-		return nil, err
-	}
-	if res == nil {
-		return nil, nil
-	}
-	if req.Method == "tools/call" {
-		if err := s.tools.checkResult(rc, mount, req.Params, res); err != nil {
-			return nil, err
-		}
+	res, err := s.serve(rc, mount, m, req.Params)
+	if err != nil || res == nil {
+		return res, err
 	}
 	if p.Stamp != nil {
 		res = p.Stamp(res, s.stamps[m])

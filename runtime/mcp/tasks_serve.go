@@ -484,36 +484,14 @@ func withRelatedTask(b wire.Raw, id string) wire.Raw {
 	related := append(wire.Raw(nil), e.Bytes()...)
 	e.Reset()
 	e.ObjectStart()
-	var meta wire.Raw
-	d := wire.NewDecoder(b)
-	err := d.Object(func(key []byte) error {
-		r, err := d.Raw()
-		if err != nil {
-			return err
-		}
-		if string(key) == "_meta" {
-			meta = r
-			return nil
-		}
-		e.Field(string(key))
-		e.Raw(r)
-		return nil
-	})
+	meta, err := wire.CopyMembers(e, b, "_meta")
 	if err != nil {
 		return b
 	}
 	e.FieldRaw(`"_meta":`)
 	e.ObjectStart()
 	if len(meta) > 0 {
-		md := wire.NewDecoder(meta)
-		_ = md.Object(func(key []byte) error {
-			r, err := md.Raw()
-			if err == nil && string(key) != MetaRelatedTask {
-				e.Field(string(key))
-				e.Raw(r)
-			}
-			return err
-		})
+		_, _ = wire.CopyMembers(e, meta, MetaRelatedTask)
 	}
 	e.Field(MetaRelatedTask)
 	e.Raw(related)

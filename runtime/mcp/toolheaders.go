@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"weak"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -147,22 +144,12 @@ func isToken(s string) bool {
 	return true
 }
 
-// headerSets caches the annotations of a mounted revision's tools. It is
-// keyed weakly by the toolSet the schema learning made, so the cache is
-// forgotten with it when the tool list changes (Server.NotifyListChanged),
-// and an entry goes away once its toolSet is collected.
-var headerSets sync.Map // weak.Pointer[toolSet] -> *headerSet
-
-type headerSet struct {
-	once  sync.Once
-	tools map[string][]ParamHeader
-}
-
 // ToolParamHeaders returns the x-mcp-header annotations of the tool a
 // stateless tools/call request names (nil for other requests, unknown
 // tools and tools without annotations; tools whose annotations are invalid
-// have none). The tools are listed through the handler once, with the
-// request's _meta, and again after the tool list changes.
+// have none). They are learned with the tools' schemas: the tools are
+// listed through the handler once, with the request's _meta, and again
+// after the tool list changes.
 func (s *Server) ToolParamHeaders(ctx context.Context, req *jsonrpc.Request) ([]ParamHeader, error) {
 	if req.Method != "tools/call" {
 		return nil, nil
@@ -174,77 +161,11 @@ func (s *Server) ToolParamHeaders(ctx context.Context, req *jsonrpc.Request) ([]
 	rc := &reqCtx{Context: ctx}
 	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: m.Protocol, server: s, out: discardOut{}, meta: parseMeta(req.Params)}
 	defer rc.r.finish()
-	ts := s.tools.set(rc, m, req.Params)
-	key := weak.Make(ts)
-	v, loaded := headerSets.LoadOrStore(key, &headerSet{})
-	if !loaded {
-		runtime.AddCleanup(ts, func(k weak.Pointer[toolSet]) { headerSets.Delete(k) }, key)
-	}
-	hs := v.(*headerSet)
-	hs.once.Do(func() { hs.tools = s.learnParamHeaders(rc, m, req.Params) })
 	name, _ := toolCallArgs(req.Params)
-	return hs.tools[name], nil
-}
-
-// learnParamHeaders lists the tools through the handler and reads their
-// annotations.
-func (s *Server) learnParamHeaders(rc *reqCtx, m *Mount, callParams wire.Raw) map[string][]ParamHeader {
-	out := map[string][]ParamHeader{}
-	list := m.Protocol.Methods["tools/list"]
-	if list == nil || list.Serve == nil || list.Implemented == nil || !list.Implemented(m.Handler) {
-		return out
+	if ts := s.tools.set(rc, m, req.Params).tools[name]; ts != nil {
+		return ts.headers, nil
 	}
-	meta := metaOf(callParams)
-	cursor := ""
-	for range 100 {
-		e := wire.GetEncoder()
-		e.ObjectStart()
-		if len(meta) > 0 {
-			e.FieldRaw(`"_meta":`)
-			e.Raw(meta)
-		}
-		if cursor != "" {
-			e.FieldRaw(`"cursor":`)
-			e.Str(cursor)
-		}
-		e.ObjectEnd()
-		params := append(wire.Raw(nil), e.Bytes()...)
-		wire.PutEncoder(e)
-		res, err := list.Serve(rc, m.Handler, params)
-		if err != nil || res == nil {
-			s.log.Warn("mcp: listing tools to learn their x-mcp-header annotations failed", "err", err)
-			return out
-		}
-		data, err := wire.Marshal(res)
-		if err != nil {
-			return out
-		}
-		var page struct {
-			Tools []struct {
-				Name        string          `json:"name"`
-				InputSchema json.RawMessage `json:"inputSchema"`
-			} `json:"tools"`
-			NextCursor string `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(data, &page); err != nil {
-			return out
-		}
-		for _, t := range page.Tools {
-			hs, err := ParamHeaders(t.InputSchema)
-			if err != nil {
-				s.log.Warn("mcp: tool has an invalid x-mcp-header annotation; its headers are not checked", "tool", t.Name, "err", err)
-				continue
-			}
-			if len(hs) > 0 {
-				out[t.Name] = hs
-			}
-		}
-		if page.NextCursor == "" {
-			break
-		}
-		cursor = page.NextCursor
-	}
-	return out
+	return nil, nil
 }
 
 // discardOut drops the related messages of an internal request.

@@ -38,6 +38,9 @@ type toolSchema struct {
 	in, out *jsonschema.Schema
 	// flat checks in, without jsonschema, when the schema is flat.
 	flat *flatSchema
+	// headers are the x-mcp-header annotations of the input schema (on
+	// stateless revisions; none when they are invalid).
+	headers []ParamHeader
 }
 
 func (t *toolSchemas) init(s *Server) { t.srv, t.sets = s, map[*Mount]*toolSet{} }
@@ -61,11 +64,13 @@ func (t *toolSchemas) set(rc *reqCtx, m *Mount, params wire.Raw) *toolSet {
 	return ts
 }
 
-// learn lists the tools through the handler and compiles their schemas.
+// learn lists the tools through the handler, compiles their schemas (unless
+// DisableToolSchemas) and, on a stateless revision, reads their
+// x-mcp-header annotations: one listing serves both.
 func (t *toolSchemas) learn(rc *reqCtx, m *Mount, callParams wire.Raw) map[string]*toolSchema {
 	out := map[string]*toolSchema{}
 	list := m.Protocol.Methods["tools/list"]
-	if list == nil || list.Serve == nil || !list.Implemented(m.Handler) {
+	if list == nil || list.Serve == nil || list.Implemented == nil || !list.Implemented(m.Handler) {
 		return out
 	}
 	meta := metaOf(callParams)
@@ -106,11 +111,20 @@ func (t *toolSchemas) learn(rc *reqCtx, m *Mount, callParams wire.Raw) map[strin
 		}
 		for _, tool := range page.Tools {
 			ts := &toolSchema{}
-			ts.in = t.compile(tool.Name, "input", tool.InputSchema)
-			if ts.in != nil {
-				ts.flat = compileFlat(tool.InputSchema)
+			if !t.srv.opts.DisableToolSchemas {
+				ts.in = t.compile(tool.Name, "input", tool.InputSchema)
+				if ts.in != nil {
+					ts.flat = compileFlat(tool.InputSchema)
+				}
+				ts.out = t.compile(tool.Name, "output", tool.OutputSchema)
 			}
-			ts.out = t.compile(tool.Name, "output", tool.OutputSchema)
+			if m.Protocol.Stateless {
+				hs, err := ParamHeaders(tool.InputSchema)
+				if err != nil {
+					t.srv.log.Warn("mcp: tool has an invalid x-mcp-header annotation; its headers are not checked", "tool", tool.Name, "err", err)
+				}
+				ts.headers = hs
+			}
 			out[tool.Name] = ts
 		}
 		if page.NextCursor == "" {

@@ -310,27 +310,15 @@ func (c *clientConn) vetTools(result wire.Raw) wire.Raw {
 }
 
 // replaceMember re-encodes the object obj with the value of its member name
-// written by value; the other members are kept as they are.
+// written by value (as its last member); the other members are kept.
 func replaceMember(obj wire.Raw, name string, value func(*wire.Encoder)) wire.Raw {
 	var e wire.Encoder
-	d := wire.NewDecoder(obj)
-	d.SetShared(true)
 	e.ObjectStart()
-	if err := d.Object(func(key []byte) error {
-		v, err := d.Raw()
-		if err != nil {
-			return err
-		}
-		e.Field(string(key))
-		if string(key) == name {
-			value(&e)
-		} else {
-			e.Raw(v)
-		}
-		return nil
-	}); err != nil {
+	if _, err := wire.CopyMembers(&e, obj, name); err != nil {
 		return obj
 	}
+	e.Field(name)
+	value(&e)
 	e.ObjectEnd()
 	if e.Err() != nil {
 		return obj

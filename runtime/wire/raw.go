@@ -92,3 +92,27 @@ func (r *Raw) DecodeJSON(d *Decoder) error {
 
 // EncodeJSON implements Marshaler: r itself, or null when empty.
 func (r Raw) EncodeJSON(e *Encoder) { e.Raw(r) }
+
+// CopyMembers writes the members of the object obj to e, which must be
+// inside an object, except those named skip: the value of the last of
+// those is returned (nil when there is none), as a view of obj. It is how a
+// message is re-encoded with one member replaced or merged.
+func CopyMembers(e *Encoder, obj Raw, skip string) (Raw, error) {
+	var skipped Raw
+	d := NewDecoder(obj)
+	d.SetShared(true)
+	err := d.Object(func(key []byte) error {
+		r, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		if string(key) == skip {
+			skipped = r
+			return nil
+		}
+		e.Field(string(key))
+		e.Raw(r)
+		return nil
+	})
+	return skipped, err
+}

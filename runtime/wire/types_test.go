@@ -389,3 +389,33 @@ func TestEqual(t *testing.T) {
 		}
 	}
 }
+
+func TestCopyMembers(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, skip, out, skipped string
+		bad                          bool
+	}{
+		{name: "skip one", in: `{"a":1,"_meta":{"k":true},"b":[2]}`, skip: "_meta", out: `{"a":1,"b":[2]}`, skipped: `{"k":true}`},
+		{name: "absent", in: `{"a":1}`, skip: "_meta", out: `{"a":1}`},
+		{name: "empty", in: `{}`, skip: "x", out: `{}`},
+		{name: "escaped names", in: `{"\u0061":"v","x":0}`, skip: "x", out: `{"a":"v"}`, skipped: `0`},
+		{name: "repeated: the last is returned", in: `{"x":1,"x":2}`, skip: "x", out: `{}`, skipped: `2`},
+		{name: "not an object", in: `[1]`, skip: "x", bad: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var e Encoder
+			e.ObjectStart()
+			got, err := CopyMembers(&e, Raw(tc.in), tc.skip)
+			if tc.bad {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				return
+			}
+			e.ObjectEnd()
+			if err != nil || string(e.Bytes()) != tc.out || string(got) != tc.skipped {
+				t.Fatalf("got %s, %q, %v; want %s, %q", e.Bytes(), got, err, tc.out, tc.skipped)
+			}
+		})
+	}
+}
