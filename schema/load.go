@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,11 +17,26 @@ import (
 	"github.com/mcpgen/mcpgen/schema/ts"
 )
 
-// Load reads the revision at path — a directory holding schema.json and,
-// usually, schema.ts, or the path of a schema.json alone — and builds its
-// model. Every error names the file and, where it applies, the JSON pointer
-// or line.
-func Load(path string) (*Spec, error) {
+// Options control loading.
+type Options struct {
+	// Strict makes every warning an error: loading stops at the first fact
+	// the revision does not let the loader derive.
+	Strict bool
+	// Overrides are facts the user states (an --overrides file); they take
+	// precedence over the embedded table (BuiltinFacts).
+	Overrides *Facts
+}
+
+// Load reads the revision at path with the default options; see LoadWith.
+func Load(path string) (*Spec, error) { return LoadWith(path, Options{}) }
+
+// LoadWith reads the revision at path — a directory holding schema.json
+// and, usually, schema.ts, or the path of a schema.json alone — and builds
+// its model. What the revision does not let the loader derive degrades to a
+// documented fallback and a warning (Spec.Warnings); only an input that is
+// not a schema stops loading. Every error names the file and, where it
+// applies, the JSON pointer or line and column.
+func LoadWith(path string, opts Options) (*Spec, error) {
 	jsonPath, tsPath, err := locate(path)
 	if err != nil {
 		return nil, err
@@ -39,7 +55,11 @@ func Load(path string) (*Spec, error) {
 			return nil, err
 		}
 	}
-	return build(jsonPath, jsonSrc, tsFile, tsSrc, filepath.Base(filepath.Dir(jsonPath)))
+	spec := &Spec{JSONPath: jsonPath, SchemaSHA256: sha(jsonSrc), defs: map[string]*Def{}, strict: opts.Strict, facts: BuiltinFacts().With(opts.Overrides)}
+	if err := build(spec, jsonSrc, tsFile, tsSrc, filepath.Base(filepath.Dir(jsonPath))); err != nil {
+		return nil, err
+	}
+	return spec, nil
 }
 
 // locate finds schema.json and the schema.ts beside it.
@@ -71,18 +91,21 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-// build assembles the model from the parsed files. dirName names the
-// revision when schema.ts does not.
-func build(jsonPath string, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirName string) (*Spec, error) {
+// build assembles the model from the parsed files, in order: schema.json's
+// definitions (checked, compiled, converted), allOf flattened, schema.ts
+// merged, shapes fitted to Go, inline types named, unions analyzed,
+// methods derived. dirName
+// names the revision when schema.ts does not.
+func build(spec *Spec, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirName string) error {
+	jsonPath := spec.JSONPath
 	doc, err := decodeJSON(jsonPath, jsonSrc)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	root, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s: top level is not an object", jsonPath)
+		return fmt.Errorf("%s:1:1: top level is not an object; expected a JSON Schema document", jsonPath)
 	}
-	spec := &Spec{JSONPath: jsonPath, SchemaSHA256: sha(jsonSrc), defs: map[string]*Def{}}
 	if tsFile != nil {
 		spec.TSPath = tsFile.Path
 		spec.TSSHA256 = sha(tsSrc)
@@ -94,18 +117,26 @@ func build(jsonPath string, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirNa
 		defsKey = "definitions"
 	case Draft2020:
 	default:
-		return nil, fmt.Errorf("%s#/$schema: unsupported dialect %q (want %q or %q)", jsonPath, dialect, Draft07, Draft2020)
+		return fmt.Errorf("%s#/$schema: unsupported dialect %q (want %q or %q)", jsonPath, dialect, Draft07, Draft2020)
 	}
 	spec.Dialect = Dialect(dialect)
 	rawDefs, ok := root[defsKey].(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s#/%s: missing or not an object", jsonPath, defsKey)
+		return fmt.Errorf("%s#/%s: missing or not an object", jsonPath, defsKey)
 	}
-	if err := checkRefs(jsonPath, root, defsKey); err != nil {
-		return nil, err
+	rewritten, err := checkRefs(spec, root, defsKey)
+	if err != nil {
+		return err
 	}
-	if err := compile(jsonPath, jsonSrc, defsKey, rawDefs); err != nil {
-		return nil, err
+	compiled := jsonSrc
+	if rewritten {
+		// The reference compiler sees the references as resolved.
+		if compiled, err = json.Marshal(root); err != nil {
+			return fmt.Errorf("%s: re-encoding after resolving references: %w", jsonPath, err)
+		}
+	}
+	if err := compile(jsonPath, compiled, defsKey, rawDefs); err != nil {
+		return err
 	}
 
 	c := &converter{file: jsonPath, defsKey: defsKey, spec: spec}
@@ -117,11 +148,11 @@ func build(jsonPath string, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirNa
 	for _, name := range names {
 		node, ok := rawDefs[name].(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("%s#/%s/%s: definition is not an object", jsonPath, defsKey, escapePtr(name))
+			return fmt.Errorf("%s#/%s/%s: definition is not an object", jsonPath, defsKey, escapePtr(name))
 		}
 		t, err := c.convert(node, "/"+defsKey+"/"+escapePtr(name))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		d := &Def{Name: name, Type: t, Doc: Doc{Text: description(node)}}
 		spec.Defs = append(spec.Defs, d)
@@ -129,24 +160,24 @@ func build(jsonPath string, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirNa
 	}
 
 	if err := resolveAllOf(spec); err != nil {
-		return nil, err
+		return err
 	}
 	spec.Revision = dirName
 	if tsFile != nil {
 		if err := mergeTS(spec, tsFile); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	if err := fitShapes(spec); err != nil {
+		return err
+	}
 	if err := nameInline(spec); err != nil {
-		return nil, err
+		return err
 	}
 	if err := analyzeUnions(spec); err != nil {
-		return nil, err
+		return err
 	}
-	if err := buildMethods(spec); err != nil {
-		return nil, err
-	}
-	return spec, nil
+	return buildMethods(spec)
 }
 
 func sha(b []byte) string {
@@ -169,6 +200,8 @@ func decodeJSON(path string, src []byte) (any, error) {
 		case errors.As(err, &te):
 			line, col := lineCol(src, int(te.Offset))
 			return nil, fmt.Errorf("%s:%d:%d: malformed JSON: %s", path, line, col, te.Error())
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, truncated(path, src)
 		default:
 			return nil, fmt.Errorf("%s: malformed JSON: %v", path, err)
 		}
@@ -179,6 +212,53 @@ func decodeJSON(path string, src []byte) (any, error) {
 		return nil, fmt.Errorf("%s:%d:%d: malformed JSON: data after the top-level value", path, line, col)
 	}
 	return v, nil
+}
+
+// truncated explains a document that ends too early: an empty file, an
+// unterminated string, or the innermost object or array left open.
+func truncated(path string, src []byte) error {
+	line, col := lineCol(src, len(src))
+	if len(bytes.TrimSpace(src)) == 0 {
+		return fmt.Errorf("%s:%d:%d: malformed JSON: the file is empty; expected a JSON Schema document (an object)", path, line, col)
+	}
+	type open struct {
+		c   byte
+		off int
+	}
+	var stack []open
+	inString, escaped, strStart := false, false, 0
+	for i, c := range src {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString, strStart = true, i
+		case c == '{' || c == '[':
+			stack = append(stack, open{c, i})
+		case (c == '}' || c == ']') && len(stack) > 0:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	what := "a value"
+	switch {
+	case inString:
+		l, c := lineCol(src, strStart)
+		what = fmt.Sprintf("'\"' to end the string that starts at %d:%d", l, c)
+	case len(stack) > 0:
+		top := stack[len(stack)-1]
+		l, c := lineCol(src, top.off)
+		if top.c == '{' {
+			what = fmt.Sprintf("'}' to close the object opened at %d:%d", l, c)
+		} else {
+			what = fmt.Sprintf("']' to close the array opened at %d:%d", l, c)
+		}
+	}
+	return fmt.Errorf("%s:%d:%d: malformed JSON: unexpected end of file (truncated?); expected %s", path, line, col, what)
 }
 
 func lineCol(src []byte, off int) (line, col int) {
