@@ -28,6 +28,9 @@ type config struct {
 	check     bool
 	dumpModel bool
 	version   bool
+	strict    bool
+	overrides string
+	protocol  string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -42,14 +45,20 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.pkg, "package", "", "package name of the generated code (default: the base name of --out)")
 	fs.BoolVar(&cfg.check, "check", false, "write nothing; exit 1 listing the files that differ from what would be generated (drift check for CI)")
 	fs.BoolVar(&cfg.dumpModel, "dump-model", false, "print the spec model (types, unions with discriminators, methods, constants) instead of generating")
+	fs.BoolVar(&cfg.strict, "strict", false, "make every warning an error: stop at the first fact the revision does not let mcpgen derive")
+	fs.StringVar(&cfg.overrides, "overrides", "", "a facts file stating what the revision does not (README: upgrading to a new revision); also read by --check")
+	fs.StringVar(&cfg.protocol, "protocol-version", "", "the protocol version the package negotiates (default: the schema's LATEST_PROTOCOL_VERSION), e.g. DRAFT-2026-v1 for a draft that declares a published revision's version")
 	fs.BoolVar(&cfg.version, "version", false, "print the mcpgen version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `mcpgen generates a Go package from one revision of the MCP specification schema.
 
 Usage:
-  mcpgen --spec DIR --out DIR [--package NAME] [--check]
-  mcpgen --revision REV [--spec-root DIR] --out DIR [--package NAME] [--check]
-  mcpgen --spec DIR --dump-model
+  mcpgen --spec DIR --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
+  mcpgen --revision REV [--spec-root DIR] --out DIR [--package NAME] [--check] ...
+  mcpgen --spec DIR --dump-model [--strict] [--overrides FILE]
+
+What mcpgen cannot derive from a revision degrades to a documented fallback
+and a warning on stderr; --strict makes warnings errors.
 
 Flags:
 %s`, fs.FlagUsages())
@@ -87,9 +96,23 @@ func (c *config) run(stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintf(stdout, "mcpgen %s\n", Version())
 		return err
 	}
-	spec, err := schema.Load(c.spec)
+	opts := schema.Options{Strict: c.strict}
+	if c.overrides != "" {
+		facts, err := schema.ReadFacts(c.overrides)
+		if err != nil {
+			return err
+		}
+		opts.Overrides = facts
+	}
+	spec, err := schema.LoadWith(c.spec, opts)
 	if err != nil {
 		return err
+	}
+	for _, w := range spec.Warnings {
+		fmt.Fprintf(stderr, "mcpgen: warning: %s\n", w)
+	}
+	if n := len(spec.Warnings); n > 0 {
+		fmt.Fprintf(stderr, "mcpgen: %d warning(s); the generated package uses the fallbacks named above (--strict makes them errors)\n", n)
 	}
 	if c.dumpModel {
 		return spec.Dump(stdout)

@@ -28,7 +28,7 @@ func (c *config) generate(spec *schema.Spec, stdout, stderr io.Writer) error {
 	if !isIdent(pkg) {
 		return fmt.Errorf("package name %q is not a Go identifier; pass --package", pkg)
 	}
-	files, err := gen.Generate(spec, gen.Options{Package: pkg, Version: Version()})
+	files, err := gen.Generate(spec, gen.Options{Package: pkg, Version: Version(), ProtocolVersion: c.protocol})
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,12 @@
 //
 // Usage:
 //
-//	mcpgen --spec DIR --out DIR --package NAME [--check]
+//	mcpgen --spec DIR --out DIR --package NAME [--check] [--strict] [--overrides FILE] [--protocol-version V]
 //	mcpgen --spec DIR --dump-model
+//
+// What it cannot derive from a revision degrades to a documented fallback
+// and a warning on stderr; --strict makes warnings errors, and --overrides
+// states the missing facts (README.md, "Upgrading to a new revision").
 //
 // Run it from go generate:
 //
