@@ -11,13 +11,12 @@ import (
 
 // converter turns schema.json nodes into model types.
 type converter struct {
-	file    string
 	defsKey string
 	spec    *Spec
 }
 
 func (c *converter) errorf(path, format string, args ...any) error {
-	return fmt.Errorf("%s#%s: %s", c.file, path, fmt.Sprintf(format, args...))
+	return c.spec.invalid(path, format, args...)
 }
 
 // ignore records that the keyword at path is ignored, so the generated
@@ -477,7 +476,6 @@ func (c *converter) refName(ref string) (string, bool) {
 // are in #/$defs) is resolved by name, rewritten in root, and reported in
 // one warning; rewritten reports whether root changed.
 func checkRefs(spec *Spec, root map[string]any, defsKey string) (rewritten bool, err error) {
-	file := spec.JSONPath
 	defs, _ := root[defsKey].(map[string]any)
 	own := "#/" + defsKey + "/"
 	other := "#/definitions/"
@@ -501,10 +499,10 @@ func checkRefs(spec *Spec, root map[string]any, defsKey string) (rewritten bool,
 						}
 					}
 					if !strings.HasPrefix(ref, own) {
-						return fmt.Errorf("%s#%s/$ref: unsupported reference %q (only local references to #/%s/...)", file, path, ref, defsKey)
+						return spec.invalid(path+"/$ref", "unsupported reference %q; expected a local reference to #/%s/...", ref, defsKey)
 					}
 					if _, ok := defs[unescapePtr(ref[len(own):])]; !ok {
-						return fmt.Errorf("%s#%s/$ref: reference %q does not resolve; expected the name of a definition in #/%s", file, path, ref, defsKey)
+						return spec.invalid(path+"/$ref", "reference %q does not resolve; expected the name of a definition in #/%s", ref, defsKey)
 					}
 					continue
 				}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/schema/ts"
@@ -55,8 +56,10 @@ func LoadWith(path string, opts Options) (*Spec, error) {
 			return nil, err
 		}
 	}
-	spec := &Spec{JSONPath: jsonPath, SchemaSHA256: sha(jsonSrc), defs: map[string]*Def{}, strict: opts.Strict, facts: BuiltinFacts().With(opts.Overrides)}
-	if err := build(spec, jsonSrc, tsFile, tsSrc, filepath.Base(filepath.Dir(jsonPath))); err != nil {
+	spec := &Spec{JSONPath: jsonPath, SchemaSHA256: sha(jsonSrc), defs: map[string]*Def{}, strict: opts.Strict, facts: BuiltinFacts().With(opts.Overrides), src: jsonSrc}
+	err = build(spec, jsonSrc, tsFile, tsSrc, filepath.Base(filepath.Dir(jsonPath)))
+	spec.src = nil // only errors need it
+	if err != nil {
 		return nil, err
 	}
 	return spec, nil
@@ -117,12 +120,12 @@ func build(spec *Spec, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirName st
 		defsKey = "definitions"
 	case Draft2020:
 	default:
-		return fmt.Errorf("%s#/$schema: unsupported dialect %q (want %q or %q)", jsonPath, dialect, Draft07, Draft2020)
+		return spec.invalid("/$schema", "unsupported dialect %q (want %q or %q)", dialect, Draft07, Draft2020)
 	}
 	spec.Dialect = Dialect(dialect)
 	rawDefs, ok := root[defsKey].(map[string]any)
 	if !ok {
-		return fmt.Errorf("%s#/%s: missing or not an object", jsonPath, defsKey)
+		return spec.invalid("/"+defsKey, "missing or not an object; expected the definitions")
 	}
 	rewritten, err := checkRefs(spec, root, defsKey)
 	if err != nil {
@@ -135,11 +138,11 @@ func build(spec *Spec, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirName st
 			return fmt.Errorf("%s: re-encoding after resolving references: %w", jsonPath, err)
 		}
 	}
-	if err := compile(jsonPath, compiled, defsKey, rawDefs); err != nil {
+	if err := compile(spec, compiled, defsKey, rawDefs); err != nil {
 		return err
 	}
 
-	c := &converter{file: jsonPath, defsKey: defsKey, spec: spec}
+	c := &converter{defsKey: defsKey, spec: spec}
 	names := make([]string, 0, len(rawDefs))
 	for name := range rawDefs {
 		names = append(names, name)
@@ -148,7 +151,7 @@ func build(spec *Spec, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirName st
 	for _, name := range names {
 		node, ok := rawDefs[name].(map[string]any)
 		if !ok {
-			return fmt.Errorf("%s#/%s/%s: definition is not an object", jsonPath, defsKey, escapePtr(name))
+			return spec.invalid("/"+defsKey+"/"+escapePtr(name), "definition is not an object; expected a schema")
 		}
 		t, err := c.convert(node, "/"+defsKey+"/"+escapePtr(name))
 		if err != nil {
@@ -268,6 +271,98 @@ func lineCol(src []byte, off int) (line, col int) {
 	line = 1 + bytes.Count(src[:off], []byte("\n"))
 	col = off - bytes.LastIndexByte(src[:off], '\n')
 	return line, col
+}
+
+// invalid is the error for an input that is not a schema at the JSON
+// pointer ptr: file:line:column of the place, the pointer, the message.
+func (s *Spec) invalid(ptr, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if off, ok := pointerOffset(s.src, ptr); ok {
+		line, col := lineCol(s.src, off)
+		return fmt.Errorf("%s:%d:%d: #%s: %s", s.JSONPath, line, col, ptr, msg)
+	}
+	return fmt.Errorf("%s#%s: %s", s.JSONPath, ptr, msg)
+}
+
+// pointerOffset finds where the JSON pointer ptr points in src: the offset
+// of the member's name for an object member, of the element for an array
+// element. ok is false when src does not hold it.
+func pointerOffset(src []byte, ptr string) (int, bool) {
+	var want []string
+	if ptr != "" {
+		for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+			want = append(want, unescapePtr(tok))
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(src))
+	next := func() int { // the offset of the next token
+		i := int(dec.InputOffset())
+		for i < len(src) && strings.IndexByte(" \t\r\n,:", src[i]) >= 0 {
+			i++
+		}
+		return i
+	}
+	var skip func() error
+	skip = func() error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return nil
+		}
+		for dec.More() {
+			if d == '{' {
+				if _, err := dec.Token(); err != nil {
+					return err
+				}
+			}
+			if err := skip(); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	}
+	// walk descends into the next value along want[depth:].
+	var walk func(depth int) (int, bool)
+	walk = func(depth int) (int, bool) {
+		at := next()
+		if depth == len(want) {
+			return at, true
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return 0, false
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return 0, false
+		}
+		for i := 0; dec.More(); i++ {
+			if d == '{' {
+				keyAt := next()
+				k, err := dec.Token()
+				if err != nil {
+					return 0, false
+				}
+				if k == want[depth] {
+					if depth+1 == len(want) {
+						return keyAt, true
+					}
+					return walk(depth + 1)
+				}
+			} else if strconv.Itoa(i) == want[depth] {
+				return walk(depth + 1)
+			}
+			if skip() != nil {
+				return 0, false
+			}
+		}
+		return 0, false
+	}
+	return walk(0)
 }
 
 // escapePtr escapes one JSON pointer token (RFC 6901).

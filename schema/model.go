@@ -65,6 +65,7 @@ type Spec struct {
 	defs   map[string]*Def
 	strict bool
 	facts  *Facts
+	src    []byte // schema.json while loading, for error positions
 }
 
 // walk calls visit on the type of every definition and every type nested

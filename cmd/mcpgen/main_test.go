@@ -39,7 +39,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"missing file", nil, "no schema.json in this directory"},
 		{"malformed JSON", map[string]string{"schema.json": "{\n  \"$defs\": [}"}, "schema.json:2:"},
-		{"does not compile", map[string]string{"schema.json": `{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"P":{"type":"object","maxItems":-1}}}`}, "schema.json#/$defs/P"},
+		{"does not compile", map[string]string{"schema.json": `{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"P":{"type":"object","maxItems":-1}}}`}, "schema.json:1:89: #/$defs/P/maxItems"},
 		{"TS does not parse", map[string]string{"schema.json": okJSON, "schema.ts": "export interface P {\n  x?: number\n  y: ;\n}\n"}, "schema.ts:3:"},
 	}
 	for _, tt := range tests {
