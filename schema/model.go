@@ -219,7 +219,8 @@ type Type struct {
 	// AdditionalType is the type of unnamed members when Additional is Typed.
 	AdditionalType *Type
 	// Forbidden lists members an open object must not have all the same,
-	// for the reason ForbiddenWhy (see schema/exceptions.go).
+	// for the reason ForbiddenWhy (a forbid fact of schema/facts.txt, or a
+	// member schema.ts types never).
 	Forbidden    []string
 	ForbiddenWhy string
 

@@ -18,7 +18,7 @@ import (
 var Differences = []Difference{
 	{"ts-types", "schema.ts decides number types and nullability where schema.json differs (TS number among JSON scalars is any number; JSONValue admits null)", patchOverrides},
 	{"discriminated-unions", "a union member is chosen by its discriminator (const member, JSON type, member presence, resultType value), and the value must be valid for that member: anyOf would accept it through another member (the two spec examples that are wrong under strict validation are of this kind)", patchUnions},
-	{"forbidden-members", "2026 input requests must not carry id or jsonrpc (schema/exceptions.go)", patchForbidden},
+	{"forbidden-members", "2026 input requests must not carry id or jsonrpc (a forbid fact, schema/facts.txt)", patchForbidden},
 	{"go-ranges", "integers are int64 and numbers float64: JSON numbers beyond their range cannot be held (raw JSON values keep any number)", patchRanges},
 	{"uri-template", "format uri-template also requires balanced, unnested braces (RFC 6570); jsonschema only checks that the URI parses", patchURITemplate},
 }
