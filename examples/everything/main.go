@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -58,10 +59,17 @@ func run() error {
 	}
 	f.srv = srv
 
+	// SIGTERM and SIGINT drain: the requests already received are answered
+	// (within the transport's drain timeout), then the process exits 0.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
-		return serveHTTP(ctx, srv, *httpAddr, *addrFile, logger)
+		err = serveHTTP(ctx, srv, *httpAddr, *addrFile, logger)
+	} else {
+		err = srv.ServeStdio(ctx, os.Stdin, os.Stdout, rt.StreamOptions{})
 	}
-	return srv.ServeStdio(ctx, os.Stdin, os.Stdout, rt.StreamOptions{})
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return nil // a signal, and the drain it asked for is done
+	}
+	return err
 }

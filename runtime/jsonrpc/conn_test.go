@@ -300,11 +300,12 @@ func TestDuplicateID(t *testing.T) {
 	expectJSON(t, h.recv(), `{"jsonrpc":"2.0","id":7,"result":{}}`)
 }
 
-// TestEOFMidRequest: the peer vanishes while requests run and wait.
+// TestEOFMidRequest: the peer vanishes while requests run and wait, on a
+// connection without drain (see TestDrain for the default).
 func TestEOFMidRequest(t *testing.T) {
 	leakCheck(t)
 	b := newBlocker()
-	h := start(t, b.mux(), jsonrpc.Options{MaxConcurrent: 2})
+	h := start(t, b.mux(), jsonrpc.Options{MaxConcurrent: 2, DrainTimeout: -1})
 	for i := range 5 {
 		h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"block"}`, i))
 	}
@@ -347,7 +348,7 @@ func TestServeStops(t *testing.T) {
 		leakCheck(t)
 		b := newBlocker()
 		s := newMemStream()
-		c := jsonrpc.NewConn(s, b.mux(), jsonrpc.Options{})
+		c := jsonrpc.NewConn(s, b.mux(), jsonrpc.Options{DrainTimeout: -1})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
 		go func() { done <- c.Serve(ctx) }()
