@@ -13,6 +13,7 @@ package mcp
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -38,6 +39,20 @@ type Protocol struct {
 	// revision knows.
 	ServerCapabilities []string
 	ClientCapabilities []string
+	// InputRequired reports whether a result is the revision's
+	// InputRequiredResult and returns its input requests, by key, each as
+	// the JSON of {"method": ..., "params": ...}. Nil for revisions
+	// without multi round-trip requests.
+	InputRequired func(result wire.Marshaler) (requests map[string]wire.Raw, ok bool)
+}
+
+// inputRequired reports a result asking the client for input.
+func (p *Protocol) inputRequired(res wire.Marshaler) bool {
+	if p.InputRequired == nil || res == nil {
+		return false
+	}
+	_, ok := p.InputRequired(res)
+	return ok
 }
 
 // Method returns the method named name, or nil.
@@ -59,6 +74,11 @@ type Method struct {
 	Cacheable bool
 	// Implemented reports whether handler serves this method.
 	Implemented func(handler any) bool
+	// HandlerType is the one-method interface a handler implements to
+	// serve this method, so that NewServer (and Connect) can refuse a
+	// handler whose method of that name has another signature, which
+	// would otherwise leave the method silently unserved.
+	HandlerType reflect.Type
 	// Serve decodes and validates params (nil when absent), calls the
 	// handler and returns its result (nil for a notification). Errors that
 	// are not *jsonrpc.Error become -32603.
