@@ -318,7 +318,7 @@ func (c *Conn) Serve(ctx context.Context) error {
 	// itself only begins the drain (or, without drains, ends reading).
 	rctx, stopReading := context.WithCancel(context.WithoutCancel(ctx))
 	c.cancelServe = stopReading
-	c.base = context.WithoutCancel(ctx)
+	c.base = &detached{ctx}
 	c.notifyCtx = context.WithValue(c.base, connKey, c)
 	c.readCtx = rctx
 	c.smu.Unlock()
