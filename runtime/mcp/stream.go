@@ -71,7 +71,7 @@ func (h *streamHandler) Inline(method string) bool { return method == "initializ
 
 func (h *streamHandler) Handle(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
 	out := streamOut{h.conn}
-	if req.Method == "notifications/cancelled" {
+	if req.Method == "notifications/cancelled" && req.IsNotification {
 		// Either era: cancel the client's request (not initialize).
 		h.sess.cancelled(req)
 		return nil, nil
