@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"testing"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
@@ -64,6 +66,36 @@ func BenchmarkToolsCallRoundTrip(b *testing.B) {
 			p := &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"hello"}`)}
 			for b.Loop() {
 				if _, err := c.CallTool(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkResultValidation is what ServerOptions.ValidateResults adds to
+// each result: its generated Validate, for the echo result and for the
+// fixture's tools/list result (every tool, schemas included).
+func BenchmarkResultValidation(b *testing.B) {
+	list, err := (&modern{&fixtures{}}).ListTools(context.Background(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// As sent: stamped with what the revision adds to every result.
+	stamp := func(res wire.Marshaler, method string) interface{ Validate() error } {
+		return v26.Protocol().Stamp(res, &rt.Stamp{Method: method, ServerName: "everything", ServerVersion: "bench", CacheScope: "private"}).(interface{ Validate() error })
+	}
+	for _, tc := range []struct {
+		name string
+		v    interface{ Validate() error }
+	}{
+		{"CallToolResult", stamp(&v26.CallToolResult{Content: []v26.ContentBlock{&v26.TextContent{Text: "hello"}}}, "tools/call")},
+		{fmt.Sprintf("ListToolsResult-%d-tools", len(list.Tools)), stamp(list, "tools/list")},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := tc.v.Validate(); err != nil {
 					b.Fatal(err)
 				}
 			}
