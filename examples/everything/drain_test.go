@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -170,23 +168,8 @@ func TestHTTPDrain(t *testing.T) {
 }
 
 func httpDrain(t *testing.T, seconds int, want string) {
-	addrFile := filepath.Join(t.TempDir(), "addr")
-	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--addr-file", addrFile)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, url, stderr := launchHTTP(t)
 	defer cmd.Process.Kill()
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == ""; {
-		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
-			url = "http://" + strings.TrimSpace(string(b)) + "/mcp"
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no address; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	client := &http.Client{Transport: &http.Transport{}}
 	post := func(body string, hdr map[string]string) (int, string, http.Header) {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))

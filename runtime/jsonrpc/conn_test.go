@@ -163,18 +163,27 @@ func (b *blocker) mux() mux {
 		},
 		// notifications/cancelled as the MCP layer would implement it.
 		"cancel": func(ctx context.Context, r *jsonrpc.Request) (wire.Marshaler, error) {
-			var id jsonrpc.ID
-			d := wire.NewDecoder(r.Params)
-			if err := d.Array(func() error { return id.DecodeJSON(d) }); err != nil {
-				return nil, err
+			ok, err := cancelParams(ctx, r)
+			if err == nil {
+				b.cancels <- ok
 			}
-			b.cancels <- jsonrpc.ConnFrom(ctx).Cancel(id)
-			return nil, nil
+			return nil, err
 		},
 		"panic": func(context.Context, *jsonrpc.Request) (wire.Marshaler, error) {
 			panic("boom")
 		},
 	}
+}
+
+// cancelParams cancels the request whose id is the first of the params
+// array, reporting what Conn.Cancel did.
+func cancelParams(ctx context.Context, r *jsonrpc.Request) (bool, error) {
+	var id jsonrpc.ID
+	d := wire.NewDecoder(r.Params)
+	if err := d.Array(func() error { return id.DecodeJSON(d) }); err != nil {
+		return false, err
+	}
+	return jsonrpc.ConnFrom(ctx).Cancel(id), nil
 }
 
 func recvID[T any](t testing.TB, ch chan T) T {

@@ -107,13 +107,8 @@ func sleeper(started *atomic.Int32) mux {
 			return &emptyObject, nil
 		},
 		"cancel": func(ctx context.Context, r *jsonrpc.Request) (wire.Marshaler, error) {
-			var id jsonrpc.ID
-			d := wire.NewDecoder(r.Params)
-			if err := d.Array(func() error { return id.DecodeJSON(d) }); err != nil {
-				return nil, err
-			}
-			jsonrpc.ConnFrom(ctx).Cancel(id)
-			return nil, nil
+			_, err := cancelParams(ctx, r)
+			return nil, err
 		},
 	}
 }

@@ -109,15 +109,22 @@ func (h *Handler) beginDrain() {
 	h.endStandalone()
 }
 
+// sessionsLocked lists the live sessions (h.mu held), for work done on
+// each without the lock.
+func (h *Handler) sessionsLocked() []*session {
+	out := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		out = append(out, s)
+	}
+	return out
+}
+
 // busy counts the requests in progress: stateless ones and the stateful
 // handlers still owing an answer.
 func (h *Handler) busy() int {
 	h.mu.Lock()
 	n := len(h.live)
-	sessions := make([]*session, 0, len(h.sessions))
-	for _, s := range h.sessions {
-		sessions = append(sessions, s)
-	}
+	sessions := h.sessionsLocked()
 	h.mu.Unlock()
 	for _, s := range sessions {
 		s.mu.Lock()
@@ -152,10 +159,7 @@ func (h *Handler) expireAll() {
 	for lr := range h.live {
 		live = append(live, lr)
 	}
-	sessions := make([]*session, 0, len(h.sessions))
-	for _, s := range h.sessions {
-		sessions = append(sessions, s)
-	}
+	sessions := h.sessionsLocked()
 	h.mu.Unlock()
 	for _, lr := range live {
 		lr.expire()

@@ -216,10 +216,7 @@ func (h *Handler) Close() error {
 		return nil
 	}
 	h.closed = true
-	sessions := make([]*session, 0, len(h.sessions))
-	for _, s := range h.sessions {
-		sessions = append(sessions, s)
-	}
+	sessions := h.sessionsLocked()
 	if h.janitor != nil {
 		h.janitor.Stop()
 		h.janitor = nil

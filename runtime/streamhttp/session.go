@@ -649,10 +649,7 @@ func (discardCaller) Notify(context.Context, string, wire.Marshaler) error { ret
 // shutting down; clients may come back elsewhere).
 func (h *Handler) endStandalone() {
 	h.mu.Lock()
-	sessions := make([]*session, 0, len(h.sessions))
-	for _, s := range h.sessions {
-		sessions = append(sessions, s)
-	}
+	sessions := h.sessionsLocked()
 	h.mu.Unlock()
 	for _, s := range sessions {
 		s.mu.Lock()
