@@ -157,17 +157,18 @@ func stringMemberOf(obj wire.Raw, name string) string {
 	return string(v)
 }
 
-// checkInputRequests refuses an InputRequiredResult that asks for input
-// the request's client did not declare it can give: the handler should
-// have checked (Request.HasClientCapability); the client gets -32021
-// naming the capability.
-func (s *Server) checkInputRequests(r *Request, p *Protocol, res wire.Marshaler) error {
+// checkInputRequests reports whether res is an InputRequiredResult, and
+// refuses one that asks for input the request's client did not declare it
+// can give: the handler should have checked
+// (Request.HasClientCapability); the client gets -32021 naming the
+// capability.
+func (s *Server) checkInputRequests(r *Request, p *Protocol, res wire.Marshaler) (bool, error) {
 	if p.InputRequired == nil {
-		return nil
+		return false, nil
 	}
 	requests, ok := p.InputRequired(res)
 	if !ok {
-		return nil
+		return false, nil
 	}
 	caps := r.ClientCapabilities()
 	keys := make([]string, 0, len(requests))
@@ -182,10 +183,10 @@ func (s *Server) checkInputRequests(r *Request, p *Protocol, res wire.Marshaler)
 		}
 		if missing := inputCapability(caps, method, params); missing != nil {
 			s.log.Warn("mcp: a handler asked for input the client did not declare it can give", "method", r.Method, "input", k, "needs", joinPath(missing))
-			return MissingCapability(p, missing...)
+			return true, MissingCapability(p, missing...)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // sessionCaller is how a stateful session's handlers reach its client: the

@@ -46,15 +46,6 @@ type Protocol struct {
 	InputRequired func(result wire.Marshaler) (requests map[string]wire.Raw, ok bool)
 }
 
-// inputRequired reports a result asking the client for input.
-func (p *Protocol) inputRequired(res wire.Marshaler) bool {
-	if p.InputRequired == nil || res == nil {
-		return false
-	}
-	_, ok := p.InputRequired(res)
-	return ok
-}
-
 // Method returns the method named name, or nil.
 func (p *Protocol) Method(name string) *Method { return p.Methods[name] }
 

@@ -64,8 +64,9 @@ func (sess *Session) Close() {
 	sess.srv.mu.Unlock()
 }
 
-// method is the session's revision's method name (before initialize, the
-// newest mounted stateful revision that has it), or nil.
+// method returns the method called name in the session's revision (before
+// initialize, in the newest mounted stateful revision that has it), or
+// nil.
 func (sess *Session) method(name string) *Method {
 	sess.mu.Lock()
 	mount := sess.mount
@@ -252,8 +253,10 @@ func (s *Server) serve(rc *reqCtx, mount *Mount, m *Method, params wire.Raw) (re
 		}
 	}
 	// The single-use states the handler opened are spent when the round
-	// completes (panics included: released).
-	defer func() { rc.r.settleStates(err == nil && res != nil && !mount.Protocol.inputRequired(res)) }()
+	// completes: not with an error (a panic included) nor with another
+	// round of input.
+	asksInput := false
+	defer func() { rc.r.settleStates(err == nil && res != nil && !asksInput) }()
 	res, err = m.Serve(rc, mount.Handler, params)
 	if err != nil {
 		if aw := answerWith(err); aw != nil {
@@ -272,7 +275,7 @@ func (s *Server) serve(rc *reqCtx, mount *Mount, m *Method, params wire.Raw) (re
 	if p := mount.Protocol; p.Stamp != nil {
 		res = p.Stamp(res, s.stamps[m])
 	}
-	if err := s.checkInputRequests(&rc.r, mount.Protocol, res); err != nil {
+	if asksInput, err = s.checkInputRequests(&rc.r, mount.Protocol, res); err != nil {
 		return nil, err
 	}
 	if err := s.validateResult(m.Name, res); err != nil {
