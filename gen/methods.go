@@ -319,6 +319,9 @@ func (g *generator) protocol(f *jen.File) {
 		if handled(m) {
 			fields[jen.Id("Serve")] = jen.Id("serve" + gm)
 			fields[jen.Id("Implemented")] = jen.Id("implements" + gm)
+			params, results := g.signature(m)
+			iface := jen.Interface(jen.Id(gm).Params(params...).Params(results...))
+			fields[jen.Id("HandlerType")] = jen.Qual("reflect", "TypeFor").Types(iface).Call()
 		}
 		dict[jen.Id(methodConst(m))] = jen.Values(fields)
 	}
@@ -329,6 +332,10 @@ func (g *generator) protocol(f *jen.File) {
 	if g.spec.Era() == schema.Stateless {
 		pfields[jen.Id("Stateless")] = jen.True()
 		pfields[jen.Id("Stamp")] = jen.Id("stamp")
+	}
+	irr := g.inputRequiredField()
+	if irr != "" {
+		pfields[jen.Id("InputRequired")] = jen.Id("inputRequired")
 	}
 	if g.spec.Def("JSONRPCBatchRequest") != nil {
 		pfields[jen.Id("Batches")] = jen.True()
@@ -354,6 +361,43 @@ func (g *generator) protocol(f *jen.File) {
 	if g.spec.Era() == schema.Stateless {
 		g.stamp(f)
 	}
+	if irr != "" {
+		g.inputRequired(f, irr)
+	}
+}
+
+// inputRequiredField is the Go name of InputRequiredResult's
+// inputRequests, or "" for revisions without multi round-trip requests.
+func (g *generator) inputRequiredField() string {
+	d := g.spec.Def("InputRequiredResult")
+	if d == nil || d.Type.Kind != schema.Object {
+		return ""
+	}
+	for _, p := range d.Type.Props {
+		if p.Name == "inputRequests" && g.goType(p.Type).underlying().shape == shapeMap {
+			return p.GoName
+		}
+	}
+	return ""
+}
+
+// inputRequired emits the function that tells the runtime whether a
+// result asks for input, and what for (it checks them against the
+// client's capabilities).
+func (g *generator) inputRequired(f *jen.File, field string) {
+	f.Comment("inputRequired reports whether result is an InputRequiredResult and returns")
+	f.Comment("its input requests as JSON, by key.")
+	f.Func().Id("inputRequired").Params(jen.Id("result").Qual(wirePkg, "Marshaler")).Params(jen.Map(jen.String()).Qual(wirePkg, "Raw"), jen.Bool()).Block(
+		jen.List(jen.Id("r"), jen.Id("ok")).Op(":=").Id("result").Assert(jen.Op("*").Id("InputRequiredResult")),
+		jen.If(jen.Op("!").Id("ok").Op("||").Id("r").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.False())),
+		jen.Id("requests").Op(":=").Make(jen.Map(jen.String()).Qual(wirePkg, "Raw"), jen.Len(jen.Id("r").Dot(field))),
+		jen.For(jen.List(jen.Id("key"), jen.Id("req")).Op(":=").Range().Id("r").Dot(field)).Block(
+			jen.If(jen.List(jen.Id("m"), jen.Id("ok")).Op(":=").Any().Parens(jen.Id("req")).Assert(jen.Qual(wirePkg, "Marshaler")), jen.Id("ok")).Block(
+				jen.List(jen.Id("requests").Index(jen.Id("key")), jen.Id("_")).Op("=").Qual(wirePkg, "Marshal").Call(jen.Id("m")),
+			),
+		),
+		jen.Return(jen.Id("requests"), jen.True()),
+	)
 }
 
 // cacheable reports a method whose result carries ttlMs and cacheScope.

@@ -2,19 +2,22 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"testing"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
-// newServer is the everything server, in process.
-func newServer(tb testing.TB) *rt.Server {
+// newServer is the everything server, in process, validating its results
+// or not (a test binary would by default).
+func newServer(tb testing.TB, validate rt.ResultValidation) *rt.Server {
 	f := &fixtures{}
-	srv, err := rt.NewServer(rt.ServerOptions{Name: "everything", Version: "bench", ListChanged: true, Logger: slog.New(slog.DiscardHandler)},
+	srv, err := rt.NewServer(rt.ServerOptions{Name: "everything", Version: "bench", ListChanged: true, ValidateResults: validate, Logger: slog.New(slog.DiscardHandler)},
 		v25.Mount(&legacy{f}), v26.Mount(&modern{f}))
 	if err != nil {
 		tb.Fatal(err)
@@ -26,15 +29,23 @@ func newServer(tb testing.TB) *rt.Server {
 // BenchmarkToolsCallRoundTrip is one tools/call of echo, from the generated
 // client through the runtime, the stdio framing over in-process pipes, the
 // server's dispatch, validation and inputSchema check, the handler, and
-// back.
+// back: as in production (results not validated), and with
+// ServerOptions.ValidateResults on ("-validated"), whose cost the
+// difference is.
 func BenchmarkToolsCallRoundTrip(b *testing.B) {
 	for _, era := range []struct {
-		name string
-		era  rt.Era
-	}{{"stateful", rt.Legacy}, {"stateless", rt.Modern}} {
+		name     string
+		era      rt.Era
+		validate rt.ResultValidation
+	}{
+		{"stateful", rt.Legacy, rt.ValidateResultsOff},
+		{"stateless", rt.Modern, rt.ValidateResultsOff},
+		{"stateful-validated", rt.Legacy, rt.ValidateResultsOn},
+		{"stateless-validated", rt.Modern, rt.ValidateResultsOn},
+	} {
 		b.Run(era.name, func(b *testing.B) {
 			ctx := context.Background()
-			cs, err := rt.Connect(ctx, &rt.InProcessTransport{Server: newServer(b)}, rt.ClientOptions{Era: era.era},
+			cs, err := rt.Connect(ctx, &rt.InProcessTransport{Server: newServer(b, era.validate)}, rt.ClientOptions{Era: era.era},
 				v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
 			if err != nil {
 				b.Fatal(err)
@@ -55,6 +66,36 @@ func BenchmarkToolsCallRoundTrip(b *testing.B) {
 			p := &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"hello"}`)}
 			for b.Loop() {
 				if _, err := c.CallTool(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkResultValidation is what ServerOptions.ValidateResults adds to
+// each result: its generated Validate, for the echo result and for the
+// fixture's tools/list result (every tool, schemas included).
+func BenchmarkResultValidation(b *testing.B) {
+	list, err := (&modern{&fixtures{}}).ListTools(context.Background(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// As sent: stamped with what the revision adds to every result.
+	stamp := func(res wire.Marshaler, method string) interface{ Validate() error } {
+		return v26.Protocol().Stamp(res, &rt.Stamp{Method: method, ServerName: "everything", ServerVersion: "bench", CacheScope: "private"}).(interface{ Validate() error })
+	}
+	for _, tc := range []struct {
+		name string
+		v    interface{ Validate() error }
+	}{
+		{"CallToolResult", stamp(&v26.CallToolResult{Content: []v26.ContentBlock{&v26.TextContent{Text: "hello"}}}, "tools/call")},
+		{fmt.Sprintf("ListToolsResult-%d-tools", len(list.Tools)), stamp(list, "tools/list")},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := tc.v.Validate(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -79,13 +79,18 @@ var rootsAsk = func(key string) ask { return ask{key, "roots/list", `{}`} }
 // inputRequiredResult builds an InputRequiredResult asking for asks, with
 // state sealed for the retry when state is not nil.
 func inputRequiredResult(ctx context.Context, state []byte, asks ...ask) (*mcp.InputRequiredResult, error) {
+	return sealedInputRequired(ctx, state, rt.RequestFrom(ctx).SealState, asks...)
+}
+
+// sealedInputRequired is inputRequiredResult with the state sealed by seal.
+func sealedInputRequired(ctx context.Context, state []byte, seal func([]byte) string, asks ...ask) (*mcp.InputRequiredResult, error) {
 	var entries []string
 	for _, a := range asks {
 		entries = append(entries, `"`+a.key+`":{"method":"`+a.method+`","params":`+a.params+`}`)
 	}
 	js := `{"resultType":"input_required","inputRequests":{` + strings.Join(entries, ",") + `}`
 	if state != nil {
-		sealed, _ := json.Marshal(rt.RequestFrom(ctx).SealState(state))
+		sealed, _ := json.Marshal(seal(state))
 		js += `,"requestState":` + string(sealed)
 	}
 	return decode[mcp.InputRequiredResult](js + "}")
@@ -172,8 +177,9 @@ func (m *modern) inputRequired(ctx context.Context, p *mcp.CallToolRequestParams
 				return done("Confirmed: state-ok")
 			}
 		}
-		a := elicitAsk("confirm", "Please confirm", "ok", "boolean")
-		return irr([]byte("awaiting-confirm"), a)
+		// A confirmation completes once: its state is single-use.
+		r, err := sealedInputRequired(ctx, []byte("awaiting-confirm"), req.SealStateOnce, elicitAsk("confirm", "Please confirm", "ok", "boolean"))
+		return r, true, err
 	case "test_input_required_result_multiple_inputs":
 		if _, err := state(); err != nil {
 			return nil, true, err

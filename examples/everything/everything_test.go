@@ -28,9 +28,11 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "everything")
-	build := exec.Command("go", "build", "-race", "-o", binary, ".")
+	// A debug build: the server validates the results it sends
+	// (rt.ValidateResultsAuto), so every test through it checks them.
+	build := exec.Command("go", "build", "-race", "-tags", "mcpgen_debug", "-o", binary, ".")
 	if runtime.GOARCH == "" {
-		build.Args = []string{"go", "build", "-o", binary, "."}
+		build.Args = []string{"go", "build", "-tags", "mcpgen_debug", "-o", binary, "."}
 	}
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {

@@ -64,13 +64,7 @@ func tsClient(t *testing.T, args ...string) map[string]any {
 // test and returns its endpoint.
 func startHTTP(t *testing.T) string {
 	t.Helper()
-	addrFile := filepath.Join(t.TempDir(), "addr")
-	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--addr-file", addrFile)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, url, stderr := launchHTTP(t)
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		done := make(chan error, 1)
@@ -82,12 +76,27 @@ func startHTTP(t *testing.T) string {
 			t.Errorf("server did not shut down on SIGINT; stderr:\n%s", stderr.String())
 		}
 	})
+	return url
+}
+
+// launchHTTP starts the server over Streamable HTTP on a free port and
+// returns the process, its endpoint and its stderr; the caller stops it.
+func launchHTTP(t *testing.T) (*exec.Cmd, string, *bytes.Buffer) {
+	t.Helper()
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--addr-file", addrFile)
+	stderr := new(bytes.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
-			return "http://" + strings.TrimSpace(string(b)) + "/mcp"
+			return cmd, "http://" + strings.TrimSpace(string(b)) + "/mcp", stderr
 		}
 		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
 			t.Fatalf("server did not start; stderr:\n%s", stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -35,33 +36,51 @@ func run() error {
 	// stdout carries only MCP messages: logs go to stderr.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	catalog, err := loadSkills()
+	srv, err := newEverything(logger, rt.ValidateResultsAuto)
 	if err != nil {
 		return err
 	}
+
+	// SIGTERM and SIGINT drain: the requests already received are answered
+	// (within the transport's drain timeout), then the process exits 0.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *httpAddr != "" {
+		err = serveHTTP(ctx, srv, *httpAddr, *addrFile, logger)
+	} else {
+		err = srv.ServeStdio(ctx, os.Stdin, os.Stdout, rt.StreamOptions{})
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return nil // a signal, and the drain it asked for is done
+	}
+	return err
+}
+
+// newEverything is the server bin/everything runs: both eras, tasks and
+// skills; validate chooses whether it checks the results it sends.
+func newEverything(logger *slog.Logger, validate rt.ResultValidation) (*rt.Server, error) {
+	catalog, err := loadSkills()
+	if err != nil {
+		return nil, err
+	}
 	f := &fixtures{}
 	srv, err := rt.NewServer(rt.ServerOptions{
-		Name:         "everything",
-		Title:        "mcpgen everything server",
-		Version:      "0.1.0",
-		Instructions: "A test server: every tool, resource and prompt of the conformance fixture set, plus echo.",
-		ListChanged:  true,
-		Tasks:        &rt.TaskOptions{},
-		Skills:       &rt.SkillOptions{Catalog: catalog, DirectoryRead: true},
-		Logger:       logger,
+		Name:            "everything",
+		Title:           "mcpgen everything server",
+		Version:         "0.1.0",
+		Instructions:    "A test server: every tool, resource and prompt of the conformance fixture set, plus echo.",
+		ListChanged:     true,
+		Tasks:           &rt.TaskOptions{},
+		Skills:          &rt.SkillOptions{Catalog: catalog, DirectoryRead: true},
+		ValidateResults: validate,
+		Logger:          logger,
 	},
 		v25.Mount(&legacy{f}),
 		v26.Mount(&modern{f}),
 	)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f.srv = srv
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if *httpAddr != "" {
-		return serveHTTP(ctx, srv, *httpAddr, *addrFile, logger)
-	}
-	return srv.ServeStdio(ctx, os.Stdin, os.Stdout, rt.StreamOptions{})
+	return srv, nil
 }

@@ -95,10 +95,17 @@ type Options struct {
 	MaxConcurrent int
 	// MaxQueued is the number of further requests that may wait for a free
 	// slot while the read loop goes on reading (so that notifications, among
-	// them cancellations, still get through). When that queue is full too the
-	// read loop waits, which pushes back on the peer. Default 256; a negative
-	// value means no queue: reading pauses as soon as every slot is busy.
+	// them cancellations, still get through). Default 256; a negative value
+	// means no queue: reading pauses as soon as every slot is busy.
 	MaxQueued int
+	// MaxQueuedBytes lets more requests wait once MaxQueued do, as long as
+	// the waiting requests take at most this many bytes in all (their
+	// params plus a fixed overhead each), so that a peer that pipelines
+	// many small requests can still ping, cancel what it queued and answer
+	// the server's requests: those are never queued. Past both bounds the
+	// read loop waits for room, which pushes back on the peer. Default
+	// 4 MiB; negative: no such allowance (reading pauses at MaxQueued).
+	MaxQueuedBytes int
 	// MaxDepth limits the nesting of incoming JSON (default
 	// wire.DefaultMaxDepth); deeper messages are answered -32700.
 	MaxDepth int
@@ -109,6 +116,19 @@ type Options struct {
 	// context is cancelled and -32603 "request timed out" is sent at once,
 	// whatever the handler later returns.
 	RequestTimeout time.Duration
+	// DrainTimeout bounds the drain that follows the end of the stream and
+	// the end of Serve's context: requests already read (running or
+	// queued) go on and are answered, for at most this long; then the ones
+	// left are cancelled and each is still answered, -32603 "the server
+	// shut down before the request finished". Default 5s. Negative: no
+	// drain, requests still running are cancelled and never answered (the
+	// behaviour before drains existed).
+	DrainTimeout time.Duration
+	// OnDrain, when set, is called once when a drain begins (on its own
+	// goroutine), for the layer above to end long-lived requests such as
+	// subscription streams that would otherwise hold the drain to its
+	// timeout.
+	OnDrain func()
 	// OnUnknownResponse is called (on the read loop) for a response whose id
 	// matches no pending Call: unknown, already answered, or abandoned by a
 	// cancelled Call. A response with a null or missing id passes the zero
@@ -117,8 +137,19 @@ type Options struct {
 }
 
 const (
-	defaultMaxConcurrent = 64
-	defaultMaxQueued     = 256
+	defaultMaxConcurrent  = 64
+	defaultMaxQueued      = 256
+	defaultMaxQueuedBytes = 4 << 20
+	defaultDrainTimeout   = 5 * time.Second
+	// queuedOverhead is what one waiting request counts against
+	// MaxQueuedBytes besides its params: its record and context.
+	queuedOverhead = 512
+)
+
+// Errors the engine answers on its own while it shuts down.
+var (
+	errShuttingDown = &Error{Code: CodeInternalError, Message: "the server is shutting down; the request was not run"}
+	errDrainExpired = &Error{Code: CodeInternalError, Message: "the server shut down before the request finished"}
 )
 
 // Conn is one JSON-RPC 2.0 connection: it serves incoming requests with a
@@ -131,7 +162,10 @@ type Conn struct {
 	log       *slog.Logger
 	maxConc   int
 	maxQueued int
+	maxQBytes int
 	timeout   time.Duration
+	drainFor  time.Duration // < 0: no drain
+	onDrain   func()
 	onUnknown func(ID)
 	methods   map[string]string
 	batch     atomic.Bool
@@ -158,11 +192,17 @@ type Conn struct {
 	active   int         // goroutines running handlers
 	queue    []*inflight // requests waiting for a slot, FIFO from qhead
 	qhead    int
+	qbytes   int // what the waiting requests count against MaxQueuedBytes
 	stopping bool
-	wg       sync.WaitGroup // handler goroutines
-	idle     chan *inflight // hands requests to parked workers
-	idleN    atomic.Int32   // parked workers
-	quit     chan struct{}  // closed by shutdown: parked workers exit
+	// draining is set when a drain begins: requests read from then on are
+	// refused, and drained is closed once none is in flight.
+	draining   bool
+	drained    chan struct{}
+	drainTimer *time.Timer
+	wg         sync.WaitGroup // handler goroutines
+	idle       chan *inflight // hands requests to parked workers
+	idleN      atomic.Int32   // parked workers
+	quit       chan struct{}  // closed by shutdown: parked workers exit
 
 	cmu    sync.Mutex
 	calls  map[int64]*call
@@ -185,7 +225,11 @@ func NewConn(s Stream, h Handler, o Options) *Conn {
 		log:       o.Logger,
 		maxConc:   o.MaxConcurrent,
 		maxQueued: o.MaxQueued,
+		maxQBytes: o.MaxQueuedBytes,
 		timeout:   o.RequestTimeout,
+		drainFor:  o.DrainTimeout,
+		onDrain:   o.OnDrain,
+		drained:   make(chan struct{}),
 		onUnknown: o.OnUnknownResponse,
 		inflight:  make(map[ID]*inflight),
 		idle:      make(chan *inflight),
@@ -214,7 +258,16 @@ func NewConn(s Stream, h Handler, o Options) *Conn {
 	case c.maxQueued == 0:
 		c.maxQueued = defaultMaxQueued
 	case c.maxQueued < 0:
-		c.maxQueued = 0
+		c.maxQueued, c.maxQBytes = 0, -1
+	}
+	switch {
+	case c.maxQBytes == 0:
+		c.maxQBytes = defaultMaxQueuedBytes
+	case c.maxQBytes < 0:
+		c.maxQBytes = 0
+	}
+	if c.drainFor == 0 {
+		c.drainFor = defaultDrainTimeout
 	}
 	c.dec.SetMaxDepth(o.MaxDepth)
 	c.sub.SetMaxDepth(o.MaxDepth)
@@ -240,10 +293,16 @@ func (c *Conn) SetBatch(enabled bool) { c.batch.Store(enabled) }
 // ctx is done, and the read error otherwise; ErrClosed if the Conn was
 // closed before. Serve may be called once.
 //
+// The end of the stream and the end of ctx both drain the connection (see
+// Options.DrainTimeout): the requests already read are run and answered,
+// within the drain timeout, before Serve returns. At the end of the stream
+// the peer can no longer answer, so pending Calls fail with ErrClosed at
+// once; when ctx ends first, reading goes on during the drain (responses
+// to pending Calls and cancellations still arrive) while new requests are
+// refused. Close ends everything at once, without answers.
+//
 // On return, every handler context has been cancelled and every handler
 // goroutine has finished, and pending Calls have failed with ErrClosed.
-// When the stream ends the peer is gone, so requests still running are
-// cancelled rather than awaited, and no response is written for them.
 func (c *Conn) Serve(ctx context.Context) error {
 	c.smu.Lock()
 	switch {
@@ -255,23 +314,36 @@ func (c *Conn) Serve(ctx context.Context) error {
 		return errors.New("jsonrpc: Serve called twice")
 	}
 	c.serving = true
-	sctx, cancel := context.WithCancel(ctx)
-	c.cancelServe = cancel
-	c.base = context.WithoutCancel(ctx)
+	// Reading ends with Close, or when a drain that ctx began is over; ctx
+	// itself only begins the drain (or, without drains, ends reading).
+	rctx, stopReading := context.WithCancel(context.WithoutCancel(ctx))
+	c.cancelServe = stopReading
+	c.base = &detached{ctx}
 	c.notifyCtx = context.WithValue(c.base, connKey, c)
-	c.readCtx = sctx
+	c.readCtx = rctx
 	c.smu.Unlock()
-	defer cancel()
+	defer stopReading()
 	// Wake the read loop should it wait for room in the queue.
-	defer context.AfterFunc(sctx, func() {
+	defer context.AfterFunc(rctx, func() {
 		c.mu.Lock()
 		c.cond.Broadcast()
 		c.mu.Unlock()
 	})()
+	defer context.AfterFunc(ctx, func() {
+		if c.drainFor < 0 {
+			stopReading()
+			return
+		}
+		c.beginDrain()
+		go func() {
+			c.awaitDrain()
+			stopReading()
+		}()
+	})()
 
 	var err error
 	for {
-		msg, rerr := c.stream.ReadMessage(sctx)
+		msg, rerr := c.stream.ReadMessage(rctx)
 		if rerr != nil {
 			var tl *TooLargeError
 			if errors.As(rerr, &tl) {
@@ -283,11 +355,17 @@ func (c *Conn) Serve(ctx context.Context) error {
 		}
 		c.handleMessage(msg)
 	}
-	c.shutdown()
-
 	c.smu.Lock()
 	closed := c.isClosed
 	c.smu.Unlock()
+	if !closed && c.drainFor >= 0 && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
+		// Nothing more is read: no response to a Call can arrive.
+		c.failCalls()
+		c.beginDrain()
+		c.awaitDrain()
+	}
+	c.shutdown()
+
 	switch {
 	case errors.Is(err, io.EOF), closed:
 		return nil
@@ -298,8 +376,9 @@ func (c *Conn) Serve(ctx context.Context) error {
 }
 
 // Close closes the stream and makes Serve return; pending Calls fail with
-// ErrClosed. It does not wait for Serve to return (so a handler may call
-// it). Closing twice returns nil.
+// ErrClosed. It does not drain: requests still running are cancelled and
+// not answered. It does not wait for Serve to return (so a handler may
+// call it). Closing twice returns nil.
 func (c *Conn) Close() error {
 	c.smu.Lock()
 	if c.isClosed {
@@ -314,14 +393,89 @@ func (c *Conn) Close() error {
 	}
 	err := c.stream.Close()
 	c.failCalls()
+	// A drain in progress ends now (shutdown cancels what is left).
+	c.mu.Lock()
+	c.closeDrainedLocked(true)
+	c.mu.Unlock()
 	return err
 }
 
+// beginDrain starts a drain (once): requests read from now on are
+// refused, and after DrainTimeout the ones in flight are answered with an
+// error and cancelled.
+func (c *Conn) beginDrain() {
+	c.mu.Lock()
+	if c.draining {
+		c.mu.Unlock()
+		return
+	}
+	c.draining = true
+	c.drainTimer = time.AfterFunc(c.drainFor, c.expireAll)
+	c.closeDrainedLocked(false)
+	c.mu.Unlock()
+	if c.onDrain != nil {
+		go c.onDrain()
+	}
+}
+
+// closeDrainedLocked closes drained when a drain runs and nothing is in
+// flight any more (or always, with force).
+func (c *Conn) closeDrainedLocked(force bool) {
+	if !force && (!c.draining || len(c.inflight) > 0) {
+		return
+	}
+	select {
+	case <-c.drained:
+	default:
+		close(c.drained)
+	}
+}
+
+// awaitDrain waits until no request is in flight; the drain timer makes
+// sure that happens.
+func (c *Conn) awaitDrain() {
+	<-c.drained
+	c.mu.Lock()
+	if c.drainTimer != nil {
+		c.drainTimer.Stop()
+	}
+	c.mu.Unlock()
+}
+
+// expireAll ends the drain: every request still running or queued is
+// cancelled and answered with errDrainExpired.
+func (c *Conn) expireAll() {
+	c.mu.Lock()
+	es := make([]*inflight, 0, len(c.inflight))
+	for id, e := range c.inflight {
+		if e.state == stRunning || e.state == stQueued {
+			if e.state == stQueued {
+				c.qbytes -= e.cost()
+			}
+			e.state = stDone
+			es = append(es, e)
+		}
+		delete(c.inflight, id)
+	}
+	c.closeDrainedLocked(false)
+	c.mu.Unlock()
+	for _, e := range es {
+		e.stopTimer()
+		e.cancel(context.Canceled)
+		c.log.Debug("jsonrpc: request cut short by shutdown", "method", e.req.Method, "id", e.req.ID.String())
+		c.replyErrorObj(e.batch, e.req.ID, true, errDrainExpired)
+	}
+}
+
 // shutdown cancels every request, waits for the handler goroutines and fails
-// the pending calls. Called by Serve once reading stops.
+// the pending calls. Called by Serve once reading stops (and any drain is
+// over).
 func (c *Conn) shutdown() {
 	c.mu.Lock()
 	c.stopping = true
+	if c.drainTimer != nil {
+		c.drainTimer.Stop()
+	}
 	for _, e := range c.inflight {
 		e.state = stCancelled
 		e.stopTimer()
@@ -329,7 +483,7 @@ func (c *Conn) shutdown() {
 	}
 	clear(c.inflight)
 	clear(c.queue)
-	c.queue, c.qhead = nil, 0
+	c.queue, c.qhead, c.qbytes = nil, 0, 0
 	c.cond.Broadcast()
 	c.mu.Unlock()
 	// No response can arrive any more: fail the calls before waiting, in
@@ -565,6 +719,13 @@ func (c *Conn) dispatchRequest(env *envelope, msg []byte, b *batch) {
 		e.cancel(context.Canceled)
 		return
 	}
+	if c.draining {
+		c.mu.Unlock()
+		e.stopTimer()
+		e.cancel(context.Canceled)
+		c.replyNowObj(b, e.req.ID, true, errShuttingDown)
+		return
+	}
 	if _, dup := c.inflight[e.req.ID]; dup {
 		c.mu.Unlock()
 		e.stopTimer()
@@ -592,7 +753,7 @@ func (c *Conn) dispatchRequest(env *envelope, msg []byte, b *batch) {
 	// Start at once if a slot is free (then the queue is empty); else queue,
 	// or wait for room in the queue.
 	for !c.stopping && e.state == stQueued {
-		if c.readCtx.Err() != nil { // Close, or Serve's ctx: shutdown follows
+		if c.readCtx.Err() != nil { // Close, or the end of a drain: shutdown follows
 			break
 		}
 		if c.active < c.maxConc {
@@ -602,14 +763,18 @@ func (c *Conn) dispatchRequest(env *envelope, msg []byte, b *batch) {
 			c.startWorker(e)
 			return
 		}
-		if len(c.queue)-c.qhead < c.maxQueued {
+		if n := len(c.queue) - c.qhead; n < c.maxQueued || c.qbytes+e.cost() <= c.maxQBytes {
 			c.queue = append(c.queue, e)
+			c.qbytes += e.cost()
 			break
 		}
 		c.cond.Wait()
 	}
 	c.mu.Unlock()
 }
+
+// cost is what a waiting request counts against MaxQueuedBytes.
+func (e *inflight) cost() int { return len(e.req.Params) + queuedOverhead }
 
 // startWorker hands e to a parked worker goroutine, or starts one. Reusing
 // workers saves the allocation a go statement with arguments costs.
@@ -661,6 +826,7 @@ func (c *Conn) next() *inflight {
 		}
 		c.cond.Signal()
 		if e.state == stQueued {
+			c.qbytes -= e.cost()
 			e.state = stRunning
 			return e
 		}
@@ -675,8 +841,12 @@ func (c *Conn) claim(e *inflight) bool {
 	c.mu.Lock()
 	ok := e.state == stRunning || e.state == stQueued
 	if ok {
+		if e.state == stQueued {
+			c.qbytes -= e.cost()
+		}
 		e.state = stDone
 		delete(c.inflight, e.req.ID)
+		c.closeDrainedLocked(false)
 	}
 	c.mu.Unlock()
 	return ok
@@ -766,8 +936,13 @@ func (c *Conn) Cancel(id ID) bool {
 		c.mu.Unlock()
 		return false
 	}
+	if e.state == stQueued {
+		c.qbytes -= e.cost()
+		c.cond.Signal()
+	}
 	e.state = stCancelled
 	delete(c.inflight, id)
+	c.closeDrainedLocked(false)
 	c.mu.Unlock()
 	e.stopTimer()
 	e.cancel(context.Canceled)

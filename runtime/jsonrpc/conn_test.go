@@ -163,18 +163,27 @@ func (b *blocker) mux() mux {
 		},
 		// notifications/cancelled as the MCP layer would implement it.
 		"cancel": func(ctx context.Context, r *jsonrpc.Request) (wire.Marshaler, error) {
-			var id jsonrpc.ID
-			d := wire.NewDecoder(r.Params)
-			if err := d.Array(func() error { return id.DecodeJSON(d) }); err != nil {
-				return nil, err
+			ok, err := cancelParams(ctx, r)
+			if err == nil {
+				b.cancels <- ok
 			}
-			b.cancels <- jsonrpc.ConnFrom(ctx).Cancel(id)
-			return nil, nil
+			return nil, err
 		},
 		"panic": func(context.Context, *jsonrpc.Request) (wire.Marshaler, error) {
 			panic("boom")
 		},
 	}
+}
+
+// cancelParams cancels the request whose id is the first of the params
+// array, reporting what Conn.Cancel did.
+func cancelParams(ctx context.Context, r *jsonrpc.Request) (bool, error) {
+	var id jsonrpc.ID
+	d := wire.NewDecoder(r.Params)
+	if err := d.Array(func() error { return id.DecodeJSON(d) }); err != nil {
+		return false, err
+	}
+	return jsonrpc.ConnFrom(ctx).Cancel(id), nil
 }
 
 func recvID[T any](t testing.TB, ch chan T) T {
@@ -300,11 +309,12 @@ func TestDuplicateID(t *testing.T) {
 	expectJSON(t, h.recv(), `{"jsonrpc":"2.0","id":7,"result":{}}`)
 }
 
-// TestEOFMidRequest: the peer vanishes while requests run and wait.
+// TestEOFMidRequest: the peer vanishes while requests run and wait, on a
+// connection without drain (see TestDrain for the default).
 func TestEOFMidRequest(t *testing.T) {
 	leakCheck(t)
 	b := newBlocker()
-	h := start(t, b.mux(), jsonrpc.Options{MaxConcurrent: 2})
+	h := start(t, b.mux(), jsonrpc.Options{MaxConcurrent: 2, DrainTimeout: -1})
 	for i := range 5 {
 		h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"block"}`, i))
 	}
@@ -347,7 +357,7 @@ func TestServeStops(t *testing.T) {
 		leakCheck(t)
 		b := newBlocker()
 		s := newMemStream()
-		c := jsonrpc.NewConn(s, b.mux(), jsonrpc.Options{})
+		c := jsonrpc.NewConn(s, b.mux(), jsonrpc.Options{DrainTimeout: -1})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
 		go func() { done <- c.Serve(ctx) }()

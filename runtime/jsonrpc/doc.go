@@ -34,14 +34,17 @@
 // Each request runs in its own goroutine, at most Options.MaxConcurrent at
 // once; workers that finish pick up waiting requests and then park (a few
 // of them) for reuse. Requests beyond the limit wait, in order, in a queue
-// of Options.MaxQueued while the read loop keeps reading, so notifications
-// (cancellations in particular) are never stuck behind requests; only when
-// that queue is full too does reading pause. Notifications are handled
-// synchronously on the read loop, in arrival order, each before the next
-// message is read: a notification handler must be quick and must not wait
-// for a Call on the same Conn. Writes are serialized by a mutex; with a
-// [BufferedStream] the last of a queue of writers flushes, so bursts cost
-// one system call.
+// of Options.MaxQueued, and beyond that while they fit
+// Options.MaxQueuedBytes, while the read loop keeps reading, so
+// notifications (cancellations in particular), responses to the Conn's
+// own Calls and the requests an [Inliner] serves on the read loop (MCP's
+// ping) are never stuck behind requests; only when both bounds are
+// reached does reading pause, pushing back on the peer. Notifications are
+// handled synchronously on the read loop, in arrival order, each before
+// the next message is read: a notification handler must be quick and must
+// not wait for a Call on the same Conn. Writes are serialized by a mutex;
+// with a [BufferedStream] the last of a queue of writers flushes, so
+// bursts cost one system call.
 //
 // # Errors
 //
@@ -57,11 +60,19 @@
 // # Shutdown
 //
 // [Conn.Serve] returns at the end of the stream, when its context is done
-// or after [Conn.Close]. At the end of the stream the peer is gone: Serve
-// stops reading, fails pending Calls with [ErrClosed], cancels the context
-// of every request still running, drops the queued ones, waits for every
-// handler goroutine and returns nil. No response is written after that
-// point, so a client that writes requests and closes its end at once must
-// wait for the answers first. No goroutine outlives Serve, except that a
-// Stream may keep its own reader blocked (see package stdio).
+// or after [Conn.Close]. The first two drain the connection: nothing lost
+// that was read. Requests already read, running or queued, go on and are
+// answered; after Options.DrainTimeout (default 5s) the ones left are
+// cancelled and each is answered -32603 "the server shut down before the
+// request finished". At the end of the stream nothing more can be read,
+// so pending Calls fail with [ErrClosed] at once; when the context ends
+// first, reading goes on during the drain (cancellations and responses to
+// Calls still arrive) and requests read then are answered -32603 "the
+// server is shutting down". Options.OnDrain lets the layer above end
+// long-lived requests when a drain begins. Serve returns once every
+// answer is written and every handler goroutine has finished. Close does
+// not drain: it cancels what runs, answers nothing and drops the queue;
+// so does the end of the stream with a negative DrainTimeout. No goroutine
+// outlives Serve, except that a Stream may keep its own reader blocked
+// (see package stdio).
 package jsonrpc

@@ -10,13 +10,13 @@ import (
 // that a request costs one allocation rather than the three of
 // context.WithCancel plus a value context. It is cancelled only explicitly
 // (Cancel, timeout, shutdown, handler return); its parent is Serve's context
-// without cancellation, which supplies values.
+// without cancellation (detached), which supplies values.
 //
 // It implements the AfterFunc method that the context package looks for, so
 // contexts derived from it (context.WithCancel, context.AfterFunc, ...)
 // follow its cancellation without a goroutine each. The parent never reports
-// itself as the nearest cancelCtx (context.WithoutCancel hides it), so
-// context.Cause falls back to Err.
+// itself as the nearest cancelCtx (its Done is nil), so context.Cause falls
+// back to Err.
 type reqCtx struct {
 	parent   context.Context
 	deadline time.Time // zero without RequestTimeout
@@ -108,3 +108,15 @@ func (c *reqCtx) cancel(err error) {
 		go a.f()
 	}
 }
+
+// detached is a context with the values of its parent but none of its
+// cancellation or deadline, like context.WithoutCancel. Unlike the value
+// that returns, it is a pointer, made once per Conn: a Value lookup that
+// misses every handler context and reaches it (a principal, a logger, a
+// trace span looked for by a handler) does not box it anew each time.
+type detached struct{ parent context.Context }
+
+func (*detached) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*detached) Done() <-chan struct{}       { return nil }
+func (*detached) Err() error                  { return nil }
+func (d *detached) Value(key any) any         { return d.parent.Value(key) }

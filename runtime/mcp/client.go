@@ -118,6 +118,14 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	for _, m := range mounts {
+		if m.Protocol == nil {
+			return nil, errors.New("mcp: Connect: a mount has no protocol")
+		}
+		if err := checkHandler(m.Protocol, m.Handler, func(md *Method) bool { return md.FromServer }); err != nil {
+			return nil, err
+		}
+	}
 	cs := &ClientSession{opts: opts, mounts: mounts, log: opts.Logger, progress: map[string]func(ProgressUpdate){}}
 	if opts.Tasks != nil {
 		cs.tasks = newTaskHost(*opts.Tasks, time.Now, opts.Logger)

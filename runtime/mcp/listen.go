@@ -262,9 +262,15 @@ func (l *listener) send(ctx context.Context, method string, members func(*wire.E
 }
 
 // EndStreams ends every listen stream gracefully (a server shutting down).
-func (s *Server) EndStreams() {
+func (s *Server) EndStreams() { s.endStreamsOf(nil) }
+
+// endStreamsOf ends the listen streams whose messages go to out (every
+// one when out is nil).
+func (s *Server) endStreamsOf(out Outbound) {
 	_, listens := s.audience()
 	for _, l := range listens {
-		l.once.Do(func() { close(l.stop) })
+		if out == nil || l.out == out {
+			l.once.Do(func() { close(l.stop) })
+		}
 	}
 }

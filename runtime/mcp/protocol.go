@@ -13,6 +13,7 @@ package mcp
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -38,6 +39,11 @@ type Protocol struct {
 	// revision knows.
 	ServerCapabilities []string
 	ClientCapabilities []string
+	// InputRequired reports whether a result is the revision's
+	// InputRequiredResult and returns its input requests, by key, each as
+	// the JSON of {"method": ..., "params": ...}. Nil for revisions
+	// without multi round-trip requests.
+	InputRequired func(result wire.Marshaler) (requests map[string]wire.Raw, ok bool)
 }
 
 // Method returns the method named name, or nil.
@@ -84,6 +90,11 @@ type Method struct {
 	Cacheable bool
 	// Implemented reports whether handler serves this method.
 	Implemented func(handler any) bool
+	// HandlerType is the one-method interface a handler implements to
+	// serve this method, so that NewServer (and Connect) can refuse a
+	// handler whose method of that name has another signature, which
+	// would otherwise leave the method silently unserved.
+	HandlerType reflect.Type
 	// Serve decodes and validates params (nil when absent), calls the
 	// handler and returns its result (nil for a notification). Errors that
 	// are not *jsonrpc.Error become -32603.

@@ -314,7 +314,7 @@ func ValidLogLevel(level string) bool { return severity(level) >= 0 }
 // InputRequiredResult.
 func ClientOf(ctx context.Context) Caller {
 	if r := RequestFrom(ctx); r != nil && r.session != nil {
-		return r.session.peer
+		return r.session.Peer()
 	}
 	return noPeer{}
 }

@@ -44,6 +44,14 @@ type ServerOptions struct {
 	// schemas compiled once and cached (default on; set DisableToolSchemas
 	// to turn it off).
 	DisableToolSchemas bool
+	// ValidateResults chooses whether the results handlers return are
+	// checked against the revision's schema (their generated Validate)
+	// before they are sent; one that breaks it is answered -32603 and its
+	// violations logged. The default, ValidateResultsAuto, checks in tests
+	// and debug builds (build tag mcpgen_debug) and not in production,
+	// where it costs a Validate per result (see the benchmark
+	// ToolsCallRoundTrip/.../validated).
+	ValidateResults ResultValidation
 	// Tasks enables tasks (the 2025-11-25 feature and the 2026
 	// io.modelcontextprotocol/tasks extension); nil disables them.
 	Tasks *TaskOptions
@@ -74,6 +82,8 @@ type Server struct {
 	methods   []string // every method name, for interning
 	key       []byte
 	tools     toolSchemas
+	states    stateLedger
+	validate  bool // ValidateResults resolved
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
@@ -106,6 +116,8 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 		opts.DefaultCache.Scope = "private"
 	}
 	s := &Server{opts: opts, log: opts.Logger, byRev: map[string]*Mount{}, sessions: map[*Session]struct{}{}, listens: map[*listener]struct{}{}, stamps: map[*Method]*Stamp{}}
+	s.states.now = opts.Now
+	s.validate = opts.ValidateResults.enabled()
 	s.key = opts.StateKey
 	if len(s.key) == 0 {
 		s.key = make([]byte, 32)
@@ -121,6 +133,9 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 		}
 		if _, dup := s.byRev[m.Protocol.Revision]; dup {
 			return nil, fmt.Errorf("mcp: revision %s mounted twice", m.Protocol.Revision)
+		}
+		if err := checkHandler(m.Protocol, m.Handler, func(md *Method) bool { return md.FromClient }); err != nil {
+			return nil, err
 		}
 		s.byRev[m.Protocol.Revision] = &mounts[i]
 		if m.Protocol.Stateless {

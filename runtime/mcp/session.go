@@ -25,8 +25,9 @@ type Session struct {
 
 	mu          sync.Mutex
 	mount       *Mount
-	initialized bool // initialize answered
-	ready       bool // notifications/initialized received
+	principal   string // who opened it, at initialize
+	initialized bool   // initialize answered
+	ready       bool   // notifications/initialized received
 	clientCaps  wire.Raw
 	clientInfo  wire.Raw
 	logLevel    string
@@ -61,6 +62,24 @@ func (sess *Session) Close() {
 	sess.srv.mu.Lock()
 	delete(sess.srv.sessions, sess)
 	sess.srv.mu.Unlock()
+}
+
+// method returns the method called name in the session's revision (before
+// initialize, in the newest mounted stateful revision that has it), or
+// nil.
+func (sess *Session) method(name string) *Method {
+	sess.mu.Lock()
+	mount := sess.mount
+	sess.mu.Unlock()
+	if mount != nil {
+		return mount.Protocol.Methods[name]
+	}
+	for _, m := range sess.srv.stateful {
+		if md := m.Protocol.Methods[name]; md != nil {
+			return md
+		}
+	}
+	return nil
 }
 
 // Initialized reports whether initialize has been answered.
@@ -111,15 +130,44 @@ func (sess *Session) LogLevel() string {
 	return sess.logLevel
 }
 
-// Peer returns how the session reaches its client.
-func (sess *Session) Peer() Caller { return sess.peer }
+// Peer returns how the session reaches its client. Requests for input
+// the client did not declare it can give (sampling, elicitation, roots)
+// fail with MissingCapability before they are sent.
+func (sess *Session) Peer() Caller { return sessionCaller{sess} }
+
+// Principal is who opened the session: the principal of its initialize
+// request's context (see WithPrincipal).
+func (sess *Session) Principal() string {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.principal
+}
+
+// errOtherPrincipal refuses a request made to a session by someone other
+// than who opened it; it says no more than an unknown session would.
+var errOtherPrincipal = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found")
 
 // Handle serves one message of the session. out carries the messages
 // related to the request (progress, logs).
 func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbound) (wire.Marshaler, error) {
+	if req.Method == "initialize" {
+		return sess.initialize(ctx, req)
+	}
+	sess.mu.Lock()
+	foreign := sess.initialized && PrincipalFrom(ctx) != sess.principal
+	sess.mu.Unlock()
+	if foreign {
+		if req.IsNotification {
+			return nil, nil
+		}
+		return nil, errOtherPrincipal
+	}
+	if !req.IsNotification {
+		if md := sess.method(req.Method); md != nil && md.Notification {
+			return nil, notificationWithID(req.Method)
+		}
+	}
 	switch req.Method {
-	case "initialize":
-		return sess.initialize(req)
 	case "ping":
 		if err := NoParams(req.Params); err != nil {
 			return nil, err
@@ -143,6 +191,12 @@ func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 	}
 	p := mount.Protocol
 	m := p.Methods[req.Method]
+	if m != nil && req.IsNotification && !m.Notification {
+		// A request without an id: JSON-RPC forbids answering it, and
+		// running it would be work nobody asked to see.
+		sess.srv.log.Debug("mcp: a request sent as a notification is ignored", "method", req.Method)
+		return nil, nil
+	}
 	if m != nil && m.FromClient && strings.HasPrefix(req.Method, "tasks/") {
 		rc := &reqCtx{Context: ctx}
 		rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: sess.srv, session: sess, out: out}
@@ -186,14 +240,24 @@ func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 // serve runs the handler of method m on params, in either era: a tools/call
 // has its arguments checked before and its structuredContent after; an
 // AnswerWith error is answered with its result.
-func (s *Server) serve(rc *reqCtx, mount *Mount, m *Method, params wire.Raw) (wire.Marshaler, error) {
+func (s *Server) serve(rc *reqCtx, mount *Mount, m *Method, params wire.Raw) (res wire.Marshaler, err error) {
 	call := rc.r.Method == "tools/call"
 	if call {
+		if args := rc.r.toolArgs; len(args) > 0 && args.Kind() != wire.Object {
+			// The schema's CallToolRequestParams.arguments is an object:
+			// anything else breaks the params, before any tool sees them.
+			return nil, InvalidParams("/params/arguments", "must be an object")
+		}
 		if res, err := s.tools.checkCall(rc, mount, params); res != nil || err != nil {
 			return res, err
 		}
 	}
-	res, err := m.Serve(rc, mount.Handler, params)
+	// The single-use states the handler opened are spent when the round
+	// completes: not with an error (a panic included) nor with another
+	// round of input.
+	asksInput := false
+	defer func() { rc.r.settleStates(err == nil && res != nil && !asksInput) }()
+	res, err = m.Serve(rc, mount.Handler, params)
 	if err != nil {
 		if aw := answerWith(err); aw != nil {
 			return aw.Result, nil
@@ -208,6 +272,15 @@ func (s *Server) serve(rc *reqCtx, mount *Mount, m *Method, params wire.Raw) (wi
 			return nil, err
 		}
 	}
+	if p := mount.Protocol; p.Stamp != nil {
+		res = p.Stamp(res, s.stamps[m])
+	}
+	if asksInput, err = s.checkInputRequests(&rc.r, mount.Protocol, res); err != nil {
+		return nil, err
+	}
+	if err := s.validateResult(m.Name, res); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -221,7 +294,7 @@ var emptyResult = wire.Raw(`{}`)
 
 var emptyObject = wire.Raw(`{}`)
 
-func (sess *Session) initialize(req *jsonrpc.Request) (wire.Marshaler, error) {
+func (sess *Session) initialize(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
 	if req.IsNotification {
 		return nil, nil
 	}
@@ -267,6 +340,7 @@ func (sess *Session) initialize(req *jsonrpc.Request) (wire.Marshaler, error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is already initialized")
 	}
 	sess.mount, sess.initialized = mount, true
+	sess.principal = PrincipalFrom(ctx)
 	sess.clientCaps, sess.clientInfo = caps, info
 	sess.mu.Unlock()
 	if sess.OnNegotiated != nil {

@@ -151,6 +151,11 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 	}
 	scan := scanParams(req.Params)
 	meta := scan.meta
+	if meta.protocolVersion != "" {
+		if err := s.StatelessError(meta.protocolVersion, req.Method, false); err != nil {
+			return nil, err
+		}
+	}
 	var missing []string
 	if meta.protocolVersion == "" {
 		missing = append(missing, MetaProtocolVersion)
@@ -206,13 +211,56 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 	if err != nil || res == nil {
 		return res, err
 	}
-	if p.Stamp != nil {
-		res = p.Stamp(res, s.stamps[m])
-	}
 	if req.Method == "resources/list" && s.opts.Skills != nil {
 		return s.listSkillResources(res)
 	}
 	return res, nil
+}
+
+// StatelessError is the error a stateless request of method, declaring
+// protocol version (in its _meta, or on HTTP in its MCP-Protocol-Version
+// header), is refused with before anything else is looked at: -32022 with
+// the supported versions for a version the server does not serve
+// statelessly; -32600 for a notification of the revision sent with an id;
+// -32601 for a method the revision does not have (ping, say, which
+// 2026-07-28 removed) and the runtime does not serve as an extension
+// (tasks, skills). It is nil for a request that may be served.
+func (s *Server) StatelessError(version, method string, isNotification bool) *jsonrpc.Error {
+	mount := s.byRev[version]
+	if mount == nil || !mount.Protocol.Stateless {
+		return unsupportedVersion(version, s.StatelessVersions())
+	}
+	m := mount.Protocol.Methods[method]
+	switch {
+	case m != nil && m.Notification:
+		if !isNotification {
+			return notificationWithID(method)
+		}
+		return nil
+	case isNotification, m != nil && m.FromClient, s.servesExtension(method):
+		return nil
+	}
+	return jsonrpc.MethodNotFound(method)
+}
+
+// notificationWithID is the -32600 for a request whose method is a
+// notification.
+func notificationWithID(method string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s is a notification: it must not have an id", method)
+}
+
+// servesExtension reports a stateless method the runtime serves for an
+// extension the server enabled, which no schema lists.
+func (s *Server) servesExtension(method string) bool {
+	switch method {
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return s.opts.Tasks != nil
+	case "skills/list", "skills/get", "resources/read":
+		return s.opts.Skills != nil
+	case "resources/directory/read":
+		return s.opts.Skills != nil && s.opts.Skills.DirectoryRead
+	}
+	return false
 }
 
 // discover builds the DiscoverResult of a stateless mount.

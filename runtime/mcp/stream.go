@@ -19,7 +19,9 @@ type StreamOptions struct {
 }
 
 // ServeStdio serves the server on r and w (a process's stdin and stdout)
-// until r ends or ctx is done.
+// until r ends or ctx is done; either drains the connection first (see
+// jsonrpc.Options.DrainTimeout): the requests already read are answered.
+// It returns nil at the end of r and ctx.Err() when ctx ended it.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, o StreamOptions) error {
 	st := stdio.NewStream(r, w, stdio.Options{MaxMessageSize: o.MaxMessageSize})
 	defer st.Close()
@@ -35,6 +37,15 @@ func (s *Server) ServeStream(ctx context.Context, st jsonrpc.Stream, o StreamOpt
 		o.Conn.Logger = s.log
 	}
 	h := &streamHandler{srv: s}
+	// A drain (end of input, end of ctx) ends this connection's listen
+	// streams, which would otherwise hold it to its timeout.
+	onDrain := o.Conn.OnDrain
+	o.Conn.OnDrain = func() {
+		s.endStreamsOf(streamOut{h.conn})
+		if onDrain != nil {
+			onDrain()
+		}
+	}
 	conn := jsonrpc.NewConn(st, h, o.Conn)
 	h.conn = conn
 	h.sess = s.NewSession(conn, conn.Cancel)
@@ -53,13 +64,14 @@ type streamHandler struct {
 // Methods lets the connection intern method names.
 func (h *streamHandler) Methods() []string { return h.srv.methods }
 
-// Inline answers initialize before reading on: the session must be settled
-// before the requests that follow it are dispatched.
-func (h *streamHandler) Inline(method string) bool { return method == "initialize" }
+// Inline answers initialize before reading on (the session must be
+// settled before the requests that follow it are dispatched) and ping
+// (cheap, and never stuck behind queued requests).
+func (h *streamHandler) Inline(method string) bool { return method == "initialize" || method == "ping" }
 
 func (h *streamHandler) Handle(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
 	out := streamOut{h.conn}
-	if req.Method == "notifications/cancelled" {
+	if req.Method == "notifications/cancelled" && req.IsNotification {
 		// Either era: cancel the client's request (not initialize).
 		h.sess.cancelled(req)
 		return nil, nil

@@ -60,12 +60,13 @@ type TaskOptions struct {
 	MaxTasks int
 	// PageSize is the number of tasks per tasks/list page (default 100).
 	PageSize int
-	// Owner names the authorization context of a stateless request (the
-	// token's subject, say; "" for none). Tasks are bound to it: another
-	// owner's tasks/get, tasks/update or tasks/cancel finds no such task.
-	// Stateful tasks are bound to their session. Without Owner, stateless
-	// tasks are reachable by anyone who knows the id, which is 128 random
-	// bits.
+	// Owner names, besides the request's principal (see WithPrincipal), a
+	// further authorization context of a stateless request ("" for none).
+	// Tasks are bound to both: another principal's or owner's tasks/get,
+	// tasks/update or tasks/cancel finds no such task. Stateful tasks are
+	// bound to their session, which is bound to its principal. Without a
+	// principal or Owner, stateless tasks are reachable by anyone who
+	// knows the id, which is 128 random bits.
 	Owner func(ctx context.Context) string
 	// NoStatusNotifications turns off notifications/tasks/status
 	// (2025-11-25), which are otherwise sent on every status change.
@@ -114,7 +115,7 @@ type Task struct {
 	ID string
 
 	host      *taskHost
-	owner     any  // *Session, *ClientSession, or the Owner string
+	owner     any  // *Session, *ClientSession, or a taskOwner
 	stateless bool // 2026 wire shapes
 	method    string
 	ttl       time.Duration
@@ -125,6 +126,10 @@ type Task struct {
 	requestor taskRequestor
 	progress  wire.StringOrInt
 	hasToken  bool
+	// clientCaps are the capabilities the creating request declared
+	// (stateless): Input asks only for what they allow.
+	clientCaps wire.Raw
+	proto      *Protocol
 
 	mu           sync.Mutex
 	status       TaskStatus
@@ -349,6 +354,16 @@ func (t *Task) Progress(ctx context.Context, progress, total float64, message st
 func (t *Task) Input(ctx context.Context, key string, request wire.Raw) (wire.Raw, error) {
 	if t.requestor != nil {
 		return t.ask(ctx, request)
+	}
+	if t.proto != nil {
+		// The spec's rule for input requests: only what the client declared.
+		method, params, err := splitRequest(request)
+		if err != nil {
+			return nil, err
+		}
+		if missing := inputCapability(t.clientCaps, method, params); missing != nil {
+			return nil, MissingCapability(t.proto, missing...)
+		}
 	}
 	in := &taskInput{request: request, reply: make(chan wire.Raw, 1)}
 	t.mu.Lock()

@@ -121,10 +121,9 @@ func (r *Request) StartTask(run func(ctx context.Context, t *Task) (wire.Marshal
 		t.owner, t.requestor = r.session, sessionRequestor{r.session}
 		t.progress, t.hasToken = r.meta.progressToken, r.meta.hasProgress
 		t.ttl = requestedTTL(r.task)
-	} else if f := r.server.opts.Tasks.Owner; f != nil {
-		t.owner = f(r.ctx)
 	} else {
-		t.owner = ""
+		t.owner = r.server.statelessOwner(r.ctx, r)
+		t.clientCaps, t.proto = r.ClientCapabilities(), r.Protocol
 	}
 	t, err := r.server.taskHost().start(r.ctx, t, run)
 	if err != nil {
@@ -161,10 +160,7 @@ func (s sessionRequestor) notify(ctx context.Context, method string, params wire
 }
 
 func (s sessionRequestor) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
-	if s.sess.peer == nil {
-		return ErrNoPeer
-	}
-	return s.sess.peer.Call(ctx, method, params, result)
+	return s.sess.call(ctx, method, params, result)
 }
 
 // taskMethod answers tasks/* for a server in either era; ok is false for
@@ -184,12 +180,22 @@ func (s *Server) taskMethod(ctx context.Context, r *Request, method string, para
 		if !r.HasClientCapability("extensions", TasksExtension) {
 			return nil, MissingCapability(r.Protocol, "extensions", TasksExtension), true
 		}
-		owner = ""
-		if f := s.opts.Tasks.Owner; f != nil {
-			owner = f(ctx)
-		}
+		owner = s.statelessOwner(ctx, r)
 	}
 	return s.taskHost().serve(ctx, method, params, owner)
+}
+
+// taskOwner is who a stateless task belongs to: the request's principal
+// and what TaskOptions.Owner names. (A stateful task belongs to its
+// session, which belongs to its principal.)
+type taskOwner struct{ principal, owner string }
+
+func (s *Server) statelessOwner(ctx context.Context, r *Request) taskOwner {
+	o := taskOwner{principal: r.Principal()}
+	if f := s.opts.Tasks.Owner; f != nil {
+		o.owner = f(ctx)
+	}
+	return o
 }
 
 // serve answers one tasks/* request of owner; ok is false for methods

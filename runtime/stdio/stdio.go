@@ -254,7 +254,8 @@ func (s *Stream) Close() error {
 }
 
 // Serve serves h on os.Stdin and os.Stdout until the input ends (nil), ctx
-// is done or the Conn is closed. Logs go to o.Logger, by default a text
+// is done or the Conn is closed; the first two drain the connection first
+// (see jsonrpc.Options.DrainTimeout). Logs go to o.Logger, by default a text
 // logger on os.Stderr (standard output carries only protocol messages).
 // Standard input and output are not closed; if Serve returns before
 // standard input ends, its reading goroutine stays blocked in Read until

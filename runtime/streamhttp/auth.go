@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -45,16 +46,21 @@ type ProtectedResourceMetadata = oauth.ProtectedResourceMetadata
 
 const wellKnownPRM = "/.well-known/oauth-protected-resource"
 
-// resourceURL is the resource identifier of the endpoint r addressed.
-func (h *Handler) resourceURL(r *http.Request) string {
+// resourceURL is the resource identifier of the endpoint at path: the
+// configured one, else one derived from r's Host when the allow-list
+// names it (a vetted value); "" when there is none to give.
+func (h *Handler) resourceURL(r *http.Request, path string) string {
 	if m := h.o.ResourceMetadata; m != nil && m.Resource != "" {
 		return m.Resource
+	}
+	if !h.hostNamed(r.Host) {
+		return ""
 	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host + r.URL.Path
+	return scheme + "://" + r.Host + path
 }
 
 // metadataURL is where the metadata of resource is served (RFC 9728 §3:
@@ -85,20 +91,32 @@ func (h *Handler) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	}
 	md := *h.o.ResourceMetadata
 	if md.Resource == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
+		md.Resource = h.resourceURL(r, strings.TrimPrefix(r.URL.Path, wellKnownPRM))
+		if md.Resource == "" {
+			http.Error(w, "the protected resource metadata has no resource identifier: set ResourceMetadata.Resource", http.StatusNotFound)
+			return
 		}
-		md.Resource = scheme + "://" + r.Host + strings.TrimPrefix(r.URL.Path, wellKnownPRM)
 	}
 	b, err := json.Marshal(md)
 	if err != nil {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	w.Header().Set("Cache-Control", "max-age=300")
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	// Readable cross-origin by the origins the endpoint accepts.
+	switch origin := r.Header.Get("Origin"); {
+	case slices.Contains(h.o.AllowedOrigins, "*"):
+		hd.Set("Access-Control-Allow-Origin", "*")
+	case origin != "":
+		hd.Set("Access-Control-Allow-Origin", origin)
+		hd.Add("Vary", "Origin")
+	}
+	hd.Set("Cache-Control", "max-age=300")
+	if h.o.ResourceMetadata.Resource == "" {
+		// Derived from Host: a cache must not hand it to another Host.
+		hd.Add("Vary", "Host")
+	}
 	_, _ = w.Write(b)
 }
 
@@ -114,7 +132,9 @@ func (h *Handler) challenge(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	var params []string
 	if h.o.ResourceMetadata != nil {
-		params = append(params, `resource_metadata="`+quoteParam(metadataURL(h.resourceURL(r)))+`"`)
+		if res := h.resourceURL(r, r.URL.Path); res != "" {
+			params = append(params, `resource_metadata="`+quoteParam(metadataURL(res))+`"`)
+		}
 	}
 	if ae.Code != "" {
 		params = append(params, `error="`+quoteParam(ae.Code)+`"`)

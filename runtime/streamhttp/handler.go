@@ -26,6 +26,7 @@
 package streamhttp
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"io"
@@ -34,6 +35,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,9 +69,30 @@ type Options struct {
 	// SessionIdleTimeout ends stateful sessions without requests for that
 	// long (default 30 minutes); their id then gets 404.
 	SessionIdleTimeout time.Duration
-	// MaxSessions bounds the stateful sessions (default 10000); initialize
-	// beyond it gets 503.
+	// UnusedSessionTimeout ends sooner the sessions that served no request
+	// after their initialize (default 1 minute, at most
+	// SessionIdleTimeout).
+	UnusedSessionTimeout time.Duration
+	// MaxSessions bounds the stateful sessions of all clients (default
+	// 10000). At the cap, initialize ends the least recently used idle
+	// session that is unused since its initialize or idle for
+	// EvictIdleAfter; when there is none it gets 503.
 	MaxSessions int
+	// MaxSessionsPerClient bounds the stateful sessions of one client
+	// (default 100; see ClientKey). A client at its bound that initializes
+	// one more ends its own least recently used idle session; when all of
+	// them are in use it gets 429.
+	MaxSessionsPerClient int
+	// EvictIdleAfter is how long a session that served requests after its
+	// initialize must have been idle before MaxSessions may end it to make
+	// room for another client's (default 1 minute).
+	EvictIdleAfter time.Duration
+	// ClientKey names the client a request comes from, for
+	// MaxSessionsPerClient. Default: its principal when it has one (see
+	// Auth), else its remote IP address. Behind a reverse proxy every
+	// unauthenticated client has the proxy's address: return the client's
+	// own from a header the proxy sets, or authenticate.
+	ClientKey func(r *http.Request) string
 	// EventStore keeps the events of stateful SSE streams for resumption
 	// (default NewMemoryEventStore(1000, 100)).
 	EventStore EventStore
@@ -84,11 +107,24 @@ type Options struct {
 	// token's claims; nil keeps the request's). An *AuthError chooses the
 	// status and the WWW-Authenticate challenge; any other error is 401
 	// invalid_token.
+	//
+	// Name the principal the request acts for in that context with
+	// mcp.WithPrincipal (the token's subject, say): sessions, tasks and
+	// requestState are bound to it, and another principal's requests
+	// find none of them (404 for a session, -32602 for a task or a
+	// requestState). When Auth names none, the principal is derived from
+	// the credentials it accepted (a digest of the Authorization header):
+	// what one token opened, another token cannot use, not even a
+	// refreshed token of the same user.
 	Auth func(r *http.Request) (context.Context, error)
 	// ResourceMetadata, when set, is served at
 	// /.well-known/oauth-protected-resource[/path] (RFC 9728) and named in
 	// the challenges of refused requests.
 	ResourceMetadata *ProtectedResourceMetadata
+	// DrainTimeout bounds the drain of Shutdown when Serve or
+	// ListenAndServe run it (default 5s): how long the requests in
+	// progress get to finish before they are answered with an error.
+	DrainTimeout time.Duration
 	// Logger receives the transport's logs (default: the server's).
 	Logger *slog.Logger
 }
@@ -110,7 +146,11 @@ type Handler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	lru      list.List              // every session, least recently used first
+	clients  map[string]*sessionSet // the sessions of each client
+	live     map[*liveReq]struct{}  // stateless requests in progress
 	janitor  *time.Timer
+	drain    bool // Shutdown began: new requests are refused
 	closed   bool
 }
 
@@ -123,10 +163,20 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 		o.MaxBatchMessages = 100
 	}
 	if o.SessionIdleTimeout <= 0 {
-		o.SessionIdleTimeout = 30 * time.Minute
+		o.SessionIdleTimeout = defaultSessionIdleTimeout
 	}
+	if o.UnusedSessionTimeout <= 0 {
+		o.UnusedSessionTimeout = defaultUnusedSessionTimeout
+	}
+	o.UnusedSessionTimeout = min(o.UnusedSessionTimeout, o.SessionIdleTimeout)
 	if o.MaxSessions <= 0 {
-		o.MaxSessions = 10000
+		o.MaxSessions = defaultMaxSessions
+	}
+	if o.MaxSessionsPerClient <= 0 {
+		o.MaxSessionsPerClient = defaultMaxSessionsPerClient
+	}
+	if o.EvictIdleAfter <= 0 {
+		o.EvictIdleAfter = defaultEvictIdleAfter
 	}
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = time.Second
@@ -134,14 +184,20 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 	if o.KeepAlive == 0 {
 		o.KeepAlive = 15 * time.Second
 	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = defaultDrainTimeout
+	}
 	if o.Logger == nil {
 		o.Logger = srv.Logger()
 	}
-	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}}
+	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}, clients: map[string]*sessionSet{}, live: map[*liveReq]struct{}{}}
 	if h.store == nil {
 		h.store = NewMemoryEventStore(1000, 100)
 	}
 	h.stateful = len(srv.StatefulVersions()) > 0
+	if md := o.ResourceMetadata; md != nil && md.Resource == "" && slices.Contains(o.AllowedHosts, "*") {
+		h.log.Warn("streamhttp: ResourceMetadata.Resource is empty and AllowedHosts accepts any host: the resource identifier is derived only from hosts the list names; set Resource")
+	}
 	h.base, h.cancel = context.WithCancel(context.Background())
 	return h
 }
@@ -151,7 +207,8 @@ func (h *Handler) Server() *mcp.Server { return h.srv }
 
 // Close ends every session (their streams end and their requests are
 // cancelled), cancels the stateless requests in progress and waits for the
-// handlers of stateful requests. Requests after Close get 503.
+// handlers of stateful requests. Requests after Close get 503. Shutdown
+// drains first.
 func (h *Handler) Close() error {
 	h.mu.Lock()
 	if h.closed {
@@ -159,10 +216,7 @@ func (h *Handler) Close() error {
 		return nil
 	}
 	h.closed = true
-	sessions := make([]*session, 0, len(h.sessions))
-	for _, s := range h.sessions {
-		sessions = append(sessions, s)
-	}
+	sessions := h.sessionsLocked()
 	if h.janitor != nil {
 		h.janitor.Stop()
 		h.janitor = nil
@@ -185,20 +239,22 @@ func (h *Handler) SessionCount() int {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.o.ResourceMetadata != nil && strings.HasPrefix(r.URL.Path, wellKnownPRM) {
-		h.serveMetadata(w, r)
-		return
-	}
 	if hk, ok := r.Context().Value(hooksKey{}).(*serverHooks); ok && h.hooks.Load() != hk {
 		h.hooks.Store(hk)
 		hk.add(h)
 	}
+	// The same checks guard the endpoint and its metadata (which names the
+	// endpoint, so it must not be derived from a Host nobody vetted).
 	if !h.originOK(r.Header.Get("Origin")) {
 		writeJSONError(w, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Origin %q is not allowed", r.Header.Get("Origin")))
 		return
 	}
 	if !h.hostOK(r.Host) {
 		writeJSONError(w, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Host %q is not allowed", r.Host))
+		return
+	}
+	if h.o.ResourceMetadata != nil && strings.HasPrefix(r.URL.Path, wellKnownPRM) {
+		h.serveMetadata(w, r)
 		return
 	}
 	if h.isClosed() {
@@ -214,6 +270,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if ctx != nil {
 			r = r.WithContext(ctx)
 		}
+		r = withPrincipal(r)
 	}
 	switch r.Method {
 	case http.MethodPost:
@@ -358,6 +415,13 @@ func (h *Handler) originOK(origin string) bool {
 
 // hostOK checks Host against the allow-list.
 func (h *Handler) hostOK(host string) bool {
+	return h.hostNamed(host) || slices.Contains(h.o.AllowedHosts, "*")
+}
+
+// hostNamed reports a Host the allow-list names (a loopback host by
+// default), as opposed to one only "*" lets in: a vetted value, from which
+// the resource identifier may be derived.
+func (h *Handler) hostNamed(host string) bool {
 	name := host
 	if hn, _, err := net.SplitHostPort(host); err == nil {
 		name = hn
@@ -367,7 +431,7 @@ func (h *Handler) hostOK(host string) bool {
 		return isLoopback(name)
 	}
 	for _, a := range h.o.AllowedHosts {
-		if a == "*" || strings.EqualFold(a, host) || strings.EqualFold(strings.TrimSuffix(strings.TrimPrefix(a, "["), "]"), name) {
+		if a != "*" && (strings.EqualFold(a, host) || strings.EqualFold(strings.TrimSuffix(strings.TrimPrefix(a, "["), "]"), name)) {
 			return true
 		}
 	}

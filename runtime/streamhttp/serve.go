@@ -18,7 +18,9 @@ const (
 	readTimeout       = 60 * time.Second
 	writeTimeout      = 60 * time.Second
 	idleTimeout       = 120 * time.Second
-	shutdownGrace     = 5 * time.Second
+	// flushGrace is how long the http.Server gets, after the Handlers have
+	// drained, to finish writing their last answers.
+	flushGrace = 2 * time.Second
 )
 
 // ListenAndServe serves h on addr until ctx is done. An empty addr means
@@ -28,11 +30,15 @@ const (
 // elsewhere, and then set Options.AllowedHosts and AllowedOrigins.
 //
 // The http.Server has read-header, read, write and idle timeouts. When ctx
-// is done it shuts down gracefully: every Handler it served ends its
-// listen streams (mcp.Server.EndStreams: they get their result) and GET
-// streams first, requests in progress get a few seconds to finish, then
-// the Handlers are closed. It returns nil after a shutdown, else the
-// error that stopped the server.
+// is done it shuts down gracefully: every Handler it served drains
+// (Handler.Shutdown, bounded by its Options.DrainTimeout): new requests
+// get 503 while the listener stays open for the answers clients still owe
+// the requests in progress, listen streams end with their result and GET
+// streams with a retry hint, the requests in progress finish and are
+// answered (or, past the timeout, are answered with an error), then the
+// sessions end, the listener closes and the connections close once their
+// last answer is written. It returns nil after a shutdown, else the error
+// that stopped the server.
 func ListenAndServe(ctx context.Context, addr string, h http.Handler) error {
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -75,18 +81,22 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 		return err
 	case <-ctx.Done():
 	}
-	handlers := hooks.list()
-	for _, hh := range handlers {
-		hh.srv.EndStreams()
-		hh.endStandalone()
+	// Connections close after their current response from now on.
+	srv.SetKeepAlivesEnabled(false)
+	var wg sync.WaitGroup
+	for _, hh := range hooks.list() {
+		wg.Go(func() {
+			dctx, cancel := context.WithTimeout(context.Background(), hh.o.DrainTimeout)
+			defer cancel()
+			if err := hh.Shutdown(dctx); err != nil {
+				hh.log.Warn("streamhttp: drain timed out; the requests left were answered with an error", "timeout", hh.o.DrainTimeout)
+			}
+		})
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	wg.Wait()
+	fctx, cancel := context.WithTimeout(context.Background(), flushGrace)
 	defer cancel()
-	shutErr := srv.Shutdown(sctx)
-	for _, hh := range handlers {
-		_ = hh.Close()
-	}
-	if shutErr != nil {
+	if err := srv.Shutdown(fctx); err != nil {
 		_ = srv.Close()
 	}
 	<-errc

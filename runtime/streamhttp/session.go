@@ -1,6 +1,7 @@
 package streamhttp
 
 import (
+	"container/list"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -22,15 +23,21 @@ import (
 // client go on the SSE stream of the request being served (or on the GET
 // stream outside one) and their responses come back by POST.
 type session struct {
-	h      *Handler
-	id     string
-	ms     *mcp.Session
-	ctx    context.Context // cancelled when the session ends
-	cancel context.CancelFunc
+	h         *Handler
+	id        string
+	ms        *mcp.Session
+	principal string          // who opened it: only they may use it
+	ctx       context.Context // cancelled when the session ends
+	cancel    context.CancelFunc
+
+	// Guarded by h.mu: the session's places in the handler's LRU lists.
+	client          *sessionSet
+	inAll, inClient *list.Element
 
 	mu         sync.Mutex
 	closed     bool
 	active     int // HTTP requests in progress on the session
+	uses       int // HTTP requests after initialize
 	lastUsed   time.Time
 	inflight   map[string]*inflightReq
 	calls      map[int64]chan *message
@@ -40,8 +47,11 @@ type session struct {
 	standalone *stream            // the GET stream
 }
 
-// inflightReq is a client request being served.
+// inflightReq is a client request being served; whoever removes it from
+// session.inflight answers it (its handler, or a drain that expires it).
 type inflightReq struct {
+	id        jsonrpc.ID
+	st        *stream // the stream its answer goes on
 	cancel    context.CancelFunc
 	cancelled bool
 }
@@ -65,6 +75,10 @@ func newSessionID() string {
 // initialize opens a session (or, on a server without stateful
 // revisions, answers with the supported versions).
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *message, acc accept) {
+	if h.draining() {
+		refuseDraining(w, msg.id, true)
+		return
+	}
 	if !h.stateful {
 		tmp := h.srv.NewSession(discardCaller{}, nil)
 		_, err := tmp.Handle(r.Context(), msg.request(), discardOut{})
@@ -76,11 +90,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *messag
 		writeJSONError(w, mcp.HTTPStatus(je), msg.id, true, je)
 		return
 	}
-	if h.SessionCount() >= h.o.MaxSessions {
-		writeJSONError(w, http.StatusServiceUnavailable, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInternalError, "too many sessions"))
-		return
-	}
-	s := &session{h: h, id: newSessionID(), inflight: map[string]*inflightReq{}, calls: map[int64]chan *message{}, streams: map[string]*stream{}, lastUsed: time.Now()}
+	s := &session{h: h, id: newSessionID(), principal: mcp.PrincipalFrom(r.Context()), inflight: map[string]*inflightReq{}, calls: map[int64]chan *message{}, streams: map[string]*stream{}, lastUsed: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(h.base)
 	s.ms = h.srv.NewSession(s, s.cancelRequest)
 	res, err := s.ms.Handle(r.Context(), msg.request(), discardOut{})
@@ -98,19 +108,24 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *messag
 		writeJSONError(w, http.StatusBadRequest, msg.id, true, je)
 		return
 	}
+	key := h.clientKey(r)
 	h.mu.Lock()
-	if h.closed || len(h.sessions) >= h.o.MaxSessions {
+	var evicted []*session
+	status, refusal := http.StatusServiceUnavailable, errShuttingDown
+	if !h.closed && !h.drain {
+		evicted, status, refusal = h.admitLocked(key)
+	}
+	if refusal != nil {
 		h.mu.Unlock()
+		h.evict(evicted)
 		s.ms.Close()
 		s.cancel()
-		writeJSONError(w, http.StatusServiceUnavailable, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInternalError, "too many sessions"))
+		writeJSONError(w, status, msg.id, true, refusal)
 		return
 	}
-	h.sessions[s.id] = s
-	if h.janitor == nil {
-		h.janitor = time.AfterFunc(h.sweepInterval(), h.sweep)
-	}
+	h.addLocked(s, key)
 	h.mu.Unlock()
+	h.evict(evicted)
 	w.Header().Set(hdrSessionID, s.id)
 	writeResponse(w, acc, body)
 }
@@ -126,41 +141,6 @@ func writeResponse(w http.ResponseWriter, acc accept, body []byte) {
 	_, _ = w.Write(append(append([]byte("data: "), body...), "\n\n"...))
 }
 
-// sweepInterval is how often expired sessions are looked for.
-func (h *Handler) sweepInterval() time.Duration {
-	return min(max(h.o.SessionIdleTimeout/4, 10*time.Millisecond), time.Minute)
-}
-
-// sweep ends the sessions idle for longer than SessionIdleTimeout; it
-// reschedules itself while sessions remain.
-func (h *Handler) sweep() {
-	now := time.Now()
-	var expired []*session
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return
-	}
-	for id, s := range h.sessions {
-		s.mu.Lock()
-		if s.active == 0 && now.Sub(s.lastUsed) > h.o.SessionIdleTimeout {
-			expired = append(expired, s)
-			delete(h.sessions, id)
-		}
-		s.mu.Unlock()
-	}
-	if len(h.sessions) > 0 {
-		h.janitor = time.AfterFunc(h.sweepInterval(), h.sweep)
-	} else {
-		h.janitor = nil
-	}
-	h.mu.Unlock()
-	for _, s := range expired {
-		h.log.Debug("streamhttp: session expired", "session", s.id)
-		s.close()
-	}
-}
-
 // lookup finds the session a request names and marks it active; it
 // answers 400 (no Mcp-Session-Id) or 404 (unknown or ended) itself.
 func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, hasID bool) *session {
@@ -171,11 +151,17 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, 
 	}
 	h.mu.Lock()
 	s := h.sessions[sid]
+	if s != nil && s.principal != mcp.PrincipalFrom(r.Context()) {
+		// Another principal's session: as if there were none.
+		s = nil
+	}
 	if s != nil {
 		s.mu.Lock()
 		s.active++
+		s.uses++
 		s.lastUsed = time.Now()
 		s.mu.Unlock()
+		h.touchLocked(s)
 	}
 	h.mu.Unlock()
 	if s == nil {
@@ -291,6 +277,11 @@ func (s *session) start(r *http.Request, msg *message, st *stream) (int, *jsonrp
 	key := idKey(msg.id)
 	hctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	stop := context.AfterFunc(s.ctx, cancel)
+	if s.h.draining() {
+		stop()
+		cancel()
+		return http.StatusServiceUnavailable, errShuttingDown
+	}
 	s.mu.Lock()
 	if s.closed || s.inflight[key] != nil {
 		closed := s.closed
@@ -302,7 +293,8 @@ func (s *session) start(r *http.Request, msg *message, st *stream) (int, *jsonrp
 		}
 		return http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", msg.id.String())
 	}
-	s.inflight[key] = &inflightReq{cancel: cancel}
+	ir := &inflightReq{id: msg.id, st: st, cancel: cancel}
+	s.inflight[key] = ir
 	// Under s.mu, before close (which precedes Handler.Close's Wait).
 	s.h.wg.Add(1)
 	s.mu.Unlock()
@@ -314,10 +306,15 @@ func (s *session) start(r *http.Request, msg *message, st *stream) (int, *jsonrp
 		defer cancel()
 		res, err := s.ms.Handle(hctx, req, st)
 		s.mu.Lock()
-		cancelled := s.inflight[key] == nil || s.inflight[key].cancelled
-		delete(s.inflight, key)
+		mine := s.inflight[key] == ir
+		if mine {
+			delete(s.inflight, key)
+		}
 		s.mu.Unlock()
-		if cancelled || s.ctx.Err() != nil {
+		if !mine {
+			return // a drain answered it
+		}
+		if ir.cancelled || s.ctx.Err() != nil {
 			st.answer(nil)
 			return
 		}
@@ -366,6 +363,10 @@ func (s *session) await(w http.ResponseWriter, r *http.Request, st *stream, c *s
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if acc := parseAccept(r.Header.Values("Accept")); !acc.sse {
 		writeJSONError(w, http.StatusNotAcceptable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow text/event-stream"))
+		return
+	}
+	if h.draining() {
+		refuseDraining(w, jsonrpc.ID{}, false)
 		return
 	}
 	s := h.lookup(w, r, jsonrpc.ID{}, false)
@@ -496,9 +497,7 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 func (s *session) close() {
 	h := s.h
 	h.mu.Lock()
-	if h.sessions[s.id] == s {
-		delete(h.sessions, s.id)
-	}
+	h.forgetLocked(s)
 	h.mu.Unlock()
 	s.mu.Lock()
 	if s.closed {
@@ -650,22 +649,14 @@ func (discardCaller) Notify(context.Context, string, wire.Marshaler) error { ret
 // shutting down; clients may come back elsewhere).
 func (h *Handler) endStandalone() {
 	h.mu.Lock()
-	sessions := make([]*session, 0, len(h.sessions))
-	for _, s := range h.sessions {
-		sessions = append(sessions, s)
-	}
+	sessions := h.sessionsLocked()
 	h.mu.Unlock()
 	for _, s := range sessions {
 		s.mu.Lock()
 		g := s.standalone
 		s.mu.Unlock()
 		if g != nil {
-			g.mu.Lock()
-			if g.conn != nil {
-				g.conn.end()
-				g.conn = nil
-			}
-			g.mu.Unlock()
+			s.endStream(g)
 		}
 	}
 }

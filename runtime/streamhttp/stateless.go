@@ -29,15 +29,23 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *me
 		return
 	}
 	if je := h.checkHeaders(r, msg); je != nil {
-		writeJSONError(w, http.StatusBadRequest, msg.id, true, je)
+		writeJSONError(w, mcp.HTTPStatus(je), msg.id, true, je)
+		return
+	}
+	if h.draining() {
+		refuseDraining(w, msg.id, true)
 		return
 	}
 	// Closing the response (the client going away) cancels the request;
-	// so does Close.
+	// so does Close, and the end of a drain, which answers it first.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	defer context.AfterFunc(h.base, cancel)()
 	out := &reqOut{h: h, w: w, rc: http.NewResponseController(w), acc: acc}
+	defer h.track(func() {
+		out.final(http.StatusInternalServerError, encodeError(msg.id, true, errDrainExpired))
+		cancel()
+	})()
 	res, err := h.srv.HandleStateless(ctx, msg.request(), out)
 	if ctx.Err() != nil {
 		// The client is gone or the handler closed: nothing to say.
@@ -133,10 +141,14 @@ func (o *reqOut) ping() {
 	}
 }
 
-// final writes the response: the last SSE event, or the JSON body.
+// final writes the response: the last SSE event, or the JSON body. Only
+// the first call writes.
 func (o *reqOut) final(status int, body []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.done {
+		return
+	}
 	o.stopLocked()
 	if !o.sse && !o.acc.json {
 		sseHeaders(o.w)
@@ -184,22 +196,32 @@ func headerValue(hd http.Header, name string) (string, bool) {
 }
 
 // checkHeaders checks the request metadata headers of a stateless request
-// against its body (2026-07-28, Streamable HTTP: Server Validation). The
-// rules run in the order the reference mock checks them: a missing
-// MCP-Protocol-Version first; a body without _meta protocolVersion is left
-// to HandleStateless (-32602); then the version, Mcp-Method, Mcp-Name and
-// the Mcp-Param-* headers of the tool's x-mcp-header annotations.
+// against its body (2026-07-28, Streamable HTTP: Server Validation): a
+// missing MCP-Protocol-Version first, then one that differs from the _meta
+// protocolVersion. A version not served gets -32022 with the supported
+// ones. A body without _meta protocolVersion is judged by the header's
+// version (a method that revision lacks gets -32601, 404; a notification
+// method with an id -32600) and otherwise left to HandleStateless
+// (-32602). Then come Mcp-Method, Mcp-Name and the Mcp-Param-* headers of
+// the tool's x-mcp-header annotations, before HandleStateless judges the
+// method.
 func (h *Handler) checkHeaders(r *http.Request, msg *message) *jsonrpc.Error {
 	hv, ok := headerValue(r.Header, hdrProtocolVersion)
 	if !ok {
 		return headerMismatch("missing MCP-Protocol-Version header")
 	}
 	mv := mcp.MetaVersion(msg.params)
-	if mv == "" {
-		return nil
-	}
-	if hv != mv {
+	if mv != "" && hv != mv {
 		return headerMismatch("MCP-Protocol-Version header %q does not match _meta %s %q", hv, mcp.MetaProtocolVersion, mv)
+	}
+	if mv == "" {
+		// Nothing to check the headers against: what the header declares
+		// decides, else HandleStateless answers the missing _meta.
+		return h.srv.StatelessError(hv, msg.method, false)
+	}
+	mount := h.srv.Mounted(mv)
+	if mount == nil || !mount.Protocol.Stateless {
+		return h.srv.StatelessError(mv, msg.method, false)
 	}
 	hm, ok := headerValue(r.Header, hdrMethod)
 	if !ok {
@@ -207,10 +229,6 @@ func (h *Handler) checkHeaders(r *http.Request, msg *message) *jsonrpc.Error {
 	}
 	if hm != msg.method {
 		return headerMismatch("Mcp-Method header %q does not match the method %q", hm, msg.method)
-	}
-	mount := h.srv.Mounted(mv)
-	if mount == nil || !mount.Protocol.Stateless {
-		return nil // HandleStateless answers -32022
 	}
 	if np := mcp.NameParam(mount.Protocol, msg.method); np != "" {
 		body, present := stringMember(msg.params, np)

@@ -1,0 +1,240 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// This file checks what a server sends rather than what it receives: the
+// handler mounted for a revision (its methods must have the generated
+// signatures), the results handlers return (ServerOptions.ValidateResults)
+// and the input a server asks its client for, which the specification
+// allows only for capabilities the client declared.
+
+// checkHandler refuses a handler that has a method named like one of the
+// revision's with another signature (returning *CallToolResult where
+// CallToolReply is wanted, say), or only on its pointer while it is
+// mounted by value: the method would be listed nowhere and answered
+// -32601, silently. served picks the methods the handler's side serves.
+func checkHandler(p *Protocol, handler any, served func(*Method) bool) error {
+	hv := reflect.ValueOf(handler)
+	if !hv.IsValid() {
+		return nil
+	}
+	ht := hv.Type()
+	names := make([]string, 0, len(p.Methods))
+	for name := range p.Methods {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var errs []error
+	for _, name := range names {
+		md := p.Methods[name]
+		it := md.HandlerType
+		if it == nil || it.Kind() != reflect.Interface || it.NumMethod() != 1 || !served(md) || ht.Implements(it) {
+			continue
+		}
+		want := it.Method(0)
+		if m, ok := ht.MethodByName(want.Name); ok {
+			errs = append(errs, fmt.Errorf("mcp: revision %s: method %s of %s cannot serve %s: it is %s, want %s",
+				p.Revision, want.Name, ht, name, hv.Method(m.Index).Type(), want.Type))
+		} else if ht.Kind() != reflect.Pointer && reflect.PointerTo(ht).Implements(it) {
+			errs = append(errs, fmt.Errorf("mcp: revision %s: method %s of %s has a pointer receiver, so the %s value mounted does not serve %s: mount a pointer",
+				p.Revision, want.Name, reflect.PointerTo(ht), ht, name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ResultValidation chooses whether a server validates the results its
+// handlers return before sending them.
+type ResultValidation int
+
+const (
+	// ValidateResultsAuto, the default, validates in test binaries
+	// (testing.Testing) and in binaries built with the mcpgen_debug build
+	// tag, and not otherwise.
+	ValidateResultsAuto ResultValidation = iota
+	// ValidateResultsOn always validates.
+	ValidateResultsOn
+	// ValidateResultsOff never validates.
+	ValidateResultsOff
+)
+
+// enabled resolves Auto.
+func (v ResultValidation) enabled() bool {
+	switch v {
+	case ValidateResultsOn:
+		return true
+	case ValidateResultsOff:
+		return false
+	}
+	return debugBuild || inTest()
+}
+
+// validator is what generated types implement.
+type validator interface{ Validate() error }
+
+// validateResult checks a handler's result against the schema, when the
+// server validates results: a result that breaks it is a server bug,
+// answered -32603 (with the violations in the log) rather than sent.
+func (s *Server) validateResult(method string, res wire.Marshaler) error {
+	if !s.validate {
+		return nil
+	}
+	v, ok := res.(validator)
+	if !ok {
+		return nil // built by the runtime, or raw JSON
+	}
+	if err := v.Validate(); err != nil {
+		return fmt.Errorf("mcp: the %s result breaks the schema: %w", method, err)
+	}
+	return nil
+}
+
+// inputCapability is the client capability a request to the client needs:
+// sampling, sampling.tools for a sampling request offering tools,
+// elicitation (form mode: elicitation.form or an empty elicitation, which
+// means form), elicitation.url, roots. nil for requests that need none
+// (ping).
+func inputCapability(caps wire.Raw, method string, params wire.Raw) []string {
+	switch method {
+	case "sampling/createMessage":
+		if hasMember(params, "tools") {
+			return needs(caps, "sampling", "tools")
+		}
+		return needs(caps, "sampling")
+	case "elicitation/create":
+		if mode := stringMemberOf(params, "mode"); mode == "url" {
+			return needs(caps, "elicitation", "url")
+		}
+		if missing := needs(caps, "elicitation"); missing != nil {
+			return missing
+		}
+		if has(caps, "elicitation", "url") && !has(caps, "elicitation", "form") {
+			return []string{"elicitation", "form"} // url mode only
+		}
+		return nil
+	case "roots/list":
+		return needs(caps, "roots")
+	}
+	return nil
+}
+
+// needs returns path when caps lacks it.
+func needs(caps wire.Raw, path ...string) []string {
+	if has(caps, path...) {
+		return nil
+	}
+	return path
+}
+
+// has reports whether the capabilities object caps declares path.
+func has(caps wire.Raw, path ...string) bool {
+	if len(caps) == 0 {
+		return false
+	}
+	d := wire.NewDecoder(caps)
+	k, _, err := d.PeekMember(path...)
+	return err == nil && k != wire.Invalid && k != wire.Null
+}
+
+// stringMemberOf returns a string member of an object, or "".
+func stringMemberOf(obj wire.Raw, name string) string {
+	if len(obj) == 0 {
+		return ""
+	}
+	d := wire.NewDecoder(obj)
+	k, v, err := d.PeekMember(name)
+	if err != nil || k != wire.String {
+		return ""
+	}
+	return string(v)
+}
+
+// checkInputRequests reports whether res is an InputRequiredResult, and
+// refuses one that asks for input the request's client did not declare it
+// can give: the handler should have checked
+// (Request.HasClientCapability); the client gets -32021 naming the
+// capability.
+func (s *Server) checkInputRequests(r *Request, p *Protocol, res wire.Marshaler) (bool, error) {
+	if p.InputRequired == nil {
+		return false, nil
+	}
+	requests, ok := p.InputRequired(res)
+	if !ok {
+		return false, nil
+	}
+	caps := r.ClientCapabilities()
+	keys := make([]string, 0, len(requests))
+	for k := range requests {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		method, params, err := splitRequest(requests[k])
+		if err != nil {
+			continue // Validate's business
+		}
+		if missing := inputCapability(caps, method, params); missing != nil {
+			s.log.Warn("mcp: a handler asked for input the client did not declare it can give", "method", r.Method, "input", k, "needs", joinPath(missing))
+			return true, MissingCapability(p, missing...)
+		}
+	}
+	return true, nil
+}
+
+// sessionCaller is how a stateful session's handlers reach its client: the
+// transport's Caller, refusing requests for input the client did not
+// declare it can give (MissingCapability) before they are sent.
+type sessionCaller struct{ sess *Session }
+
+// Call implements Caller.
+func (c sessionCaller) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	return c.sess.call(ctx, method, params, result)
+}
+
+// Notify implements Caller.
+func (c sessionCaller) Notify(ctx context.Context, method string, params wire.Marshaler) error {
+	c.sess.mu.Lock()
+	peer := c.sess.peer
+	c.sess.mu.Unlock()
+	if peer == nil {
+		return ErrNoPeer
+	}
+	return peer.Notify(ctx, method, params)
+}
+
+// call sends a request to the session's client, if it declared the
+// capability the request needs.
+func (sess *Session) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	sess.mu.Lock()
+	peer, caps, mount := sess.peer, sess.clientCaps, sess.mount
+	sess.mu.Unlock()
+	if peer == nil {
+		return ErrNoPeer
+	}
+	switch method {
+	case "sampling/createMessage", "elicitation/create", "roots/list":
+		var raw wire.Raw
+		if params != nil {
+			var err error
+			if raw, err = wire.Marshal(params); err != nil {
+				return err
+			}
+		}
+		if missing := inputCapability(caps, method, raw); missing != nil {
+			var p *Protocol
+			if mount != nil {
+				p = mount.Protocol
+			}
+			return MissingCapability(p, missing...)
+		}
+	}
+	return peer.Call(ctx, method, params, result)
+}

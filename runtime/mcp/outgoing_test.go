@@ -1,0 +1,423 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/valid"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// irr stands for a revision's InputRequiredResult: raw JSON that
+// inputRequiredOf recognizes.
+type irr struct{ wire.Raw }
+
+func (r irr) EncodeJSON(e *wire.Encoder) { e.Raw(r.Raw) }
+
+// inputRequiredOf is the test revision's Protocol.InputRequired.
+func inputRequiredOf(res wire.Marshaler) (map[string]wire.Raw, bool) {
+	r, ok := res.(irr)
+	if !ok {
+		return nil, false
+	}
+	out := map[string]wire.Raw{}
+	d := wire.NewDecoder(memberRaw(r.Raw, "inputRequests"))
+	_ = d.Object(func(k []byte) error {
+		v, err := d.Raw()
+		out[string(k)] = v
+		return err
+	})
+	return out, true
+}
+
+// checked is a result with a Validate, as generated results have.
+type checked struct {
+	wire.Raw
+	err error
+}
+
+func (c checked) EncodeJSON(e *wire.Encoder) { e.Raw(c.Raw) }
+func (c checked) Validate() error            { return c.err }
+
+// toolServer serves a stateless tools/call whose tool, by name, does what
+// the tests need: start a task, ask for input, return an invalid result,
+// redeem a single-use state.
+func toolServer(t *testing.T, opts ServerOptions) *Server {
+	t.Helper()
+	_, p := testProtocols()
+	p.InputRequired = inputRequiredOf
+	p.Methods["tools/call"] = &Method{Name: "tools/call", FromClient: true, Implemented: always, ValidateParams: NoParams, NameParam: "name",
+		Serve: func(ctx context.Context, _ any, params wire.Raw) (wire.Marshaler, error) {
+			r := RequestFrom(ctx)
+			name := scanParams(params).name
+			state := stringMemberOf(params, "requestState")
+			switch name {
+			case "task":
+				return nil, r.StartTask(func(ctx context.Context, tk *Task) (wire.Marshaler, error) {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				})
+			case "ask-sampling":
+				return irr{wire.Raw(`{"resultType":"input_required","inputRequests":{"s":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}}}`)}, nil
+			case "ask-url":
+				return irr{wire.Raw(`{"resultType":"input_required","inputRequests":{"u":{"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"1"}}}}`)}, nil
+			case "invalid":
+				return checked{wire.Raw(`{"content":[{"type":"resource_link","uri":"","name":"x"}]}`), &valid.Error{Violations: []valid.Violation{{Pointer: "/content/0/uri", Rule: "format", Message: "must be a URI"}}}}, nil
+			case "seal":
+				return wire.Raw(`{"state":"` + r.SealState([]byte("s")) + `","once":"` + r.SealStateOnce([]byte("o")) + `"}`), nil
+			case "redeem", "redeem-again":
+				if _, err := r.OpenState(state); err != nil {
+					return nil, err
+				}
+				if name == "redeem-again" {
+					// Another round: the state stays usable.
+					return irr{wire.Raw(`{"resultType":"input_required","requestState":"x"}`)}, nil
+				}
+				return wire.Raw(`{"content":[]}`), nil
+			}
+			return wire.Raw(`{"content":[]}`), nil
+		}}
+	if opts.Name == "" {
+		opts.Name, opts.Version = "test", "1"
+	}
+	s, err := NewServer(opts, Mount{Protocol: p, Handler: echoHandler{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func as(principal string) context.Context {
+	return WithPrincipal(context.Background(), principal)
+}
+
+func callTool(s *Server, ctx context.Context, name, extra, caps string) (string, error) {
+	if caps == "" {
+		caps = "{}"
+	}
+	params := `{"name":"` + name + `"` + extra + `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}`
+	res, err := s.HandleStateless(ctx, req("tools/call", params), &recorder{})
+	if err != nil {
+		return "", err
+	}
+	b, err := wire.Marshal(res)
+	return string(b), err
+}
+
+func code(err error) int64 {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return je.Code
+	}
+	return 0
+}
+
+// TestTasksBoundToPrincipal: a stateless task is found only by the
+// principal that created it.
+func TestTasksBoundToPrincipal(t *testing.T) {
+	s := toolServer(t, ServerOptions{Tasks: &TaskOptions{}})
+	tasksCaps := `{"extensions":{"` + TasksExtension + `":{}}}`
+	out, err := callTool(s, as("alice"), "task", "", tasksCaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := decodeString(t, out, "taskId")
+	for _, tc := range []struct {
+		principal, method string
+		code              int64
+	}{
+		{"bob", "tasks/get", jsonrpc.CodeInvalidParams},
+		{"bob", "tasks/cancel", jsonrpc.CodeInvalidParams},
+		{"", "tasks/get", jsonrpc.CodeInvalidParams},
+		{"alice", "tasks/get", 0},
+		{"alice", "tasks/cancel", 0},
+	} {
+		params := `{"taskId":"` + id + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + tasksCaps + `}}`
+		_, err := s.HandleStateless(as(tc.principal), req(tc.method, params), &recorder{})
+		if code(err) != tc.code {
+			t.Errorf("%s by %q: %v, want code %d", tc.method, tc.principal, err, tc.code)
+		}
+	}
+}
+
+func decodeString(t *testing.T, js, member string) string {
+	t.Helper()
+	d := wire.NewDecoder([]byte(js))
+	k, v, err := d.PeekMember(member)
+	if err != nil || k != wire.String {
+		t.Fatalf("no %s in %s", member, js)
+	}
+	return string(v)
+}
+
+// TestRequestStateBinding: a requestState is bound to the principal it
+// was issued to, and one sealed with SealStateOnce completes its request
+// once: it stays usable through further rounds (InputRequiredResult) and
+// failures, and is refused while another request holds it.
+func TestRequestStateBinding(t *testing.T) {
+	s := toolServer(t, ServerOptions{})
+	out, err := callTool(s, as("alice"), "seal", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, once := decodeString(t, out, "state"), decodeString(t, out, "once")
+	// The states were sealed for the tool "seal"; the tests redeem them
+	// with requests that the tool named in the binding matches.
+	retry := func(principal, tool, st string) error {
+		_, err := callTool(s, as(principal), tool, `,"requestState":"`+st+`"`, "")
+		return err
+	}
+	sealFor := func(tool string) (string, string) {
+		r := &Request{server: s, Method: "tools/call", Protocol: s.stateless[0].Protocol, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: tool, ctx: as("alice")}
+		return r.SealState([]byte("s")), r.SealStateOnce([]byte("o"))
+	}
+	if retry("alice", "redeem", state) == nil {
+		t.Error("a state sealed for another tool was accepted")
+	}
+	state, once = sealFor("redeem")
+	tests := []struct {
+		name      string
+		principal string
+		st        string
+		tool      string
+		code      int64
+	}{
+		{"another principal", "bob", state, "redeem", jsonrpc.CodeInvalidParams},
+		{"no principal", "", state, "redeem", jsonrpc.CodeInvalidParams},
+		{"the principal", "alice", state, "redeem", 0},
+		{"the principal again: plain states are not single-use", "alice", state, "redeem", 0},
+		{"a single-use state, another principal", "bob", once, "redeem", jsonrpc.CodeInvalidParams},
+		{"a single-use state", "alice", once, "redeem", 0},
+		{"the single-use state replayed", "alice", once, "redeem", jsonrpc.CodeInvalidParams},
+	}
+	for _, tt := range tests {
+		err := retry(tt.principal, tt.tool, tt.st)
+		if code(err) != tt.code {
+			t.Errorf("%s: %v, want code %d", tt.name, err, tt.code)
+		}
+		if tt.name == "the single-use state replayed" && !errors.Is(err, ErrStateUsed) {
+			t.Errorf("%s: %v, want ErrStateUsed", tt.name, err)
+		}
+	}
+	// A round that asks for more input does not spend it.
+	_, once2 := sealFor("redeem-again")
+	for range 2 {
+		if err := retry("alice", "redeem-again", once2); err != nil {
+			t.Errorf("a single-use state through another round: %v", err)
+		}
+	}
+	// While one request holds it, another is refused.
+	_, once3 := sealFor("redeem")
+	holder := &Request{server: s, Method: "tools/call", Protocol: s.stateless[0].Protocol, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: "redeem", ctx: as("alice")}
+	if _, err := holder.OpenState(once3); err != nil {
+		t.Fatal(err)
+	}
+	if err := retry("alice", "redeem", once3); !errors.Is(err, ErrStateUsed) {
+		t.Errorf("a state held by a request in progress: %v", err)
+	}
+	holder.settleStates(false)
+	if err := retry("alice", "redeem", once3); err != nil {
+		t.Errorf("once released: %v", err)
+	}
+}
+
+// TestSingleUseStateRace: of many concurrent retries carrying one
+// single-use state, one completes.
+func TestSingleUseStateRace(t *testing.T) {
+	s := toolServer(t, ServerOptions{})
+	r := &Request{server: s, Method: "tools/call", Protocol: s.stateless[0].Protocol, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: "redeem", ctx: as("alice")}
+	once := r.SealStateOnce([]byte("o"))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for range 32 {
+		wg.Go(func() {
+			if _, err := callTool(s, as("alice"), "redeem", `,"requestState":"`+once+`"`, ""); err == nil {
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if ok != 1 {
+		t.Errorf("%d retries completed, want 1", ok)
+	}
+}
+
+// TestSpentStatesExpire: the ledger forgets spent states once they expire
+// (OpenState refuses them anyway).
+func TestSpentStatesExpire(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	s := toolServer(t, ServerOptions{StateTTL: time.Minute, Now: func() time.Time { return now }})
+	for i := range sweepEvery + 1 {
+		r := &Request{server: s, Method: "tools/call", Protocol: s.stateless[0].Protocol, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: "redeem", ctx: as("alice")}
+		if _, err := r.OpenState(r.SealStateOnce([]byte{byte(i)})); err != nil {
+			t.Fatal(err)
+		}
+		r.settleStates(true)
+		if i == sweepEvery/2 {
+			now = now.Add(2 * time.Minute)
+		}
+	}
+	s.states.mu.Lock()
+	n := len(s.states.spent)
+	s.states.mu.Unlock()
+	if n > sweepEvery/2+1 {
+		t.Errorf("%d spent states kept, want the expired ones gone", n)
+	}
+}
+
+// TestValidateResults: with ValidateResults, a result that breaks the
+// schema is answered -32603 instead of being sent.
+func TestValidateResults(t *testing.T) {
+	for _, tc := range []struct {
+		v    ResultValidation
+		fail bool
+	}{{ValidateResultsOn, true}, {ValidateResultsOff, false}, {ValidateResultsAuto, true}} {
+		s := toolServer(t, ServerOptions{ValidateResults: tc.v})
+		_, err := callTool(s, as(""), "invalid", "", "")
+		if (err != nil) != tc.fail {
+			t.Errorf("ValidateResults %d: %v", tc.v, err)
+		}
+		if err != nil && (code(err) != 0 || !strings.Contains(err.Error(), "/content/0/uri")) {
+			t.Errorf("ValidateResults %d: %v, want an internal error naming the field", tc.v, err)
+		}
+	}
+}
+
+// TestInputRequestsNeedCapabilities: a server asks for input only when the
+// client declared it can give it: InputRequiredResult (2026), task input
+// (2026) and requests to a stateful client.
+func TestInputRequestsNeedCapabilities(t *testing.T) {
+	s := toolServer(t, ServerOptions{})
+	for _, tc := range []struct {
+		tool, caps string
+		code       int64
+	}{
+		{"ask-sampling", `{}`, CodeMissingRequiredClientCapability},
+		{"ask-sampling", `{"sampling":{}}`, 0},
+		{"ask-url", `{"elicitation":{}}`, CodeMissingRequiredClientCapability},
+		{"ask-url", `{"elicitation":{"url":{}}}`, 0},
+	} {
+		_, err := callTool(s, as(""), tc.tool, "", tc.caps)
+		if code(err) != tc.code {
+			t.Errorf("%s with %s: %v, want code %d", tc.tool, tc.caps, err, tc.code)
+		}
+	}
+
+	// A task's input.
+	_, p := testProtocols()
+	task := &Task{stateless: true, clientCaps: wire.Raw(`{"elicitation":{}}`), proto: p, status: TaskWorking, host: newTaskHost(TaskOptions{}, time.Now, s.log)}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := task.Input(ctx, "k", wire.Raw(`{"method":"sampling/createMessage","params":{}}`)); code(err) != CodeMissingRequiredClientCapability {
+		t.Errorf("task input without sampling: %v", err)
+	}
+	if _, err := task.Input(ctx, "k", wire.Raw(`{"method":"elicitation/create","params":{"message":"m"}}`)); !errors.Is(err, ErrTaskEnded) {
+		t.Errorf("task input with elicitation: %v (want it asked, then ErrTaskEnded)", err)
+	}
+
+	// A stateful client.
+	for _, tc := range []struct {
+		caps, method, params string
+		sent                 bool
+	}{
+		{`{}`, "sampling/createMessage", `{"messages":[],"maxTokens":1}`, false},
+		{`{"sampling":{}}`, "sampling/createMessage", `{"messages":[],"maxTokens":1}`, true},
+		{`{"sampling":{}}`, "sampling/createMessage", `{"messages":[],"maxTokens":1,"tools":[]}`, false},
+		{`{"elicitation":{}}`, "elicitation/create", `{"message":"m","requestedSchema":{"type":"object","properties":{}}}`, true},
+		{`{"elicitation":{"url":{}}}`, "elicitation/create", `{"message":"m","requestedSchema":{"type":"object","properties":{}}}`, false},
+		{`{}`, "roots/list", `{}`, false},
+		{`{"roots":{}}`, "roots/list", `{}`, true},
+		{`{}`, "ping", `{}`, true},
+	} {
+		peer := &countingPeer{}
+		sess := newTestServer(t, ServerOptions{}).NewSession(peer, nil)
+		if _, err := sess.Handle(context.Background(), req("initialize", `{"protocolVersion":"2025-11-25","capabilities":`+tc.caps+`,"clientInfo":{"name":"c","version":"1"}}`), &recorder{}); err != nil {
+			t.Fatal(err)
+		}
+		err := sess.Peer().Call(context.Background(), tc.method, wire.Raw(tc.params), nil)
+		if sent := peer.calls > 0; sent != tc.sent {
+			t.Errorf("%s with %s: sent %v (%v), want %v", tc.method, tc.caps, sent, err, tc.sent)
+		}
+		if !tc.sent && code(err) != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s with %s: %v, want the stateful era's -32602", tc.method, tc.caps, err)
+		}
+	}
+}
+
+type countingPeer struct {
+	recorder
+	calls int
+}
+
+func (p *countingPeer) Call(context.Context, string, wire.Marshaler, wire.Unmarshaler) error {
+	p.calls++
+	return nil
+}
+
+// Handlers with the wrong method signatures.
+type wrongResult struct{}
+
+func (wrongResult) Do(context.Context, *struct{}) (*string, error) { return nil, nil }
+
+type pointerOnly struct{}
+
+func (*pointerOnly) Do(context.Context, *struct{}) (wire.Marshaler, error) { return nil, nil }
+
+type rightOne struct{}
+
+func (rightOne) Do(context.Context, *struct{}) (wire.Marshaler, error) { return nil, nil }
+
+// TestHandlerSignatures: NewServer refuses a handler whose method has the
+// name of one the revision serves but another signature, naming it.
+func TestHandlerSignatures(t *testing.T) {
+	_, p := testProtocols()
+	p.Methods["tools/call"].HandlerType = reflect.TypeFor[interface {
+		Do(context.Context, *struct{}) (wire.Marshaler, error)
+	}]()
+	for _, tc := range []struct {
+		handler any
+		want    string
+	}{
+		{rightOne{}, ""},
+		{&pointerOnly{}, ""},
+		{echoHandler{}, ""}, // no method of that name: simply not served
+		{wrongResult{}, "method Do of mcp.wrongResult cannot serve tools/call: it is func(context.Context, *struct {}) (*string, error), want func(context.Context, *struct {}) (wire.Marshaler, error)"},
+		{pointerOnly{}, "method Do of *mcp.pointerOnly has a pointer receiver, so the mcp.pointerOnly value mounted does not serve tools/call: mount a pointer"},
+	} {
+		_, err := NewServer(ServerOptions{Name: "t", Version: "1"}, Mount{Protocol: p, Handler: tc.handler})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%T: %v", tc.handler, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%T: %v, want %q", tc.handler, err, tc.want)
+		}
+	}
+}
+
+// TestSessionBoundToPrincipal: the core refuses a stateful session's
+// requests from another principal whatever the transport.
+func TestSessionBoundToPrincipal(t *testing.T) {
+	s := newTestServer(t, ServerOptions{})
+	sess := s.NewSession(&recorder{}, nil)
+	if _, err := sess.Handle(as("alice"), req("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), &recorder{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.Handle(as("bob"), req("tools/list", ""), &recorder{}); code(err) != jsonrpc.CodeInvalidRequest {
+		t.Errorf("bob in alice's session: %v", err)
+	}
+	if _, err := sess.Handle(as("alice"), req("tools/list", ""), &recorder{}); err != nil {
+		t.Errorf("alice: %v", err)
+	}
+	if got := sess.Principal(); got != "alice" {
+		t.Errorf("Principal() = %q", got)
+	}
+}

@@ -1,0 +1,210 @@
+package streamhttp
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+)
+
+// A Handler drains before it closes (Shutdown; Serve and ListenAndServe
+// call it when their context ends): nothing it accepted is lost. While it
+// drains it refuses new requests, GET streams and sessions with 503, but
+// still takes the responses and notifications clients POST to their
+// sessions (a request in progress may be waiting for the client's answer
+// to sampling or elicitation). Listen streams end with their result, GET
+// streams with a retry hint; the requests in progress finish and are
+// answered. Those still running when the drain's context ends are
+// answered with errDrainExpired and cancelled.
+
+// defaultDrainTimeout is Options.DrainTimeout's default.
+const defaultDrainTimeout = 5 * time.Second
+
+var (
+	errShuttingDown = jsonrpc.NewError(jsonrpc.CodeInternalError, "the server is shutting down; the request was not run")
+	errDrainExpired = jsonrpc.NewError(jsonrpc.CodeInternalError, "the server shut down before the request finished")
+)
+
+// liveReq is a stateless request in progress.
+type liveReq struct {
+	mu     sync.Mutex
+	over   bool   // its ServeHTTP is returning: expire must not write
+	answer func() // answers it with errDrainExpired and cancels it
+}
+
+// expire answers the request unless its ServeHTTP is done with it.
+func (lr *liveReq) expire() {
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	if !lr.over {
+		lr.answer()
+	}
+}
+
+// track registers a stateless request in progress until the returned
+// function is called (by its ServeHTTP, before it returns).
+func (h *Handler) track(answer func()) func() {
+	lr := &liveReq{answer: answer}
+	h.mu.Lock()
+	h.live[lr] = struct{}{}
+	h.mu.Unlock()
+	return func() {
+		lr.mu.Lock()
+		lr.over = true
+		lr.mu.Unlock()
+		h.mu.Lock()
+		delete(h.live, lr)
+		h.mu.Unlock()
+	}
+}
+
+// draining reports a drain (or Close) in progress.
+func (h *Handler) draining() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.drain || h.closed
+}
+
+// refuseDraining answers a request that arrived during a drain.
+func refuseDraining(w http.ResponseWriter, id jsonrpc.ID, hasID bool) {
+	w.Header().Set("Connection", "close")
+	writeJSONError(w, http.StatusServiceUnavailable, id, hasID, errShuttingDown)
+}
+
+// Shutdown drains the handler, then closes it: it refuses new requests
+// (503, -32603 "the server is shutting down"), ends the listen streams
+// (they get their result) and the GET streams (after an event with the
+// retry interval, on revisions that define it), and waits for the
+// requests in progress, stateless and stateful, to be answered. When ctx
+// ends first, each request still running is answered -32603 "the server
+// shut down before the request finished" and cancelled, and Shutdown
+// returns ctx.Err(). Then every session ends, as with Close.
+//
+// Serve and ListenAndServe call it, with Options.DrainTimeout, when their
+// context ends; call it yourself when you run the http.Server, before its
+// own Shutdown.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	h.beginDrain()
+	err := h.awaitIdle(ctx)
+	if err != nil {
+		h.expireAll()
+	}
+	h.Close()
+	return err
+}
+
+// beginDrain refuses what is new from now on and ends the streams that
+// last: listen streams and GET streams.
+func (h *Handler) beginDrain() {
+	h.mu.Lock()
+	if h.drain {
+		h.mu.Unlock()
+		return
+	}
+	h.drain = true
+	h.mu.Unlock()
+	h.srv.EndStreams()
+	h.endStandalone()
+}
+
+// sessionsLocked lists the live sessions (h.mu held), for work done on
+// each without the lock.
+func (h *Handler) sessionsLocked() []*session {
+	out := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		out = append(out, s)
+	}
+	return out
+}
+
+// busy counts the requests in progress: stateless ones and the stateful
+// handlers still owing an answer.
+func (h *Handler) busy() int {
+	h.mu.Lock()
+	n := len(h.live)
+	sessions := h.sessionsLocked()
+	h.mu.Unlock()
+	for _, s := range sessions {
+		s.mu.Lock()
+		n += len(s.inflight)
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// drainPoll is how often a drain looks whether the work is done.
+const drainPoll = 5 * time.Millisecond
+
+// awaitIdle waits until no request is in progress, or ctx ends.
+func (h *Handler) awaitIdle(ctx context.Context) error {
+	t := time.NewTicker(drainPoll)
+	defer t.Stop()
+	for h.busy() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// expireAll answers every request still in progress with errDrainExpired
+// and cancels it.
+func (h *Handler) expireAll() {
+	h.mu.Lock()
+	live := make([]*liveReq, 0, len(h.live))
+	for lr := range h.live {
+		live = append(live, lr)
+	}
+	sessions := h.sessionsLocked()
+	h.mu.Unlock()
+	for _, lr := range live {
+		lr.expire()
+	}
+	for _, s := range sessions {
+		s.expireRequests()
+	}
+}
+
+// expireRequests answers the session's requests in progress with
+// errDrainExpired (none for those the client cancelled) and cancels them.
+func (s *session) expireRequests() {
+	s.mu.Lock()
+	irs := make([]*inflightReq, 0, len(s.inflight))
+	for key, ir := range s.inflight {
+		delete(s.inflight, key)
+		irs = append(irs, ir)
+	}
+	s.mu.Unlock()
+	for _, ir := range irs {
+		if ir.cancelled {
+			ir.st.answer(nil)
+		} else {
+			s.h.log.Debug("streamhttp: request cut short by shutdown", "session", s.id, "id", ir.id.String())
+			ir.st.answer(encodeError(ir.id, true, errDrainExpired))
+		}
+		ir.cancel()
+	}
+}
+
+// endStream ends a GET stream at shutdown: revisions from 2025-11-25 on
+// tell clients to reconnect with a last event carrying the retry interval
+// before the connection closes.
+func (s *session) endStream(g *stream) {
+	retry := false
+	if p := s.ms.Protocol(); p != nil && p.Revision >= "2025-11-25" {
+		retry = true
+	}
+	g.mu.Lock()
+	if c := g.conn; c != nil {
+		if retry && c.began {
+			_ = c.writeRetry(s.h.o.RetryInterval)
+		}
+		c.end()
+		g.conn = nil
+	}
+	g.mu.Unlock()
+}
