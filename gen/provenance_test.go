@@ -127,10 +127,7 @@ func TestVersionGuard(t *testing.T) {
 	for _, f := range generateConstruct(t, "objects", gen.Options{Package: "objects"}) {
 		os.WriteFile(filepath.Join(pkg, f.Name), f.Content, 0o644)
 	}
-	gomod := "module example.com/user\n\ngo 1.26\n\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => " + old + "\n"
-	os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644)
-	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
-	os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644)
+	writeModule(t, mod, "example.com/user", old)
 	cmd := exec.Command("go", "build", "./...")
 	cmd.Dir = mod
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")

@@ -48,7 +48,7 @@ func TestRuntimeAPI(t *testing.T) {
 			}
 		}
 	}
-	writeModule(t, module)
+	writeModule(t, module, "example.com/generated", "")
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedSyntax | packages.NeedImports,
 		Dir:  module,
@@ -155,14 +155,18 @@ func owner(f *types.Var, q types.Qualifier) string {
 	return q(f.Pkg()) + ".?"
 }
 
-// writeModule makes dir a module that requires this checkout of mcpgen.
-func writeModule(t *testing.T, dir string) {
+// writeModule makes dir a module that requires mcpgen: this checkout, or
+// the copy at replace.
+func writeModule(t *testing.T, dir, module, replace string) {
 	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := "module example.com/generated\n\ngo 1.26\n\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => " + root + "\n"
+	if replace == "" {
+		replace = root
+	}
+	mod := "module " + module + "\n\ngo 1.26\n\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => " + replace + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
 		t.Fatal(err)
 	}

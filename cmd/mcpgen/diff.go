@@ -47,15 +47,10 @@ or a directory holding schema.json (any value with a /, e.g. ./next).
 Flags:
 %s`, fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return err
-		}
-		return usageErr("%v", err)
+	if err := parseArgs(fs, args); err != nil {
+		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usageErr("unexpected arguments %q", fs.Args())
 	case from == "" || to == "":
 		return usageErr("mcpgen diff needs --from and --to: two revision names or directories")
 	}

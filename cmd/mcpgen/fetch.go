@@ -39,15 +39,10 @@ The cache is $%s, else <user cache dir>/mcpgen.
 Flags:
 %s`, cacheEnv, fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return err
-		}
-		return usageErr("%v", err)
+	if err := parseArgs(fs, args); err != nil {
+		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usageErr("unexpected arguments %q", fs.Args())
 	case all && len(revisions) > 0:
 		return usageErr("--all fetches every pinned revision; drop --revision, or --all")
 	case all && fs.Changed("spec-commit"):

@@ -142,6 +142,20 @@ func specCommit(spec string) string {
 	return ""
 }
 
+// parseArgs parses the flags of a subcommand, which takes no arguments.
+func parseArgs(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return err
+		}
+		return usageErr("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected arguments %q", fs.Args())
+	}
+	return nil
+}
+
 // usageError is a command line that makes no sense; exit status 2.
 type usageError struct{ msg string }
 
