@@ -10,7 +10,8 @@
 //	json.gen.go       reflection-free EncodeJSON/DecodeJSON
 //	validate.gen.go   Validate() for every type
 //	methods.gen.go    the method table, handler interfaces and typed calls
-//	provenance.gen.go what the package was generated from; the runtime guard
+//	provenance.gen.go what the package was generated from
+//	compat.gen.go     the runtime versions that can build the package
 //
 // Generation is deterministic: the same model gives the same bytes.
 package gen
@@ -84,11 +85,11 @@ func Generate(spec *schema.Spec, opts Options) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	prov, err := g.provenanceFile()
+	prov, err := g.provenanceFiles()
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, doc, prov)
+	files = append(append(files, doc), prov...)
 	// Emitting shares the generator's state and runs in order; rendering
 	// and formatting, most of the time, is independent per file.
 	rendered := make([]File, len(emitters))

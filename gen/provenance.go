@@ -25,6 +25,11 @@ const GeneratedVersion = 1
 // generated from.
 const ProvenanceFile = "provenance.gen.go"
 
+// CompatFile is the generated file that ties a package to the runtimes
+// that can build it. Its name sorts before every other generated file, so
+// a mismatch is the first error the compiler reports.
+const CompatFile = "compat.gen.go"
+
 // Provenance is what a generated package was generated from. Generate
 // writes it into provenance.gen.go; ReadProvenance reads it back.
 type Provenance struct {
@@ -61,16 +66,12 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// provenanceFile renders provenance.gen.go: the record and the line that
-// ties the package to the runtime versions that can build it.
-func (g *generator) provenanceFile() (File, error) {
-	t, err := templates.Parse("provenance.go.tmpl")
-	if err != nil {
-		return File{}, fmt.Errorf("gen: %w", err)
-	}
+// provenanceFiles renders provenance.gen.go, the record, and
+// compat.gen.go, the line that only runtimes supporting GeneratedVersion
+// compile.
+func (g *generator) provenanceFiles() ([]File, error) {
 	p := g.provenance()
-	var buf bytes.Buffer
-	err = t.Execute(&buf, map[string]any{
+	data := map[string]any{
 		"Header":         g.header(),
 		"Package":        g.opts.Package,
 		"Repository":     "github.com/modelcontextprotocol/modelcontextprotocol",
@@ -82,15 +83,24 @@ func (g *generator) provenanceFile() (File, error) {
 		"Overrides":      p.Overrides,
 		"GuardVersion":   GeneratedVersion,
 		"Release":        releaseRE.MatchString(p.Generator),
-	})
-	if err != nil {
-		return File{}, fmt.Errorf("gen: provenance template: %w", err)
 	}
-	src, err := format.Source(buf.Bytes())
-	if err != nil {
-		return File{}, fmt.Errorf("gen: %s: %w", ProvenanceFile, err)
+	var files []File
+	for _, f := range []struct{ name, tmpl string }{{ProvenanceFile, "provenance.go.tmpl"}, {CompatFile, "compat.go.tmpl"}} {
+		t, err := templates.Parse(f.tmpl)
+		if err != nil {
+			return nil, fmt.Errorf("gen: %w", err)
+		}
+		var buf bytes.Buffer
+		if err := t.Execute(&buf, data); err != nil {
+			return nil, fmt.Errorf("gen: %s: %w", f.tmpl, err)
+		}
+		src, err := format.Source(buf.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("gen: %s: %w", f.name, err)
+		}
+		files = append(files, File{Name: f.name, Content: src})
 	}
-	return File{Name: ProvenanceFile, Content: src}, nil
+	return files, nil
 }
 
 // releaseRE matches a module version go get can fetch.

@@ -72,8 +72,14 @@ func TestProvenanceRoundTrip(t *testing.T) {
 		if got != tt.want || len(got.SchemaSHA256) != 64 || len(got.SchemaTSSHA256) != 64 {
 			t.Errorf("ReadProvenance = %+v, want %+v", got, tt.want)
 		}
-		if strings.HasPrefix(tt.want.Generator, "v") != strings.Contains(string(src), "go get github.com/mcpgen/mcpgen@"+tt.want.Generator) {
-			t.Errorf("the guard comment should name go get for releases only:\n%s", src)
+		compat := fileNamed(t, files, gen.CompatFile)
+		if strings.HasPrefix(tt.want.Generator, "v") != strings.Contains(string(compat), "go get github.com/mcpgen/mcpgen@"+tt.want.Generator) {
+			t.Errorf("the guard comment should name go get for releases only:\n%s", compat)
+		}
+		for _, f := range files {
+			if f.Name < gen.CompatFile {
+				t.Errorf("%s sorts before %s: the compiler would report its errors before the guard's", f.Name, gen.CompatFile)
+			}
 		}
 		for _, f := range files {
 			if !gen.IsGenerated(f.Content) {
@@ -87,8 +93,9 @@ func TestProvenanceRoundTrip(t *testing.T) {
 }
 
 // Generated code built against a runtime that lacks its
-// SupportsGeneratedVersion constant (an older runtime) fails to compile at
-// the guard line, whose comment says what to do.
+// SupportsGeneratedVersion constant (an older runtime, here also without
+// wire.Members.Add, the case of issue 13) fails to compile, and the first
+// error is the guard line, whose comment says what to do.
 func TestVersionGuard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles a copy of the runtime")
@@ -108,8 +115,11 @@ func TestVersionGuard(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if rel == filepath.Join("runtime", "runtime.go") {
+		switch rel {
+		case filepath.Join("runtime", "runtime.go"):
 			src = []byte(strings.Replace(string(src), "const SupportsGeneratedVersion", "const supportsGeneratedVersion", 1))
+		case filepath.Join("runtime", "wire", "raw.go"):
+			src = []byte(strings.Replace(string(src), "func (m *Members) Add(", "func (m *Members) add(", 1))
 		}
 		os.MkdirAll(filepath.Join(old, filepath.Dir(rel)), 0o755)
 		return os.WriteFile(filepath.Join(old, rel), src, 0o644)
@@ -135,14 +145,15 @@ func TestVersionGuard(t *testing.T) {
 	if err == nil {
 		t.Fatal("generated code built against a runtime without its guard constant")
 	}
-	src := fileNamed(t, generateConstruct(t, "objects", gen.Options{Package: "objects"}), gen.ProvenanceFile)
+	src := fileNamed(t, generateConstruct(t, "objects", gen.Options{Package: "objects"}), gen.CompatFile)
 	lines := strings.Split(string(src), "\n")
 	guard := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "const _ = mcpruntime.") })
-	want := fmt.Sprintf("provenance.gen.go:%d:22: undefined: mcpruntime.SupportsGeneratedVersion%d", guard+1, gen.GeneratedVersion)
-	if guard < 0 || !strings.Contains(string(out), want) || strings.Count(string(out), "\n") > 3 {
-		t.Fatalf("go build said:\n%s\nwant one error: %s", out, want)
+	want := fmt.Sprintf("objects/%s:%d:22: undefined: mcpruntime.SupportsGeneratedVersion%d", gen.CompatFile, guard+1, gen.GeneratedVersion)
+	errs := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if guard < 0 || len(errs) < 3 || errs[1] != want || !strings.Contains(string(out), "Extra.Add undefined") {
+		t.Fatalf("go build said:\n%s\nwant first: %s", out, want)
 	}
-	if !strings.Contains(strings.Join(lines[guard-6:guard], "\n"), "regenerate it with the mcpgen") {
-		t.Errorf("no advice above the guard line:\n%s", strings.Join(lines[guard-6:guard+1], "\n"))
+	if !strings.Contains(strings.Join(lines[guard-10:guard], "\n"), "Regenerate the package with the mcpgen") {
+		t.Errorf("no advice above the guard line:\n%s", strings.Join(lines[guard-10:guard+1], "\n"))
 	}
 }

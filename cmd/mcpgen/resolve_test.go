@@ -45,7 +45,7 @@ func TestRevisionDownload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"//\tcommit       " + pinnedCommit, "//\tschema.json  268a5f82", "//\tschema.ts    e74b56e7", "//\toverrides    none", "const _ = mcpruntime.SupportsGeneratedVersion1"} {
+	for _, want := range []string{"//\tcommit       " + pinnedCommit, "//\tschema.json  268a5f82", "//\tschema.ts    e74b56e7", "//\toverrides    none"} {
 		if !strings.Contains(string(prov), want) {
 			t.Errorf("provenance.gen.go lacks %q", want)
 		}
