@@ -34,16 +34,16 @@ func TestCheckNamesTheDrift(t *testing.T) {
 		want   []string
 	}{
 		{"nothing", nil, nil, nil},
-		{"another revision", nil, []string{"--revision", "2026-07-28"}, []string{
-			"spec revision: 2025-11-25, now 2026-07-28",
-			"spec changed: schema.json sha256 268a5f82ba70, now ef70b61f99b6; schema.ts sha256 e74b56e73b2e, now 742750af0bb8",
+		{"another revision", nil, []string{"--revision", "2025-03-26"}, []string{
+			"spec revision: 2024-11-05, now 2025-03-26",
+			"spec changed: schema.json sha256 61cea2392d4f, now e720669548c8; schema.ts sha256 8e87348b6c1a, now bdc457208cb1",
 		}},
-		{"spec files changed at the same revision", edit("schema.json  268a5f82ba70", "schema.json  000000000000"), nil, []string{
-			"spec changed: schema.json sha256 000000000000, now 268a5f82ba70",
+		{"spec files changed at the same revision", edit("schema.json  61cea2392d4f", "schema.json  000000000000"), nil, []string{
+			"spec changed: schema.json sha256 000000000000, now 61cea2392d4f",
 		}},
 		{"mcpgen version", edit("mcpgen       devel", "mcpgen       v0.1.0"), nil, []string{"mcpgen version: v0.1.0, now devel"}},
 		{"overrides", edit("overrides    none", "overrides    "+strings.Repeat("5", 64)), nil, []string{"overrides changed: 555555555555, now none"}},
-		{"package name", nil, []string{"--revision", "2025-11-25", "--package", "other"}, []string{"package name: v20251125, now other"}},
+		{"package name", nil, []string{"--revision", "2024-11-05", "--package", "other"}, []string{"package name: v20241105, now other"}},
 		{"hand edit", func(t *testing.T, out string) {
 			path := filepath.Join(out, "types.gen.go")
 			src, _ := os.ReadFile(path)
@@ -51,18 +51,23 @@ func TestCheckNamesTheDrift(t *testing.T) {
 		}, nil, []string{"files edited since they were generated", "files: types.gen.go (differs)"}},
 		{"removed file", func(t *testing.T, out string) { os.Remove(filepath.Join(out, "unions.gen.go")) }, nil, []string{"files: unions.gen.go (missing)"}},
 	}
+	// The smallest revision, generated once; each case changes a copy.
+	generated := filepath.Join(t.TempDir(), "v20241105")
+	if status, _, stderr := runCLI("--revision", "2024-11-05", "--out", generated); status != 0 {
+		t.Fatalf("generate: %s", stderr)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "v20251125")
-			if status, _, stderr := runCLI("--revision", "2025-11-25", "--out", out); status != 0 {
-				t.Fatalf("generate: %s", stderr)
+			out := filepath.Join(t.TempDir(), "v20241105")
+			if err := os.CopyFS(out, os.DirFS(generated)); err != nil {
+				t.Fatal(err)
 			}
 			if tt.change != nil {
 				tt.change(t, out)
 			}
 			args := tt.args
 			if args == nil {
-				args = []string{"--revision", "2025-11-25"}
+				args = []string{"--revision", "2024-11-05"}
 			}
 			status, _, stderr := runCLI(append(args, "--out", out, "--check")...)
 			if tt.want == nil {

@@ -30,38 +30,38 @@ func offlineEnv(t *testing.T) (*upstreamtest.Server, string) {
 // run needs no network.
 func TestRevisionDownload(t *testing.T) {
 	srv, cache := offlineEnv(t)
-	out := filepath.Join(t.TempDir(), "mcp", "v20251125")
-	status, _, stderr := runCLI("--revision", "2025-11-25", "--out", out)
+	out := filepath.Join(t.TempDir(), "mcp", "v20241105")
+	status, _, stderr := runCLI("--revision", "2024-11-05", "--out", out)
 	if status != 0 {
 		t.Fatalf("generate: %d %s", status, stderr)
 	}
-	if !strings.Contains(stderr, "downloading "+srv.URL+"/"+pinnedCommit+"/schema/2025-11-25/schema.json") {
+	if !strings.Contains(stderr, "downloading "+srv.URL+"/"+pinnedCommit+"/schema/2024-11-05/schema.json") {
 		t.Errorf("stderr = %q, want the download named", stderr)
 	}
-	if _, err := os.Stat(filepath.Join(cache, "spec", pinnedCommit, "2025-11-25", "schema.ts")); err != nil {
+	if _, err := os.Stat(filepath.Join(cache, "spec", pinnedCommit, "2024-11-05", "schema.ts")); err != nil {
 		t.Errorf("not cached: %v", err)
 	}
 	prov, err := os.ReadFile(filepath.Join(out, "provenance.gen.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"//\tcommit       " + pinnedCommit, "//\tschema.json  268a5f82", "//\tschema.ts    e74b56e7", "//\toverrides    none"} {
+	for _, want := range []string{"//\tcommit       " + pinnedCommit, "//\tschema.json  61cea239", "//\tschema.ts    8e87348b", "//\toverrides    none"} {
 		if !strings.Contains(string(prov), want) {
 			t.Errorf("provenance.gen.go lacks %q", want)
 		}
 	}
 	srv.Close() // offline from here on
-	status, _, stderr = runCLI("--revision", "2025-11-25", "--out", out, "--check")
+	status, _, stderr = runCLI("--revision", "2024-11-05", "--out", out, "--check")
 	if status != 0 || stderr != "" {
 		t.Fatalf("check from the cache: %d %q", status, stderr)
 	}
 	// The same files from a spec root generate the same bytes.
 	root := specdir.Root(t)
-	status, _, stderr = runCLI("--revision", "2025-11-25", "--spec-root", root, "--out", out, "--check")
+	status, _, stderr = runCLI("--revision", "2024-11-05", "--spec-root", root, "--out", out, "--check")
 	if status != 0 {
 		t.Fatalf("check from the spec root: %d %q", status, stderr)
 	}
-	status, _, stderr = runCLI("--spec", filepath.Join(root, "2025-11-25"), "--out", out, "--check")
+	status, _, stderr = runCLI("--spec", filepath.Join(root, "2024-11-05"), "--out", out, "--check")
 	if status != 0 {
 		t.Fatalf("check from --spec: %d %q", status, stderr)
 	}

@@ -113,6 +113,9 @@ func rawDefs(t *testing.T, dir string) map[string][]string {
 // files themselves: the definitions added and removed, and the members
 // added and removed in every plain object definition.
 func TestHistory(t *testing.T) {
+	if raceDetector {
+		t.Skip("loads 112 revisions: run without -race (make test-go does)")
+	}
 	root := specdir.Root(t)
 	versions := unpack(t, filepath.Join(filepath.Dir(root), "mcp-schema-history", "draft-history.tgz"))
 	if len(versions) == 0 {
@@ -140,8 +143,6 @@ func TestHistory(t *testing.T) {
 	for i, dir := range versions {
 		if errs[i] == nil {
 			loaded++
-		} else {
-			t.Logf("%s does not load (issue 11): %.100s", filepath.Base(dir), errs[i])
 		}
 		if i == 0 || apis[i-1] == nil || apis[i] == nil {
 			continue
