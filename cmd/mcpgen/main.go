@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (status i
 		}
 	}()
 	if len(args) > 0 {
-		if sub := subcommands[args[0]]; sub != nil {
+		if sub := subcommand(args[0]); sub != nil {
 			return exitStatus(sub(ctx, args[1:], stdout, stderr), stderr)
 		}
 	}
@@ -60,10 +60,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (status i
 	return exitStatus(cfg.run(ctx, stdout, stderr), stderr)
 }
 
-// subcommands are the commands besides generation: mcpgen NAME [flags].
-var subcommands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"fetch": runFetch,
-	"diff":  runDiff,
+// subcommand returns the command besides generation named by the first
+// argument (mcpgen NAME [flags]), or nil.
+func subcommand(name string) func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	switch name {
+	case "fetch":
+		return runFetch
+	case "diff":
+		return runDiff
+	}
+	return nil
 }
 
 // exitStatus reports err and turns it into the exit status: 0 for none (or
