@@ -64,7 +64,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s: %s\n", sectionTitle(k), countsText(n))
+		fmt.Fprintf(w, "\n%s: %s%s\n", sectionTitle(k), countsText(n), inlineText(r.Changes, k))
 		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 		for _, c := range r.Changes {
 			if c.Kind != k {
@@ -90,6 +90,29 @@ func countsText(n Counts) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// inlineText says how many added and removed types are named inline types
+// rather than definitions of the schema.
+func inlineText(changes []Change, k Kind) string {
+	if k != Type {
+		return ""
+	}
+	var added, removed int
+	for _, c := range changes {
+		if c.Kind == Type && c.Inline {
+			switch c.Op {
+			case Added:
+				added++
+			case Removed:
+				removed++
+			}
+		}
+	}
+	if added+removed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (of the added and removed, %d and %d are inline types named after where they sit)", added, removed)
 }
 
 func mark(b Break) string {
