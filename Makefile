@@ -7,7 +7,10 @@ EXAMPLE   := examples/everything
 # Tests and go generate find the official schemas here.
 export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 
-.PHONY: all build generate demo test test-go test-spec test-example vet interop-deps conformance bench bench-compare fuzz clean
+# The spec's own history: 112 versions of the upstream draft schema.
+HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
+
+.PHONY: all build generate demo test test-go test-history test-spec test-example vet interop-deps conformance bench bench-compare fuzz clean
 
 all: build
 
@@ -40,13 +43,17 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
-## test: every test — the root module, the generated packages of all six revisions, the example with its interop peers, and the conformance suite
-test: vet test-go test-spec test-example conformance
+## test: every test — the root module, the spec's history, the generated packages of all six revisions, the example with its interop peers, and the conformance suite
+test: vet test-go test-history test-spec test-example conformance
 
 test-go:
 	$(GO) test -race ./...
 	# Generator logic that needs no race detector and takes ten times longer with it.
 	$(GO) test -run '^(TestRuntimeAPI|TestHistory)$$' -v ./gen/...
+
+## test-history: generate, compile and serve every version of the spec's history (prints "history: N/112 generate, compile, serve; warnings W"); UPDATE=-update rewrites its golden report
+test-history:
+	MCPGEN_HISTORY=$(abspath $(HISTORY)) $(GO) test -count=1 -timeout 30m -v -run '^TestHistory$$' ./internal/history $(UPDATE)
 
 # The generated packages of every official revision: round trips, the
 # differential test against jsonschema, validation of the strict examples.

@@ -12,8 +12,14 @@ import (
 // constants emits the revision, the constants schema.ts exports and one
 // constant per method name.
 func (g *generator) constants(f *jen.File) error {
-	f.Comment("Revision is the protocol revision this package implements.")
-	f.Const().Id("Revision").Op("=").Lit(g.spec.Revision)
+	if v := g.opts.ProtocolVersion; v != "" && v != g.spec.Revision {
+		f.Comment("Revision is the protocol version this package negotiates, set with mcpgen")
+		f.Commentf("--protocol-version; its schema declares LATEST_PROTOCOL_VERSION %s.", g.spec.Revision)
+		f.Const().Id("Revision").Op("=").Lit(v)
+	} else {
+		f.Comment("Revision is the protocol revision this package implements.")
+		f.Const().Id("Revision").Op("=").Lit(g.spec.Revision)
+	}
 	f.Comment("SchemaSHA256 is the SHA-256 of the schema.json this package was generated from.")
 	f.Const().Id("SchemaSHA256").Op("=").Lit(g.spec.SchemaSHA256)
 

@@ -49,6 +49,12 @@ type Options struct {
 	// OverridesSHA256 is the SHA-256 of the overrides file, when there is
 	// one; it is recorded in provenance.gen.go.
 	OverridesSHA256 string
+	// ProtocolVersion is the version the package negotiates (its Revision
+	// constant and the runtime's view of it); default the schema's
+	// revision (LATEST_PROTOCOL_VERSION). A draft that declares a published
+	// revision's version gets its own here, so both can be mounted on one
+	// server.
+	ProtocolVersion string
 }
 
 // File is one generated file.
@@ -64,6 +70,9 @@ func Generate(spec *schema.Spec, opts Options) ([]File, error) {
 	}
 	if opts.Version == "" {
 		opts.Version = "devel"
+	}
+	if opts.ProtocolVersion == "" {
+		opts.ProtocolVersion = spec.Revision
 	}
 	g, err := newGenerator(spec, opts)
 	if err != nil {
@@ -183,6 +192,62 @@ func Types(spec *schema.Spec) ([]TypeInfo, error) {
 			ti.AliasOf = n.alias.named.name
 		}
 		out = append(out, ti)
+	}
+	return out, nil
+}
+
+// Handler describes the Go method a handler implements to answer one
+// method of a generated package, for tools that write handlers for it
+// (test drivers, stubs).
+type Handler struct {
+	// Method is the method string ("tools/list"); Name the Go method
+	// (ListTools).
+	Method, Name string
+	// FromClient reports a method of the Server interface (a client sends
+	// it); otherwise it is in ClientHandler.
+	FromClient   bool
+	Notification bool
+	// Params is the Go type of the params argument ("*ListToolsRequestParams"),
+	// "" when the method has no params.
+	Params string
+	// Reply is the Go type of the result ("*ListToolsResult", a union
+	// "ListToolsReply"), "" for notifications. A union reply is decoded with
+	// the function ReplyDecode names ("" for a pointer: wire.Unmarshal).
+	Reply       string
+	ReplyDecode string
+}
+
+// Handlers lists the methods handlers implement for spec (the runtime
+// answers the rest), in method order, one entry per receiving side.
+func Handlers(spec *schema.Spec) ([]Handler, error) {
+	g, err := newGenerator(spec, Options{Package: "x"})
+	if err != nil {
+		return nil, err
+	}
+	render := func(c jen.Code) string { return fmt.Sprintf("%#v", jen.Null().Add(c)) }
+	var out []Handler
+	for _, m := range spec.Methods {
+		if !handled(m) {
+			continue
+		}
+		for _, fromClient := range []bool{true, false} {
+			if !m.SentBy(map[bool]schema.Side{true: schema.Client, false: schema.Server}[fromClient]) {
+				continue
+			}
+			h := Handler{Method: m.Name, Name: goMethod(m), FromClient: fromClient, Notification: m.Kind == schema.Notification}
+			if pt := g.paramsType(m); pt != nil {
+				h.Params = render(g.paramsTypeCode(pt))
+			}
+			if m.Kind == schema.Request {
+				h.Reply = render(g.replyCode(m))
+				if rt := g.goType(&schema.Type{Kind: schema.Ref, Ref: m.Result}); m.Reply != nil {
+					h.ReplyDecode = "Unmarshal" + m.Reply.Name
+				} else if isUnion(rt) {
+					h.ReplyDecode = "Unmarshal" + rt.underlying().named.name
+				}
+			}
+			out = append(out, h)
+		}
 	}
 	return out, nil
 }

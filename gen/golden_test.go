@@ -45,17 +45,9 @@ func extractSchema(t *testing.T, ar *txtar.Archive) string {
 // compiled, vetted and tested together with the construct's own test
 // (section gen/*_test.go).
 func TestConstructGoldens(t *testing.T) {
-	paths, _ := filepath.Glob("../testdata/constructs/*.txtar")
-	if len(paths) == 0 {
-		t.Fatal("no constructs")
-	}
 	module := t.TempDir()
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
-		ar, err := txtar.ParseFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, a := range archives(t, "../testdata/constructs/*.txtar") {
+		name, path, ar := a.name, a.path, a.ar
 		spec, err := schema.Load(extractSchema(t, ar))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -99,6 +91,30 @@ func TestConstructGoldens(t *testing.T) {
 	}
 	runGo(t, module, "vet", "./...")
 	runGo(t, module, "test", "./...")
+}
+
+// archive is one of our testdata schemas.
+type archive struct {
+	name, path string
+	ar         *txtar.Archive
+}
+
+// archives parses the txtar files pattern matches; there must be some.
+func archives(t *testing.T, pattern string) []archive {
+	t.Helper()
+	paths, _ := filepath.Glob(pattern)
+	if len(paths) == 0 {
+		t.Fatalf("no %s", pattern)
+	}
+	var out []archive
+	for _, path := range paths {
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, archive{strings.TrimSuffix(filepath.Base(path), ".txtar"), path, ar})
+	}
+	return out
 }
 
 func updateArchive(t *testing.T, path string, ar *txtar.Archive, files []gen.File) {
@@ -156,16 +172,70 @@ func runGo(t *testing.T, dir string, args ...string) {
 	}
 }
 
-// Schemas the generator (not the model) rejects fail with their message.
-func TestGenerateErrors(t *testing.T) {
-	paths, _ := filepath.Glob("../testdata/errors/*.txtar")
-	for _, path := range paths {
-		ar, err := txtar.ParseFile(path)
+// Every fallback's package (testdata/degrade) generates, vets and
+// compiles: a degraded revision is still a usable package. Cases with
+// gen/*.gen.go sections pin those files (run go test ./gen -update).
+func TestDegradedPackages(t *testing.T) {
+	module := t.TempDir()
+	for _, a := range archives(t, "../testdata/degrade/*.txtar") {
+		name, path, ar := a.name, a.path, a.ar
+		var err error
+		var opts schema.Options
+		protocol := ""
+		for _, f := range ar.Files {
+			switch f.Name {
+			case "overrides.txt":
+				if opts.Overrides, err = schema.ParseFacts(f.Name, f.Data, true); err != nil {
+					t.Fatal(err)
+				}
+			case "protocol-version":
+				protocol = strings.TrimSpace(string(f.Data))
+			}
+		}
+		spec, err := schema.LoadWith(extractSchema(t, ar), opts)
 		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		files, err := gen.Generate(spec, gen.Options{Package: pkgName(name), Version: "golden", ProtocolVersion: protocol})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		dir := filepath.Join(module, pkgName(name))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
+		changed := false
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for i, sec := range ar.Files {
+				if sec.Name != "gen/"+f.Name {
+					continue
+				}
+				switch {
+				case *update:
+					ar.Files[i].Data, changed = f.Content, true
+				case !bytes.Equal(sec.Data, f.Content):
+					t.Errorf("%s: gen/%s differs from its golden (run go test ./gen -update and review the diff)", name, f.Name)
+				}
+			}
+		}
+		if changed {
+			if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	runGo(t, module, "vet", "./...")
+	runGo(t, module, "build", "./...")
+}
+
+// Schemas the generator (not the model) rejects fail with their message.
+func TestGenerateErrors(t *testing.T) {
+	for _, a := range archives(t, "../testdata/errors/*.txtar") {
 		stage, golden := "", ""
-		for _, f := range ar.Files {
+		for _, f := range a.ar.Files {
 			switch f.Name {
 			case "stage":
 				stage = strings.TrimSpace(string(f.Data))
@@ -176,8 +246,8 @@ func TestGenerateErrors(t *testing.T) {
 		if stage != "gen" {
 			continue
 		}
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			dir := extractSchema(t, ar)
+		t.Run(a.name, func(t *testing.T) {
+			dir := extractSchema(t, a.ar)
 			spec, err := schema.Load(dir)
 			if err != nil {
 				t.Fatalf("Load: %v", err)

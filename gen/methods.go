@@ -88,7 +88,24 @@ func (g *generator) replyCode(m *schema.Method) jen.Code {
 	if m.Reply != nil {
 		return jen.Id(m.Reply.Name)
 	}
-	return jen.Op("*").Add(g.typeCode(g.goType(&schema.Type{Kind: schema.Ref, Ref: m.Result})))
+	return g.resultCode(g.goType(&schema.Type{Kind: schema.Ref, Ref: m.Result}))
+}
+
+// resultCode is how a result is passed: a pointer to a struct (or raw
+// JSON), a union value as it is (a draft's CallToolResult = structured |
+// unstructured).
+func (g *generator) resultCode(gt *gotype) jen.Code {
+	if isUnion(gt) {
+		return g.typeCode(gt)
+	}
+	return jen.Op("*").Add(g.typeCode(gt))
+}
+
+// isUnion reports a sealed-interface union (one a decoder can tell apart
+// without the request).
+func isUnion(gt *gotype) bool {
+	u := gt.underlying()
+	return u.shape == shapeUnion && u.named != nil
 }
 
 // signature is the handler method's parameter and result lists.
@@ -125,29 +142,29 @@ func (g *generator) fulfil(f *jen.File) {
 	if !g.canFulfil() {
 		return
 	}
-	union := g.named["InputRequest"]
 	var cases []jen.Code
-	for _, mt := range union.members {
-		target := mt.underlying().named
-		var m *schema.Method
-		for _, cand := range g.spec.Methods {
-			if cand.Type == target.name {
-				m = cand
-			}
-		}
-		if m == nil || m.Kind != schema.Request {
-			continue
-		}
+	for _, in := range g.spec.InputRequests {
+		m := in.Method
 		params, results := g.signature(m)
 		iface := jen.Interface(jen.Id(goMethod(m)).Params(params...).Params(results...))
 		var arg jen.Code = jen.Id("req").Dot("Params")
-		cases = append(cases, jen.Case(jen.Op("*").Id(target.name)).Block(
+		body := []jen.Code{
 			jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Id("h").Assert(iface),
 			jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "NoInputHandler").Call(jen.Lit(m.Name)))),
 			jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("x").Dot(goMethod(m)).Call(jen.Id("ctx"), arg),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Id("out").Index(jen.Id("key")).Op("=").Id("res"),
-		))
+		}
+		if m.Reply != nil {
+			// Only the result itself answers an input request (a task
+			// handle does not).
+			body = append(body,
+				jen.List(jen.Id("r"), jen.Id("ok")).Op(":=").Id("res").Assert(jen.Op("*").Id(m.Result)),
+				jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("a reply other than "+m.Result+" to an input request")))),
+				jen.Id("out").Index(jen.Id("key")).Op("=").Id("r"))
+		} else {
+			body = append(body, jen.Id("out").Index(jen.Id("key")).Op("=").Id("res"))
+		}
+		cases = append(cases, jen.Case(jen.Op("*").Id(in.Def)).Block(body...))
 	}
 	cases = append(cases, jen.Default().Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit("input request"), jen.Lit("unknown")))))
 	f.Comment("fulfil answers input requests with the session's handler.")
@@ -171,8 +188,7 @@ func (g *generator) fulfil(f *jen.File) {
 // canFulfil reports whether the revision has input requests (multi
 // round-trip requests) a client answers with fulfil.
 func (g *generator) canFulfil() bool {
-	union := g.named["InputRequest"]
-	return g.spec.Def("InputRequests") != nil && g.spec.Def("InputResponses") != nil && union != nil && union.shape == shapeUnion
+	return len(g.spec.InputRequests) > 0
 }
 
 // handlerInterface declares the interface of the methods a side receives
@@ -475,17 +491,24 @@ func (g *generator) callType(f *jen.File, name string, from schema.Side, doc str
 			pexpr = jen.Id("params")
 		}
 		var body []jen.Code
-		if m.Reply == nil {
+		switch {
+		case m.Reply == nil && isUnion(resultT):
+			body = []jen.Code{
+				jen.Var().Id("raw").Qual(wirePkg, "Raw"),
+				jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Op("&").Id("raw")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Return(jen.Id("Unmarshal" + resultT.underlying().named.name).Call(jen.Id("raw"))),
+			}
+		case m.Reply == nil:
 			body = []jen.Code{
 				jen.Id("r").Op(":=").New(g.typeCode(resultT)),
 				jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Id("r")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Return(jen.Id("r"), jen.Nil()),
 			}
-		} else {
+		default:
 			body = g.replyCall(m, pt, pexpr, resultT)
 		}
 		f.Commentf("%s sends %s and waits for its result.", gm, m.Name)
-		f.Func().Params(jen.Id("c").Op("*").Id(name)).Id(gm).Params(params...).Params(jen.Op("*").Add(g.typeCode(resultT)), jen.Error()).Block(body...)
+		f.Func().Params(jen.Id("c").Op("*").Id(name)).Id(gm).Params(params...).Params(g.resultCode(resultT), jen.Error()).Block(body...)
 	}
 }
 
@@ -508,30 +531,37 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 	cases = append(cases, jen.Case(jen.Op("*").Add(g.typeCode(resultT))).Block(jen.Return(jen.Id("r"), jen.Nil())))
 	mrtr := false
 	for _, alt := range m.Alternatives {
-		if alt == "InputRequiredResult" && pt != nil && g.hasProp(pt, "inputResponses") {
+		altT := g.goType(&schema.Type{Kind: schema.Ref, Ref: alt})
+		if alt == "InputRequiredResult" && pt != nil && g.hasProp(pt, "inputResponses") && g.hasProp(altT, "inputRequests") && g.canFulfil() {
 			mrtr = true
-			cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(
+			retry := []jen.Code{
 				jen.If(jen.Id("round").Op(">=").Qual(mcpPkg, "MaxInputRounds")).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "TooManyInputRounds").Call(jen.Lit(m.Name)))),
 				jen.List(jen.Id("responses"), jen.Err()).Op(":=").Id("fulfil").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("r").Dot("InputRequests")),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Id("retry").Op(":=").Op("*").Id("params"),
 				jen.Id("retry").Dot("InputResponses").Op("=").Id("responses"),
-				jen.Id("retry").Dot("RequestState").Op("=").Id("r").Dot("RequestState"),
-				jen.Id("params").Op("=").Op("&").Id("retry"),
-			))
+			}
+			if g.hasProp(pt, "requestState") && g.hasProp(altT, "requestState") {
+				retry = append(retry, jen.Id("retry").Dot("RequestState").Op("=").Id("r").Dot("RequestState"))
+			}
+			retry = append(retry, jen.Id("params").Op("=").Op("&").Id("retry"))
+			cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(retry...))
 			continue
 		}
-		if alt == "CreateTaskResult" && g.spec.Era() != schema.Stateless {
+		if id, missing := g.taskID(); alt == "CreateTaskResult" && g.spec.Era() != schema.Stateless && id != nil {
 			// Only a caller that set params.task gets one: wait for the
 			// task and answer its result.
-			cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(
-				jen.If(jen.Id("r").Dot("Task").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("CreateTaskResult without task")))),
-				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(mcpPkg, "AwaitTaskResult").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("r").Dot("Task").Dot("TaskID")),
+			var check []jen.Code
+			for _, cond := range missing {
+				check = append(check, jen.If(cond).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("CreateTaskResult without task")))))
+			}
+			cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(append(check,
+				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(mcpPkg, "AwaitTaskResult").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), id),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Id("res").Op(":=").New(g.typeCode(resultT)),
 				jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("raw"), jen.Id("res")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Return(jen.Id("res"), jen.Nil()),
-			))
+			)...))
 			continue
 		}
 		cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit(alt)))))
@@ -562,6 +592,36 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 		return loop
 	}
 	return []jen.Code{jen.For(jen.Id("round").Op(":=").Lit(0), jen.Empty(), jen.Id("round").Op("++")).Block(loop...)}
+}
+
+// taskID is the expression of the task id of a CreateTaskResult r, from
+// the model's TaskID path (r.Task.TaskID, or r.TaskID where the result is
+// the task itself), and the conditions under which r has none (a nil
+// object on the way). id is nil when the revision's result carries no id.
+func (g *generator) taskID() (id *jen.Statement, missing []jen.Code) {
+	def := g.spec.Def("CreateTaskResult")
+	if len(g.spec.TaskID) == 0 || def == nil {
+		return nil, nil
+	}
+	t := g.resolve(def.Type)
+	id = jen.Id("r")
+	for i, name := range g.spec.TaskID {
+		var prop *schema.Prop
+		for _, p := range t.Props {
+			if p.Name == name {
+				prop = p
+			}
+		}
+		if prop == nil {
+			return nil, nil
+		}
+		id = id.Clone().Dot(prop.GoName)
+		if i < len(g.spec.TaskID)-1 && g.goType(prop.Type).underlying().shape == shapeStruct {
+			missing = append(missing, id.Clone().Op("==").Nil())
+		}
+		t = g.resolve(prop.Type)
+	}
+	return id, missing
 }
 
 func (g *generator) hasProp(gt *gotype, name string) bool {

@@ -37,6 +37,9 @@ type Provenance struct {
 	Generator string
 	// Revision is the spec revision.
 	Revision string
+	// Protocol is the protocol version the package negotiates: the
+	// revision, or what --protocol-version set.
+	Protocol string
 	// Commit is the upstream commit the schema files are from, or
 	// "unknown" for files matching no pin.
 	Commit string
@@ -52,6 +55,7 @@ func (g *generator) provenance() Provenance {
 	return Provenance{
 		Generator:      g.opts.Version,
 		Revision:       g.spec.Revision,
+		Protocol:       g.opts.ProtocolVersion,
 		Commit:         orDefault(g.opts.SpecCommit, "unknown"),
 		SchemaSHA256:   g.spec.SchemaSHA256,
 		SchemaTSSHA256: orDefault(g.spec.TSSHA256, "none"),
@@ -76,6 +80,7 @@ func (g *generator) provenanceFiles() ([]File, error) {
 		"Package":        g.opts.Package,
 		"Repository":     "github.com/modelcontextprotocol/modelcontextprotocol",
 		"Revision":       p.Revision,
+		"Protocol":       p.Protocol,
 		"Generator":      p.Generator,
 		"Commit":         p.Commit,
 		"SchemaSHA256":   p.SchemaSHA256,
@@ -110,7 +115,7 @@ var releaseRE = regexp.MustCompile(`^v\d+\.\d+\.\d+`)
 func ReadProvenance(src []byte) (Provenance, error) {
 	var p Provenance
 	fields := map[string]*string{
-		"mcpgen": &p.Generator, "revision": &p.Revision, "commit": &p.Commit,
+		"mcpgen": &p.Generator, "revision": &p.Revision, "protocol": &p.Protocol, "commit": &p.Commit,
 		"schema.json": &p.SchemaSHA256, "schema.ts": &p.SchemaTSSHA256, "overrides": &p.Overrides,
 	}
 	sc := bufio.NewScanner(bytes.NewReader(src))

@@ -53,9 +53,9 @@ func TestProvenanceRoundTrip(t *testing.T) {
 		want gen.Provenance
 	}{
 		{gen.Options{Package: "objects", Version: "v1.2.3", SpecCommit: strings.Repeat("c", 40), OverridesSHA256: strings.Repeat("d", 64)},
-			gen.Provenance{Generator: "v1.2.3", Revision: "objects", Commit: strings.Repeat("c", 40), Overrides: strings.Repeat("d", 64)}},
+			gen.Provenance{Generator: "v1.2.3", Revision: "objects", Protocol: "objects", Commit: strings.Repeat("c", 40), Overrides: strings.Repeat("d", 64)}},
 		{gen.Options{Package: "objects"},
-			gen.Provenance{Generator: "devel", Revision: "objects", Commit: "unknown", Overrides: "none"}},
+			gen.Provenance{Generator: "devel", Revision: "objects", Protocol: "objects", Commit: "unknown", Overrides: "none"}},
 	}
 	for _, tt := range tests {
 		files := generateConstruct(t, "objects", tt.opts)

@@ -35,10 +35,11 @@ func NewReferenceCompiler(jsonPath string, src []byte) (*jsonschema.Compiler, st
 	return c, url, nil
 }
 
-// compile meta-validates schema.json and compiles every definition, so a
-// broken schema is rejected with the JSON pointer of the fault.
-func compile(jsonPath string, src []byte, defsKey string, defs map[string]any) error {
-	c, url, err := NewReferenceCompiler(jsonPath, src)
+// compile meta-validates schema.json (src, with references resolved) and
+// compiles every definition, so a broken schema is rejected with the
+// position and JSON pointer of the fault.
+func compile(spec *Spec, src []byte, defsKey string, defs map[string]any) error {
+	c, url, err := NewReferenceCompiler(spec.JSONPath, src)
 	if err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func compile(jsonPath string, src []byte, defsKey string, defs map[string]any) e
 	for _, n := range names {
 		ptr := "/" + defsKey + "/" + escapePtr(n)
 		if _, err := c.Compile(url + "#" + ptr); err != nil {
-			return fmt.Errorf("%s#%s: schema does not compile: %s", jsonPath, faultPointer(err, ptr), faultMessage(err))
+			return spec.invalid(faultPointer(err, ptr), "schema does not compile: %s", faultMessage(err))
 		}
 	}
 	return nil

@@ -11,21 +11,37 @@ import (
 
 // converter turns schema.json nodes into model types.
 type converter struct {
-	file    string
 	defsKey string
 	spec    *Spec
 }
 
 func (c *converter) errorf(path, format string, args ...any) error {
-	return fmt.Errorf("%s#%s: %s", c.file, path, fmt.Sprintf(format, args...))
+	return c.spec.invalid(path, format, args...)
 }
 
-// annotation keywords carry no constraint; anything else unknown is an
-// error, so that no constraint is ever silently dropped.
+// ignore records that the keyword at path is ignored, so the generated
+// Validate accepts more than the schema: never silently.
+func (c *converter) ignore(path, format string, args ...any) error {
+	return c.spec.warn(Warning{
+		Class:    UnsupportedKeyword,
+		Where:    c.spec.at(path),
+		What:     fmt.Sprintf(format, args...),
+		Fallback: "ignored: the generated Validate does not check it (accepts more, never less)",
+	})
+}
+
+// annotation keywords carry no constraint, nor do vendor extensions
+// ("x-..."); any other unknown keyword is ignored with a warning, so that
+// no constraint is ever silently dropped.
 var annotations = map[string]bool{
 	"description": true, "title": true, "default": true, "examples": true,
 	"$comment": true, "deprecated": true, "readOnly": true, "writeOnly": true,
 }
+
+func isAnnotation(k string) bool { return annotations[k] || strings.HasPrefix(k, "x-") }
+
+// formats are the string formats generated validators check.
+var formats = map[string]bool{"uri": true, "uri-template": true, "byte": true}
 
 var handled = map[string]bool{
 	"$ref": true, "anyOf": true, "allOf": true, "type": true, "properties": true,
@@ -41,16 +57,20 @@ func (c *converter) convert(node map[string]any, path string) (*Type, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if !handled[k] && !annotations[k] {
-			return nil, c.errorf(path, "unsupported keyword %q", k)
+		if !handled[k] && !isAnnotation(k) {
+			if err := c.ignore(path+"/"+escapePtr(k), "keyword %q is not supported", k); err != nil {
+				return nil, err
+			}
 		}
 	}
 	doc := description(node)
 
 	if ref, ok := node["$ref"]; ok {
 		for _, k := range keys {
-			if k != "$ref" && !annotations[k] {
-				return nil, c.errorf(path, "keyword %q beside $ref is not supported", k)
+			if k != "$ref" && handled[k] {
+				if err := c.ignore(path+"/"+escapePtr(k), "keyword %q beside $ref is not supported", k); err != nil {
+					return nil, err
+				}
 			}
 		}
 		s, _ := ref.(string)
@@ -65,12 +85,15 @@ func (c *converter) convert(node map[string]any, path string) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(keys) > 1 {
-			for _, k := range keys {
-				if k != "anyOf" && !annotations[k] {
-					return nil, c.errorf(path, "keyword %q beside anyOf is not supported", k)
+		for _, k := range keys {
+			if k != "anyOf" && handled[k] {
+				if err := c.ignore(path+"/"+escapePtr(k), "keyword %q beside anyOf is not supported", k); err != nil {
+					return nil, err
 				}
 			}
+		}
+		if len(members) == 0 { // every member was the schema false
+			return &Type{Kind: Any, Path: path, Doc: doc}, nil
 		}
 		return &Type{Kind: AnyOf, Path: path, Doc: doc, Union: &Union{Path: path, Members: members}}, nil
 	}
@@ -78,6 +101,13 @@ func (c *converter) convert(node map[string]any, path string) (*Type, error) {
 		parts, err := c.list(list, path+"/allOf")
 		if err != nil {
 			return nil, err
+		}
+		for _, k := range keys {
+			if k != "allOf" && handled[k] {
+				if err := c.ignore(path+"/"+escapePtr(k), "keyword %q beside allOf is not supported", k); err != nil {
+					return nil, err
+				}
+			}
 		}
 		t := &Type{Kind: Object, Path: path, Doc: doc, allOf: parts}
 		return t, nil
@@ -105,7 +135,14 @@ func (c *converter) convert(node map[string]any, path string) (*Type, error) {
 		case node["const"] != nil:
 			kinds = []string{jsonKindOf(node["const"])}
 		case node["enum"] != nil:
-			kinds = []string{"string"}
+			k := enumKind(node["enum"])
+			if k == "" {
+				if err := c.ignore(path+"/enum", "enum of values of several JSON types"); err != nil {
+					return nil, err
+				}
+				return &Type{Kind: Any, Path: path, Doc: doc}, nil
+			}
+			kinds = []string{k}
 		default:
 			return &Type{Kind: Any, Path: path, Doc: doc}, nil
 		}
@@ -146,6 +183,24 @@ func (c *converter) convert(node map[string]any, path string) (*Type, error) {
 	return t, nil
 }
 
+// enumKind is the JSON type an enum without a type keyword constrains: the
+// type its values share ("string" when they are strings), else "".
+func enumKind(v any) string {
+	list, _ := v.([]any)
+	kind := ""
+	for _, e := range list {
+		k := jsonKindOf(e)
+		if k == "integer" {
+			k = "number"
+		}
+		if kind != "" && k != kind {
+			return ""
+		}
+		kind = k
+	}
+	return kind
+}
+
 func jsonKindOf(v any) string {
 	switch v := v.(type) {
 	case string:
@@ -181,10 +236,12 @@ func (c *converter) scalar(kind string, node map[string]any, path string) (*Type
 		allowed = map[string]bool{"items": true, "maxItems": true}
 		items, ok := node["items"].(map[string]any)
 		if !ok {
-			if b, isBool := node["items"].(bool); isBool && b || node["items"] == nil {
-				items = map[string]any{}
-			} else {
-				return nil, c.errorf(path+"/items", "items must be a schema object")
+			items = map[string]any{}
+			if b, isBool := node["items"].(bool); !(isBool && b || node["items"] == nil) {
+				// A tuple (draft-07 items array) or items: false.
+				if err := c.ignore(path+"/items", "items that is not a single schema"); err != nil {
+					return nil, err
+				}
 			}
 		}
 		it, err := c.convert(items, path+"/items")
@@ -203,32 +260,40 @@ func (c *converter) scalar(kind string, node map[string]any, path string) (*Type
 		t.Kind = String
 		allowed = map[string]bool{"const": true, "enum": true, "format": true}
 		if v, ok := node["const"]; ok {
-			s, ok := v.(string)
-			if !ok {
-				return nil, c.errorf(path+"/const", "const of a string type is not a string")
+			if s, ok := v.(string); ok {
+				t.Const = &Value{Str: s}
+			} else if err := c.ignore(path+"/const", "const of a string type is not a string"); err != nil {
+				return nil, err
 			}
-			t.Const = &Value{Str: s}
 		}
 		if v, ok := node["enum"]; ok {
-			list, ok := v.([]any)
-			if !ok || len(list) == 0 {
-				return nil, c.errorf(path+"/enum", "enum must be a non-empty array")
-			}
-			for i, e := range list {
-				s, ok := e.(string)
-				if !ok {
-					return nil, c.errorf(fmt.Sprintf("%s/enum/%d", path, i), "enum value is not a string")
+			list, _ := v.([]any)
+			var values []string
+			for _, e := range list {
+				if s, ok := e.(string); ok {
+					values = append(values, s)
 				}
-				t.Enum = append(t.Enum, s)
+			}
+			if len(values) == len(list) && len(list) > 0 {
+				t.Enum = values
+			} else if err := c.ignore(path+"/enum", "enum of a string type with values that are not strings"); err != nil {
+				return nil, err
 			}
 		}
 		if v, ok := node["format"]; ok {
 			s, _ := v.(string)
-			switch s {
-			case "uri", "uri-template", "byte":
+			if formats[s] {
 				t.Format = s
-			default:
-				return nil, c.errorf(path+"/format", "unsupported format %q (supported: uri, uri-template, byte)", s)
+			} else {
+				err := c.spec.warn(Warning{
+					Class:    UnsupportedFormat,
+					Where:    c.spec.at(path + "/format"),
+					What:     fmt.Sprintf("format %q is not one the generated validators check (uri, uri-template, byte)", s),
+					Fallback: "no format check: any string is accepted",
+				})
+				if err != nil {
+					return nil, err
+				}
 			}
 		}
 	case "integer", "number":
@@ -239,11 +304,11 @@ func (c *converter) scalar(kind string, node map[string]any, path string) (*Type
 		allowed = map[string]bool{"const": true, "minimum": true, "maximum": true}
 		if v, ok := node["const"]; ok {
 			n, ok := v.(json.Number)
-			i, err := n.Int64()
-			if !ok || err != nil {
-				return nil, c.errorf(path+"/const", "const of a number type must be an integer")
+			if i, err := n.Int64(); ok && err == nil {
+				t.Const = &Value{IsInt: true, Int: i}
+			} else if err := c.ignore(path+"/const", "const of a number type that is not an integer"); err != nil {
+				return nil, err
 			}
-			t.Const = &Value{IsInt: true, Int: i}
 		}
 		for _, kw := range []string{"minimum", "maximum"} {
 			v, ok := node[kw]
@@ -268,9 +333,11 @@ func (c *converter) scalar(kind string, node map[string]any, path string) (*Type
 	default:
 		return nil, c.errorf(path+"/type", "unknown type %q", kind)
 	}
-	for k := range node {
+	for _, k := range sortedKeys(node) {
 		if handled[k] && k != "type" && !allowed[k] {
-			return nil, c.errorf(path+"/"+k, "keyword %q does not apply to type %s", k, kind)
+			if err := c.ignore(path+"/"+k, "keyword %q on type %s is not supported", k, kind); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return t, nil
@@ -293,7 +360,10 @@ func (c *converter) object(t *Type, node map[string]any, path string) error {
 				return c.errorf(fmt.Sprintf("%s/required/%d", path, i), "required name is not a string")
 			}
 			if _, declared := props[s]; !declared {
-				return c.errorf(fmt.Sprintf("%s/required/%d", path, i), "required member %q has no property schema", s)
+				if err := c.ignore(fmt.Sprintf("%s/required/%d", path, i), "required member %q has no property schema", s); err != nil {
+					return err
+				}
+				continue
 			}
 			required[s] = true
 		}
@@ -310,7 +380,10 @@ func (c *converter) object(t *Type, node map[string]any, path string) error {
 			if b, isBool := props[name].(bool); isBool && b {
 				pnode = map[string]any{}
 			} else {
-				return c.errorf(ppath, "property schema must be an object")
+				if err := c.ignore(ppath, "property schema false (the member is forbidden)"); err != nil {
+					return err
+				}
+				continue
 			}
 		}
 		pt, err := c.convert(pnode, ppath)
@@ -354,7 +427,17 @@ func (c *converter) list(v any, path string) ([]*Type, error) {
 	for i, e := range list {
 		node, ok := e.(map[string]any)
 		if !ok {
-			return nil, c.errorf(fmt.Sprintf("%s/%d", path, i), "member must be a schema object")
+			b, isBool := e.(bool)
+			if !isBool {
+				return nil, c.errorf(fmt.Sprintf("%s/%d", path, i), "member must be a schema")
+			}
+			if !b {
+				if err := c.ignore(fmt.Sprintf("%s/%d", path, i), "the schema false"); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			node = map[string]any{}
 		}
 		t, err := c.convert(node, fmt.Sprintf("%s/%d", path, i))
 		if err != nil {
@@ -388,27 +471,38 @@ func (c *converter) refName(ref string) (string, bool) {
 }
 
 // checkRefs verifies that every $ref in the document resolves, naming the
-// pointer of the first one that does not.
-func checkRefs(file string, root map[string]any, defsKey string) error {
+// pointer of the first one that does not. A reference into the other
+// dialect's definitions member (#/definitions/X in a file whose definitions
+// are in #/$defs) is resolved by name, rewritten in root, and reported in
+// one warning; rewritten reports whether root changed.
+func checkRefs(spec *Spec, root map[string]any, defsKey string) (rewritten bool, err error) {
 	defs, _ := root[defsKey].(map[string]any)
+	own := "#/" + defsKey + "/"
+	other := "#/definitions/"
+	if defsKey == "definitions" {
+		other = "#/$defs/"
+	}
+	_, otherExists := root[strings.TrimSuffix(strings.TrimPrefix(other, "#/"), "/")]
+	var foreign []string
 	var walk func(v any, path string) error
 	walk = func(v any, path string) error {
 		switch v := v.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range sortedKeys(v) {
 				if k == "$ref" {
 					ref, _ := v[k].(string)
-					prefix := "#/" + defsKey + "/"
-					if !strings.HasPrefix(ref, prefix) {
-						return fmt.Errorf("%s#%s/$ref: unsupported reference %q (only local references to #/%s/...)", file, path, ref, defsKey)
+					if strings.HasPrefix(ref, other) && !otherExists {
+						if _, ok := defs[unescapePtr(ref[len(other):])]; ok {
+							foreign = append(foreign, path+"/$ref")
+							ref = own + ref[len(other):]
+							v[k] = ref
+						}
 					}
-					if _, ok := defs[unescapePtr(ref[len(prefix):])]; !ok {
-						return fmt.Errorf("%s#%s/$ref: reference %q does not resolve", file, path, ref)
+					if !strings.HasPrefix(ref, own) {
+						return spec.invalid(path+"/$ref", "unsupported reference %q; expected a local reference to #/%s/...", ref, defsKey)
+					}
+					if _, ok := defs[unescapePtr(ref[len(own):])]; !ok {
+						return spec.invalid(path+"/$ref", "reference %q does not resolve; expected the name of a definition in #/%s", ref, defsKey)
 					}
 					continue
 				}
@@ -425,5 +519,17 @@ func checkRefs(file string, root map[string]any, defsKey string) error {
 		}
 		return nil
 	}
-	return walk(root, "")
+	if err := walk(root, ""); err != nil {
+		return false, err
+	}
+	if len(foreign) == 0 {
+		return false, nil
+	}
+	return true, spec.warn(Warning{
+		Class: ForeignRef,
+		Where: spec.at(foreign[0]),
+		What: fmt.Sprintf("%d reference(s) use %s although the definitions are in #/%s (first here, last at #%s)",
+			len(foreign), other+"...", defsKey, foreign[len(foreign)-1]),
+		Fallback: "each resolves to the definition of that name in #/" + defsKey,
+	})
 }

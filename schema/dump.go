@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,6 +130,9 @@ func (s *Spec) Dump(w io.Writer) error {
 		if m.NameParam != "" {
 			p("  Mcp-Name=params.%s", m.NameParam)
 		}
+		if len(m.Aliases) > 0 {
+			p("  aliases %s", strings.Join(m.Aliases, ","))
+		}
 		if m.Doc.Deprecated != nil {
 			p("  deprecated")
 		}
@@ -159,8 +163,30 @@ func (s *Spec) Dump(w io.Writer) error {
 			p("  %s: %s\n", e.Name, e.Reason)
 		}
 	}
+	if len(s.InputRequests) > 0 {
+		p("\ninput requests (%d)\n", len(s.InputRequests))
+		for _, in := range s.InputRequests {
+			p("  %s answered as %s -> %s\n", in.Def, in.Method.Name, in.Method.Result)
+		}
+	}
+	if s.TaskID != nil {
+		p("\ntask id: CreateTaskResult.%s\n", strings.Join(s.TaskID, "."))
+	}
+	if len(s.Warnings) > 0 {
+		p("\nwarnings (%d)\n", len(s.Warnings))
+		for _, w := range s.Warnings {
+			p("  %s\n", s.Relative(w.String()))
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Relative rewrites the paths of the spec's files in text relative to the
+// spec directory (schema.json#/$defs/X, schema.ts:3:4), so that output
+// naming them does not depend on where the spec was read from.
+func (s *Spec) Relative(text string) string {
+	return strings.ReplaceAll(text, filepath.Dir(s.JSONPath)+string(filepath.Separator), "")
 }
 
 func (v Value) String() string {

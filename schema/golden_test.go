@@ -2,9 +2,11 @@ package schema_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,6 +111,97 @@ func TestLoadErrors(t *testing.T) {
 			}
 			golden(t, path, ar, "error.golden", []byte(msg+"\n"))
 		})
+	}
+}
+
+// section returns the archive's section name, or nil.
+func section(ar *txtar.Archive, name string) []byte {
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	return nil
+}
+
+// LoadOptions are the options a degrade case asks for: its overrides.txt.
+func loadOptions(t *testing.T, ar *txtar.Archive) schema.Options {
+	t.Helper()
+	var opts schema.Options
+	if src := section(ar, "overrides.txt"); src != nil {
+		facts, err := schema.ParseFacts("overrides.txt", src, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Overrides = facts
+	}
+	return opts
+}
+
+// Each fallback (testdata/degrade, one case per class and per fact an
+// overrides file can state) loads with a warning of its class, whose
+// model is pinned by a golden dump (warnings included); with Strict the
+// same schema fails with the warning as its error. Cases of class "none"
+// derive everything: no warning.
+func TestDegrade(t *testing.T) {
+	paths, _ := filepath.Glob("../testdata/degrade/*.txtar")
+	if len(paths) == 0 {
+		t.Fatal("no testdata/degrade")
+	}
+	covered := map[schema.Class]bool{}
+	for _, path := range paths {
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		class := schema.Class(strings.TrimSpace(string(section(ar, "class"))))
+		covered[class] = true
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			dir := extract(t, ar)
+			opts := loadOptions(t, ar)
+			s, err := schema.LoadWith(dir, opts)
+			if err != nil {
+				t.Fatalf("LoadWith: %v", err)
+			}
+			var classes []schema.Class
+			for _, w := range s.Warnings {
+				classes = append(classes, w.Class)
+			}
+			switch {
+			case class == "none" && len(classes) > 0:
+				t.Errorf("warnings %v, want none", classes)
+			case class != "none" && !slices.Contains(classes, class):
+				t.Errorf("warnings %v, want one of class %s", classes, class)
+			}
+			var b bytes.Buffer
+			if err := s.Dump(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, path, ar, "model.golden", b.Bytes())
+
+			opts.Strict = true
+			_, err = schema.LoadWith(dir, opts)
+			if class == "none" {
+				if err != nil {
+					t.Errorf("strict: %v", err)
+				}
+				return
+			}
+			var se *schema.StrictError
+			if !errors.As(err, &se) {
+				t.Fatalf("strict: %v, want a *schema.StrictError", err)
+			}
+			msg := strings.ReplaceAll(err.Error(), dir, "$DIR")
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error spans several lines: %q", msg)
+			}
+			golden(t, path, ar, "strict.golden", []byte(msg+"\n"))
+		})
+	}
+	for _, c := range schema.Classes {
+		if !covered[c.Class] {
+			t.Errorf("no testdata/degrade case of class %s", c.Class)
+		}
 	}
 }
 

@@ -6,8 +6,14 @@
 // versus floating-point numbers, the known values of open string unions,
 // inheritance, deprecations, internal markers, exported constants and the
 // severity order of logging levels. Facts that are in neither file (which
-// request returns which result, how a few unions are told apart) live in one
-// reviewed table, exceptions.go.
+// request returns which result when no rule finds it, how a few unions are
+// told apart) live in one reviewed table, facts.txt, which users extend with
+// an overrides file (Facts).
+//
+// A revision the loader cannot fully derive still loads: each gap gets a
+// documented fallback and a Warning (see Class); Options.Strict makes them
+// errors. Only an input that is not a schema — empty, malformed JSON or
+// TypeScript, a reference that does not resolve — fails to load.
 package schema
 
 import "iter"
@@ -43,8 +49,50 @@ type Spec struct {
 	// Overrides lists every place where schema.ts decides a type that
 	// schema.json states differently (integer vs number, a null JSON drops).
 	Overrides []Override
+	// TaskID is the path of members from CreateTaskResult to the task's id
+	// (["task", "taskId"]; ["taskId"] where the result is the task itself),
+	// nil when the revision has no CreateTaskResult or it carries no id.
+	TaskID []string
+	// InputRequests are the input requests (2026 multi round-trip: the
+	// members of the InputRequest union) a client answers with the handler
+	// of a method, in the union's order; empty when the revision has none
+	// or a client cannot answer them.
+	InputRequests []InputRequest
+	// Warnings are the facts the loader could not derive and the fallbacks
+	// it took, in the order met.
+	Warnings []Warning
 
-	defs map[string]*Def
+	defs   map[string]*Def
+	strict bool
+	facts  *Facts
+	src    []byte // schema.json while loading, for error positions
+}
+
+// walk calls visit on the type of every definition and every type nested
+// in it, parents before their children (Type.Children, read after visit
+// returns, so visit may replace what t holds), stopping at the first error.
+func (s *Spec) walk(visit func(t *Type) error) error {
+	var rec func(t *Type) error
+	rec = func(t *Type) error {
+		if t == nil {
+			return nil
+		}
+		if err := visit(t); err != nil {
+			return err
+		}
+		for c := range t.Children() {
+			if err := rec(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, d := range s.Defs {
+		if err := rec(d.Type); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Def returns the definition with the given name, or nil.
@@ -255,6 +303,16 @@ type Constant struct {
 	Doc   Doc
 	// ErrorCode reports a JSON-RPC error code constant.
 	ErrorCode bool
+}
+
+// InputRequest is one kind of input request a client answers.
+type InputRequest struct {
+	// Def is the member of the InputRequest union (ElicitRequest, or a
+	// draft's ElicitationCreateRequest).
+	Def string
+	// Method answers it; Method.Result is a member of the union of
+	// InputResponses' values.
+	Method *Method
 }
 
 // Exclusion is an exported TS declaration left out of the model.

@@ -88,8 +88,9 @@ func joinWords(ws []string) string {
 var reservedFields = map[string]bool{"Extra": true}
 
 // uniqueGoNames assigns GoName to every property of an object, keeping the
-// names unique: on a collision the colliding members get their full names.
-func uniqueGoNames(t *Type) error {
+// names unique: on a collision the colliding members get their full names,
+// and where even those collide, a number (with a warning).
+func uniqueGoNames(spec *Spec, t *Type) error {
 	seen := map[string][]*Prop{}
 	for _, p := range t.Props {
 		p.GoName = GoName(p.Name)
@@ -106,11 +107,28 @@ func uniqueGoNames(t *Type) error {
 	final := map[string]string{}
 	for _, p := range t.Props {
 		if other, dup := final[p.GoName]; dup || reservedFields[p.GoName] {
-			return fmt.Errorf("%s: members %q and %q both map to the Go name %s", t.Path, other, p.Name, p.GoName)
+			name := numbered(p.GoName, func(n string) bool { _, taken := final[n]; return taken || reservedFields[n] })
+			what := fmt.Sprintf("members %q and %q both map to the Go name %s", other, p.Name, p.GoName)
+			if !dup {
+				what = fmt.Sprintf("member %q maps to the Go name %s, which the generator uses itself", p.Name, p.GoName)
+			}
+			if err := spec.warn(Warning{Class: NameCollision, Where: spec.at(t.Path), What: what, Fallback: fmt.Sprintf("%q is the field %s", p.Name, name)}); err != nil {
+				return err
+			}
+			p.GoName = name
 		}
 		final[p.GoName] = p.Name
 	}
 	return nil
+}
+
+// numbered is name with the smallest number from 2 on that taken rejects.
+func numbered(name string, taken func(string) bool) string {
+	for i := 2; ; i++ {
+		if n := fmt.Sprintf("%s%d", name, i); !taken(n) {
+			return n
+		}
+	}
 }
 
 // nameInline flattens allOf, gives every inline object, union and union
@@ -130,7 +148,14 @@ func nameInline(spec *Spec) error {
 			name += "Object"
 		}
 		if prev, ok := owner[name]; ok {
-			return fmt.Errorf("%s#%s: synthesized name %s is already taken by %s", spec.JSONPath, t.Path, name, prev)
+			alt := numbered(name, func(n string) bool { _, taken := owner[n]; return taken })
+			err := spec.warn(Warning{Class: NameCollision, Where: spec.at(t.Path),
+				What:     fmt.Sprintf("the name %s synthesized for this inline type is taken by %s", name, prev),
+				Fallback: "it is named " + alt})
+			if err != nil {
+				return err
+			}
+			name = alt
 		}
 		owner[name] = "#" + t.Path
 		t.Name = name
@@ -145,8 +170,8 @@ func nameInline(spec *Spec) error {
 					return err
 				}
 			}
-			if err := uniqueGoNames(t); err != nil {
-				return fmt.Errorf("%s#%w", spec.JSONPath, err)
+			if err := uniqueGoNames(spec, t); err != nil {
+				return err
 			}
 			for _, p := range t.Props {
 				if err := walk(p.Type, name+p.GoName, false); err != nil {
@@ -255,12 +280,19 @@ func resolveAllOf(spec *Spec) error {
 	state := map[*Type]int{} // 1 resolving, 2 done
 	var resolve func(t *Type) error
 	var visit func(t *Type) error
+	// raw gives up on combining t: it is any JSON value.
+	raw := func(t *Type, at, what string) error {
+		state[t] = 2
+		*t = Type{Kind: Any, Path: t.Path, Doc: t.Doc}
+		return spec.warn(Warning{Class: UnsupportedAllOf, Where: spec.at(at), What: what,
+			Fallback: "any JSON value, kept raw: Validate checks nothing inside"})
+	}
 	resolve = func(t *Type) error {
 		if t.allOf == nil || state[t] == 2 {
 			return nil
 		}
 		if state[t] == 1 {
-			return fmt.Errorf("%s#%s: allOf refers to itself", spec.JSONPath, t.Path)
+			return raw(t, t.Path, "allOf refers to itself")
 		}
 		state[t] = 1
 		index := map[string]int{}
@@ -269,18 +301,26 @@ func resolveAllOf(spec *Spec) error {
 			for hops := 0; obj.Kind == Ref; hops++ {
 				d := spec.Def(obj.Ref)
 				if d == nil || hops > len(spec.Defs) {
-					return fmt.Errorf("%s#%s: allOf refers to unknown or circular definition %s", spec.JSONPath, part.Path, obj.Ref)
+					return raw(t, part.Path, fmt.Sprintf("allOf refers to unknown or circular definition %s", obj.Ref))
 				}
 				obj = d.Type
 			}
 			if err := resolve(obj); err != nil {
 				return err
 			}
+			if state[t] == 2 {
+				return nil // t itself was given up on, through a cycle
+			}
 			if obj.Kind != Object {
-				return fmt.Errorf("%s#%s: allOf part is a %s; only objects can be combined", spec.JSONPath, part.Path, obj.Kind)
+				return raw(t, part.Path, fmt.Sprintf("allOf combines %s with other parts; only objects can be combined", withArticle(obj.Kind)))
 			}
 			if obj.Additional != Open {
-				return fmt.Errorf("%s#%s: allOf part restricts additional members; not supported", spec.JSONPath, part.Path)
+				err := spec.warn(Warning{Class: UnsupportedAllOf, Where: spec.at(part.Path),
+					What:     "an allOf part restricts additional members",
+					Fallback: "the combined object keeps members it does not name"})
+				if err != nil {
+					return err
+				}
 			}
 			for _, p := range obj.Props {
 				cp := *p
@@ -329,6 +369,17 @@ func resolveAllOf(spec *Spec) error {
 		}
 	}
 	return nil
+}
+
+// withArticle names a kind with its article: "an integer".
+func withArticle(k Kind) string {
+	switch k {
+	case Any:
+		return "any value"
+	case Integer, Object, Array, AnyOf:
+		return "an " + k.String()
+	}
+	return "a " + k.String()
 }
 
 // sortedKeys returns m's keys in order.

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,19 +10,95 @@ import (
 )
 
 // merger refines the JSON-derived model with what schema.ts says.
+//
+// The rule where the two files disagree: schema.json decides the structure
+// — which members exist, which are required, their JSON types — because it
+// is what peers validate against; schema.ts refines what JSON cannot say —
+// integers versus floats, open enums and the order of known values,
+// documentation, inheritance, deprecation, constants. A disagreement on
+// structure is a TSJSONMismatch warning and schema.json's version stands.
+// One disagreement is no disagreement: a member schema.ts types `never` is
+// one that must be absent, which schema.json says by leaving it out.
 type merger struct {
 	spec *Spec
 	file *ts.File
+	// trial counts the nested attempts to match a TS union member: inside
+	// one, a mismatch means "not this member", not a warning.
+	trial int
+	// mismatches groups the warnings of one TS declaration met in every
+	// definition that inherits it (Result.result_type in each result), in
+	// the order first met.
+	mismatches []*mismatchGroup
 }
 
+type mismatchGroup struct {
+	w      Warning
+	others []string // the other places, as JSON pointers
+}
+
+// mismatchError is a place where schema.ts and schema.json disagree.
+type mismatchError struct {
+	w Warning
+}
+
+func (e *mismatchError) Error() string { return e.w.Where + ": " + e.w.What }
+
 // mismatch reports a place where schema.ts and schema.json disagree in a
-// way the model cannot reconcile.
+// way the model cannot reconcile; soft turns it into a warning where the
+// merge can go on.
 func (m *merger) mismatch(jsonPath string, pos ts.Pos, format string, args ...any) error {
-	return fmt.Errorf("%s#%s: schema.ts (%s) and schema.json disagree: %s", m.spec.JSONPath, jsonPath, pos, fmt.Sprintf(format, args...))
+	return &mismatchError{Warning{
+		Class:    TSJSONMismatch,
+		Where:    m.spec.at(jsonPath),
+		What:     fmt.Sprintf("schema.ts (%s) and schema.json disagree: %s", pos, fmt.Sprintf(format, args...)),
+		Fallback: "schema.json decides the structure; schema.ts does not refine this place",
+	}}
+}
+
+// soft records a mismatch as a warning, outside trials, so the merge goes
+// on with schema.json's version of the place; other errors pass.
+func (m *merger) soft(err error) error {
+	var me *mismatchError
+	if err == nil || m.trial > 0 || !errors.As(err, &me) {
+		return err
+	}
+	if m.spec.strict {
+		return m.spec.warn(me.w)
+	}
+	for _, g := range m.mismatches {
+		if g.w.What == me.w.What {
+			g.others = append(g.others, strings.TrimPrefix(me.w.Where, m.spec.JSONPath))
+			return nil
+		}
+	}
+	m.mismatches = append(m.mismatches, &mismatchGroup{w: me.w})
+	return nil
+}
+
+// flush records the grouped mismatches as warnings.
+func (m *merger) flush() error {
+	for _, g := range m.mismatches {
+		w := g.w
+		if n := len(g.others); n > 0 {
+			w.What += fmt.Sprintf(" (and at %d more places that inherit it, the last %s)", n, g.others[n-1])
+		}
+		if err := m.spec.warn(w); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func mergeTS(spec *Spec, f *ts.File) error {
 	m := &merger{spec: spec, file: f}
+	for _, dup := range f.Duplicates {
+		err := spec.warn(Warning{Class: TSDuplicate, Where: dup.Pos.String(),
+			What:     fmt.Sprintf("%s is declared again (first at %d:%d) in a way TypeScript does not merge: %s", dup.Name, dup.First.Line, dup.First.Col, dup.Why),
+			Fallback: "the first declaration stands"})
+		if err != nil {
+			return err
+		}
+	}
 	for _, d := range f.Decls {
 		if d.Exported && d.Kind == ts.Const && d.Name == "LATEST_PROTOCOL_VERSION" && d.Value != nil {
 			spec.Revision = d.Value.Str
@@ -42,11 +119,18 @@ func mergeTS(spec *Spec, f *ts.File) error {
 			if spec.Def(d.Name) != nil {
 				continue
 			}
-			reason, ok := excludedDecl(spec.Revision, d.Name)
-			if !ok {
-				return fmt.Errorf("%s: exported declaration %s is not a definition of %s; add it to the exclusion table in schema/exceptions.go with a reason, or fix the schema", d.Pos, d.Name, spec.JSONPath)
+			if f, ok := spec.facts.lookup(FactExclude, d.Name); ok {
+				spec.Excluded = append(spec.Excluded, Exclusion{Name: d.Name, Reason: f.Why})
+				continue
 			}
-			spec.Excluded = append(spec.Excluded, Exclusion{Name: d.Name, Reason: reason})
+			err := spec.warn(Warning{Class: TSOnlyDeclaration, Where: d.Pos.String(),
+				What:     fmt.Sprintf("exported declaration %s is not a definition of %s", d.Name, spec.JSONPath),
+				Fallback: "left out of the model",
+				Fact:     "exclude " + d.Name + " | WHY"})
+			if err != nil {
+				return err
+			}
+			spec.Excluded = append(spec.Excluded, Exclusion{Name: d.Name, Reason: "not in schema.json (warning)"})
 		}
 	}
 	for _, def := range spec.Defs {
@@ -69,7 +153,7 @@ func mergeTS(spec *Spec, f *ts.File) error {
 		case ts.TypeAlias:
 			err = m.refine(def.Type, d.Type, d.Doc)
 		}
-		if err != nil {
+		if err := m.soft(err); err != nil {
 			return err
 		}
 	}
@@ -80,7 +164,7 @@ func mergeTS(spec *Spec, f *ts.File) error {
 			}
 		}
 	}
-	return nil
+	return m.flush()
 }
 
 func (m *merger) constant(d *ts.Decl) (*Constant, error) {
@@ -296,14 +380,29 @@ func (m *merger) object(jt *Type, members []*ts.Member, index *ts.IndexSig, pos 
 	for _, mem := range members {
 		p := byName[mem.Name]
 		if p == nil {
-			return m.mismatch(jt.Path, mem.Pos, "member %q is declared in schema.ts but missing from schema.json", mem.Name)
+			if isNever(mem.Type) {
+				// `x: never`: the member must be absent, as schema.json
+				// says by not having it.
+				if !slices.Contains(jt.Forbidden, mem.Name) {
+					jt.Forbidden = append(jt.Forbidden, mem.Name)
+					jt.ForbiddenWhy = "schema.ts types it never"
+				}
+				continue
+			}
+			if err := m.soft(m.mismatch(jt.Path, mem.Pos, "member %q is declared in schema.ts but missing from schema.json", mem.Name)); err != nil {
+				return err
+			}
+			continue
 		}
 		if p.Required == mem.Optional {
-			return m.mismatch(jt.Path+"/properties/"+escapePtr(p.Name), mem.Pos, "member %q is %s in schema.ts but %s in schema.json",
+			err := m.mismatch(jt.Path+"/properties/"+escapePtr(p.Name), mem.Pos, "member %q is %s in schema.ts but %s in schema.json",
 				mem.Name, requiredWord(!mem.Optional), requiredWord(p.Required))
+			if err := m.soft(err); err != nil {
+				return err
+			}
 		}
 		p.Doc = docFrom(mem.Doc, p.Doc.Text)
-		if err := m.refine(p.Type, mem.Type, mem.Doc); err != nil {
+		if err := m.soft(m.refine(p.Type, mem.Type, mem.Doc)); err != nil {
 			return err
 		}
 		ordered = append(ordered, p)
@@ -311,7 +410,12 @@ func (m *merger) object(jt *Type, members []*ts.Member, index *ts.IndexSig, pos 
 	}
 	for _, p := range jt.Props {
 		if _, left := byName[p.Name]; left {
-			return m.mismatch(jt.Path+"/properties/"+escapePtr(p.Name), pos, "property %q is in schema.json but not declared in schema.ts", p.Name)
+			// Kept, after the members schema.ts orders.
+			err := m.mismatch(jt.Path+"/properties/"+escapePtr(p.Name), pos, "property %q is in schema.json but not declared in schema.ts", p.Name)
+			if err := m.soft(err); err != nil {
+				return err
+			}
+			ordered = append(ordered, p)
 		}
 	}
 	jt.Props = ordered
@@ -328,8 +432,16 @@ func requiredWord(required bool) string {
 	return "optional"
 }
 
+// isNever reports the TS type never.
+func isNever(t *ts.Type) bool { return t != nil && t.Kind == ts.Keyword && t.Keyword == "never" }
+
 // refine applies what the TS type expression tt says to the model type jt.
+// Any JSON value (which is also what an unsupported construct degrades to)
+// takes no refinement.
 func (m *merger) refine(jt *Type, tt *ts.Type, doc *ts.Doc) error {
+	if jt.Kind == Any {
+		return nil
+	}
 	switch tt.Kind {
 	case ts.Ref:
 		switch {
@@ -337,6 +449,10 @@ func (m *merger) refine(jt *Type, tt *ts.Type, doc *ts.Doc) error {
 			return m.refine(jt, &ts.Type{Kind: ts.Array, Elem: tt.Args[0], Pos: tt.Pos}, doc)
 		case tt.Name == "Record" && len(tt.Args) == 2:
 			return m.object(jt, nil, &ts.IndexSig{Value: tt.Args[1], Pos: tt.Pos}, tt.Pos)
+		case tt.Name == "Date" && len(tt.Args) == 0 && m.file.Lookup("Date") == nil && jt.Kind == String:
+			// TypeScript's built-in Date, which schema.json writes as a
+			// string (format date-time).
+			return nil
 		}
 		if jt.Kind == AnyOf {
 			// type ClientNotification = ChangedNotification: a union of one.
@@ -492,11 +608,14 @@ func (m *merger) union(jt *Type, tt *ts.Type, doc *ts.Doc) error {
 	if jt.Kind != AnyOf {
 		// Only some TS members survive in the JSON (JSONValue's null, say):
 		// match the one that fits.
+		m.trial++
 		for _, t := range tt.Types {
 			if err := m.refine(jt, t, doc); err == nil {
+				m.trial--
 				return nil
 			}
 		}
+		m.trial--
 		return m.mismatch(jt.Path, tt.Pos, "no member of the schema.ts union %s fits the schema.json %s", tt, jt.Kind)
 	}
 	scalar := isScalarUnion(tt)
@@ -515,16 +634,16 @@ func (m *merger) union(jt *Type, tt *ts.Type, doc *ts.Doc) error {
 	}
 	for _, jm := range flat {
 		tm := m.matchMember(jm, tt.Types)
-		if tm == nil {
-			return m.mismatch(jm.Path, tt.Pos, "schema.json union member (%s) has no counterpart in schema.ts %s", describe(jm), tt)
-		}
 		var err error
-		if tm.Kind == ts.Keyword {
+		switch {
+		case tm == nil:
+			err = m.mismatch(jm.Path, tt.Pos, "schema.json union member (%s) has no counterpart in schema.ts %s", describe(jm), tt)
+		case tm.Kind == ts.Keyword:
 			err = m.keyword(jm, tm, doc, scalar)
-		} else {
+		default:
 			err = m.refine(jm, tm, doc)
 		}
-		if err != nil {
+		if err := m.soft(err); err != nil {
 			return err
 		}
 	}
@@ -548,12 +667,39 @@ func isScalarUnion(tt *ts.Type) bool {
 // TS members that name union aliases count with their own members, since
 // schema.json inlines those (SamplingMessageContentBlock | ...[]).
 func (m *merger) matchMember(jm *Type, tms []*ts.Type) *ts.Type {
+	var first *ts.Type
 	for _, t := range m.expand(tms, 0) {
-		if m.compatible(jm, t, 0) {
+		if !m.compatible(jm, t, 0) {
+			continue
+		}
+		if jm.Kind != Object {
+			return t
+		}
+		if first == nil {
+			first = t
+		}
+		// Several object literals fit an object: take the one declaring
+		// exactly its members ({readOnly: true} | {readOnly: false;
+		// destructive?: boolean}).
+		if t.Kind == ts.Object && sameMembers(jm, t) {
 			return t
 		}
 	}
-	return nil
+	return first
+}
+
+// sameMembers reports whether a TS object literal declares exactly the
+// JSON object's properties.
+func sameMembers(jm *Type, t *ts.Type) bool {
+	if len(jm.Props) != len(t.Members) {
+		return false
+	}
+	for _, mem := range t.Members {
+		if findProp(jm, mem.Name) == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // expand replaces references to union aliases by the aliases' members,

@@ -130,29 +130,23 @@ func (d *Decision) Leaves() []int {
 // members.
 func analyzeUnions(spec *Spec) error {
 	a := &analyzer{spec: spec}
-	var walk func(t *Type) error
-	walk = func(t *Type) error {
-		if t == nil {
+	// A union (only an AnyOf has one) is analyzed before its members.
+	err := spec.walk(func(t *Type) error {
+		if t.Union == nil {
 			return nil
 		}
-		// A union (only an AnyOf has one) is analyzed before its members.
-		if t.Union != nil {
-			if err := a.analyze(t.Union); err != nil {
-				return err
-			}
-			spec.Unions = append(spec.Unions, t.Union)
+		if err := a.analyze(t.Union); err != nil {
+			// Fallback: any JSON value, kept raw.
+			w := Warning{Class: UndiscriminableUnion, Where: spec.at(t.Path), What: err.Error(),
+				Fallback: "any JSON value, kept raw: Validate checks nothing inside"}
+			*t = Type{Kind: Any, Path: t.Path, Doc: t.Doc}
+			return spec.warn(w)
 		}
-		for c := range t.Children() {
-			if err := walk(c); err != nil {
-				return err
-			}
-		}
+		spec.Unions = append(spec.Unions, t.Union)
 		return nil
-	}
-	for _, d := range spec.Defs {
-		if err := walk(d.Type); err != nil {
-			return err
-		}
+	})
+	if err != nil {
+		return err
 	}
 	sort.Slice(spec.Unions, func(i, j int) bool { return spec.Unions[i].Path < spec.Unions[j].Path })
 	return nil
@@ -199,7 +193,7 @@ func (a *analyzer) analyze(u *Union) error {
 	case len(u.Members) == 1:
 		u.Rule, u.Root = Single, &Decision{Test: Leaf, Member: 0}
 		return nil
-	case originUnions[u.Name]:
+	case a.isOrigin(u.Name):
 		u.Rule = ByOrigin
 		return nil
 	}
@@ -226,7 +220,7 @@ func (a *analyzer) analyze(u *Union) error {
 		for _, m := range u.Members {
 			names = append(names, a.memberName(m))
 		}
-		return fmt.Errorf("%s#%s: union %s cannot be discriminated (members %s): %v", a.spec.JSONPath, u.Path, u.Name, strings.Join(names, ", "), err)
+		return fmt.Errorf("union %s cannot be discriminated (members %s): %v", u.Name, strings.Join(names, ", "), err)
 	}
 	u.Root = root
 	switch root.Test {
@@ -244,6 +238,25 @@ func (a *analyzer) analyze(u *Union) error {
 	}
 	return nil
 }
+
+// isOrigin reports a union the facts say only the originating request
+// tells apart (ServerResult).
+func (a *analyzer) isOrigin(name string) bool {
+	_, ok := a.spec.facts.lookup(FactOriginUnion, name)
+	return ok
+}
+
+// inputRequiredResult names the 2026 result that asks the client for input.
+// A union of it and another result is told apart by the VALUE of
+// resultType ("input_required"): InputRequiredResult requires nothing but
+// resultType, so trying members in order would swallow every complete
+// result (basic/index prose: absent resultType means "complete").
+const (
+	inputRequiredResult = "InputRequiredResult"
+	resultTypeMember    = "resultType"
+	inputRequiredValue  = "input_required"
+	completeValue       = "complete"
+)
 
 func (a *analyzer) indexOfRef(u *Union, name string) int {
 	for i, m := range u.Members {

@@ -18,8 +18,8 @@ func (c *config) conflicts(fs *pflag.FlagSet) error {
 		return usageErr("--spec-root is where --revision looks for revisions; --spec names the directory itself, so drop one of them")
 	case set("spec-url") && c.revision == "":
 		return usageErr("--spec-url is where --revision is downloaded from; it needs --revision")
-	case c.dumpModel && (set("out") || set("check") || set("package")):
-		return usageErr("--dump-model prints the model and writes nothing: --out, --check and --package do not go with it")
+	case c.dumpModel && (set("out") || set("check") || set("package") || set("protocol-version")):
+		return usageErr("--dump-model prints the model and writes nothing: --out, --check, --package and --protocol-version do not go with it")
 	}
 	if err := c.src.check(fs, c.revision != ""); err != nil {
 		return err

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,6 +87,9 @@ func provenanceDrift(have, want gen.Provenance) []string {
 	if len(spec) > 0 {
 		out = append(out, "spec changed: "+strings.Join(spec, "; "))
 	}
+	if have.Protocol != "" && have.Protocol != want.Protocol {
+		out = append(out, fmt.Sprintf("protocol version: %s, now %s", have.Protocol, want.Protocol))
+	}
 	if have.Overrides != "" && have.Overrides != want.Overrides {
 		out = append(out, fmt.Sprintf("overrides changed: %s, now %s", short(have.Overrides), short(want.Overrides)))
 	}
@@ -115,4 +120,15 @@ func packageName(dir string) string {
 		}
 	}
 	return ""
+}
+
+// fileSHA256 is the hex SHA-256 of a file (the overrides, for the
+// provenance record).
+func fileSHA256(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("reading --overrides: %w", err)
+	}
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:]), nil
 }

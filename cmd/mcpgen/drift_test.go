@@ -87,3 +87,42 @@ func TestCheckNamesTheDrift(t *testing.T) {
 		})
 	}
 }
+
+// --check reads --overrides as generation does, and names a change of the
+// overrides file or of --protocol-version.
+func TestCheckNamesOverridesAndProtocol(t *testing.T) {
+	t.Setenv(rootEnv, specdir.Root(t))
+	t.Setenv(specEnv, "")
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte("# no facts of our own yet\n"), 0o644)
+	os.WriteFile(b, []byte("result ping EmptyResult | the same as the embedded fact\n"), 0o644)
+	shaA, _ := fileSHA256(a)
+	shaB, _ := fileSHA256(b)
+	out := filepath.Join(dir, "v20241105")
+	gen := []string{"--revision", "2024-11-05", "--out", out}
+	if status, _, stderr := runCLI(append(gen, "--overrides", a)...); status != 0 {
+		t.Fatalf("generate: %s", stderr)
+	}
+	if src, _ := os.ReadFile(filepath.Join(out, "provenance.gen.go")); !strings.Contains(string(src), "//\toverrides    "+shaA) {
+		t.Errorf("provenance does not record the overrides:\n%s", src)
+	}
+	tests := []struct {
+		args []string
+		want string // "" for no drift
+	}{
+		{[]string{"--overrides", a}, ""},
+		{[]string{"--overrides", b}, "overrides changed: " + shaA[:12] + ", now " + shaB[:12]},
+		{nil, "overrides changed: " + shaA[:12] + ", now none"},
+		{[]string{"--overrides", a, "--protocol-version", "DRAFT-X"}, "protocol version: 2024-11-05, now DRAFT-X"},
+	}
+	for _, tt := range tests {
+		status, _, stderr := runCLI(append(append(gen, "--check"), tt.args...)...)
+		switch {
+		case tt.want == "" && status != 0:
+			t.Errorf("%v: %d %s", tt.args, status, stderr)
+		case tt.want != "" && (status != 1 || !strings.Contains(stderr, tt.want)):
+			t.Errorf("%v: status %d, stderr %q; want %q", tt.args, status, stderr, tt.want)
+		}
+	}
+}

@@ -29,8 +29,12 @@ type config struct {
 	check     bool
 	dumpModel bool
 	version   bool
-	// commit is the upstream commit of the spec files, once located.
-	commit string
+	strict    bool
+	overrides string
+	protocol  string
+	// commit is the upstream commit of the spec files, once located;
+	// overridesSHA256 the SHA-256 of the overrides file, once read.
+	commit, overridesSHA256 string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -46,14 +50,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.pkg, "package", "", "package name of the generated code (default: the base name of --out)")
 	fs.BoolVar(&cfg.check, "check", false, "write nothing; exit 1 if --out differs from what would be generated, naming what drifted: spec, overrides, mcpgen version or edited files (drift check for CI)")
 	fs.BoolVar(&cfg.dumpModel, "dump-model", false, "print the spec model (types, unions with discriminators, methods, constants) instead of generating")
+	fs.BoolVar(&cfg.strict, "strict", false, "make every warning an error: stop at the first fact the revision does not let mcpgen derive")
+	fs.StringVar(&cfg.overrides, "overrides", "", "a facts file stating what the revision does not (README: upgrading to a new revision); also read by --check")
+	fs.StringVar(&cfg.protocol, "protocol-version", "", "the protocol version the package negotiates (default: the schema's LATEST_PROTOCOL_VERSION), e.g. DRAFT-2026-v1 for a draft that declares a published revision's version")
 	fs.BoolVar(&cfg.version, "version", false, "print the mcpgen version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `mcpgen generates a Go package from one revision of the MCP specification schema.
 
 Usage:
-  mcpgen --revision REV --out DIR [--package NAME] [--check]
-  mcpgen --spec DIR --out DIR [--package NAME] [--check]
-  mcpgen --spec DIR --dump-model
+  mcpgen --revision REV --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
+  mcpgen --spec DIR --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
+  mcpgen --spec DIR --dump-model [--strict] [--overrides FILE]
   mcpgen fetch --revision REV        download a revision into the cache
   mcpgen diff --from REV --to REV    what changed between two revisions, in Go terms
 
@@ -61,6 +68,8 @@ A revision is found in --spec-root, then in the user cache, then downloaded
 from %s at the commit mcpgen pins
 and checked against its SHA-256. Generated code goes into a directory of its
 own; --check compares it with what would be generated and names what drifted.
+What mcpgen cannot derive from a revision degrades to a documented fallback
+and a warning on stderr; --strict makes warnings errors.
 
 Flags:
 %s`, specsource.Repository, fs.FlagUsages())
@@ -92,9 +101,26 @@ func (c *config) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := c.locate(ctx); err != nil {
 		return err
 	}
-	spec, err := schema.Load(c.spec)
+	opts := schema.Options{Strict: c.strict}
+	if c.overrides != "" {
+		facts, err := schema.ReadFacts(c.overrides)
+		if err != nil {
+			return err
+		}
+		opts.Overrides = facts
+		if c.overridesSHA256, err = fileSHA256(c.overrides); err != nil {
+			return err
+		}
+	}
+	spec, err := schema.LoadWith(c.spec, opts)
 	if err != nil {
 		return err
+	}
+	for _, w := range spec.Warnings {
+		fmt.Fprintf(stderr, "mcpgen: warning: %s\n", w)
+	}
+	if n := len(spec.Warnings); n > 0 {
+		fmt.Fprintf(stderr, "mcpgen: %d warning(s); the generated package uses the fallbacks named above (--strict makes them errors)\n", n)
 	}
 	if c.dumpModel {
 		return spec.Dump(stdout)

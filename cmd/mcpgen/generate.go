@@ -33,7 +33,7 @@ func (c *config) generate(spec *schema.Spec, stdout, stderr io.Writer) error {
 	if fi, err := os.Stat(c.out); err == nil && !fi.IsDir() {
 		return usageErr("--out %s is a file; it names the directory of the generated package", c.out)
 	}
-	opts := gen.Options{Package: pkg, Version: Version(), SpecCommit: c.commit}
+	opts := gen.Options{Package: pkg, Version: Version(), SpecCommit: c.commit, OverridesSHA256: c.overridesSHA256, ProtocolVersion: c.protocol}
 	files, err := gen.Generate(spec, opts)
 	if err != nil {
 		return err

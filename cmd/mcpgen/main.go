@@ -3,8 +3,8 @@
 //
 // Usage:
 //
-//	mcpgen --revision REV --out DIR [--package NAME] [--check]
-//	mcpgen --spec DIR --out DIR [--package NAME] [--check]
+//	mcpgen --revision REV --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
+//	mcpgen --spec DIR --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
 //	mcpgen --spec DIR --dump-model
 //	mcpgen fetch --revision REV
 //	mcpgen diff --from REV --to REV [--json]
@@ -12,6 +12,11 @@
 // A revision is read from --spec-root ($MCPGEN_SPEC_ROOT) when it holds it,
 // else from the user cache, else downloaded from the upstream repository at
 // the commit mcpgen pins and checked against the SHA-256 mcpgen carries.
+// What mcpgen cannot derive from a revision degrades to a documented
+// fallback and a warning on stderr; --strict makes warnings errors, and
+// --overrides states the missing facts (README.md, "Upgrading to a new
+// revision").
+//
 // Run it from go generate, each revision into a directory of its own:
 //
 //	//go:generate go tool mcpgen --revision 2025-11-25 --out mcp/v20251125

@@ -40,7 +40,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"missing file", nil, "no schema.json in this directory"},
 		{"malformed JSON", map[string]string{"schema.json": "{\n  \"$defs\": [}"}, "schema.json:2:"},
-		{"does not compile", map[string]string{"schema.json": `{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"P":{"type":"object","maxItems":-1}}}`}, "schema.json#/$defs/P"},
+		{"does not compile", map[string]string{"schema.json": `{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"P":{"type":"object","maxItems":-1}}}`}, "schema.json:1:89: #/$defs/P/maxItems"},
 		{"TS does not parse", map[string]string{"schema.json": okJSON, "schema.ts": "export interface P {\n  x?: number\n  y: ;\n}\n"}, "schema.ts:3:"},
 	}
 	for _, tt := range tests {
@@ -120,5 +120,80 @@ func TestSpecAsSchemaJSONPath(t *testing.T) {
 	status, stdout, stderr := runCLI("--spec", filepath.Join(dir, "schema.json"), "--dump-model")
 	if status != 0 || !strings.Contains(stdout, "definitions (1)") {
 		t.Errorf("%d %q %q", status, stdout, stderr)
+	}
+}
+
+// unlisted is a revision mcpgen cannot fully derive: frob is in no sender
+// union.
+const unlisted = `{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{
+"ClientRequest":{"anyOf":[{"$ref":"#/$defs/PingRequest"}]},
+"PingRequest":{"properties":{"method":{"const":"ping","type":"string"}},"required":["method"],"type":"object"},
+"EmptyResult":{"$ref":"#/$defs/Result"},
+"Result":{"properties":{"_meta":{"additionalProperties":{},"type":"object"}},"type":"object"},
+"FrobRequest":{"properties":{"method":{"const":"frob","type":"string"}},"required":["method"],"type":"object"},
+"FrobResult":{"properties":{"ok":{"type":"boolean"}},"type":"object"}}}`
+
+// Warnings go to stderr and generation goes on; --strict makes the first
+// an error; --overrides states the missing fact, also for --check; a
+// malformed or missing overrides file is an error naming it.
+func TestWarningsStrictOverrides(t *testing.T) {
+	spec := writeSpec(t, map[string]string{"schema.json": unlisted})
+	facts := filepath.Join(t.TempDir(), "facts.txt")
+	if err := os.WriteFile(facts, []byte("sender frob client | the prose says clients send frob\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	if err := os.WriteFile(bad, []byte("# ok\nsender frob | no side\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "p")
+	tests := []struct {
+		name   string
+		args   []string
+		status int
+		want   []string // in stderr
+		not    string   // not in stderr
+	}{
+		{"warning", []string{"--out", out}, 0, []string{`mcpgen: warning: ` + spec + `/schema.json#/$defs/FrobRequest: method "frob" (FrobRequest) is in no sender union`, "[unknown-sender]; fallback: both sides may send it", "mcpgen: 1 warning(s)"}, ""},
+		{"check agrees", []string{"--out", out, "--check"}, 0, []string{"[unknown-sender]"}, ""},
+		{"strict", []string{"--out", t.TempDir(), "--strict"}, 1, []string{"[unknown-sender]", "(an error with --strict)"}, "mcpgen: warning"},
+		{"overrides", []string{"--out", t.TempDir(), "--overrides", facts, "--strict"}, 0, nil, "warning"},
+		{"check reads overrides", []string{"--out", out, "--check", "--overrides", facts}, 1, []string{"methods.gen.go (differs)"}, "warning"},
+		{"missing overrides", []string{"--out", out, "--overrides", facts + ".nope"}, 1, []string{"reading overrides:"}, ""},
+		{"malformed overrides", []string{"--out", out, "--overrides", bad}, 1, []string{bad + ":2: sender wants METHOD client|server|both"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, _, stderr := runCLI(append([]string{"--spec", spec, "--package", "p"}, tt.args...)...)
+			if status != tt.status {
+				t.Errorf("status %d, want %d; stderr %s", status, tt.status, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not contain %q", stderr, w)
+				}
+			}
+			if tt.not != "" && strings.Contains(stderr, tt.not) {
+				t.Errorf("stderr %q contains %q", stderr, tt.not)
+			}
+		})
+	}
+}
+
+// --protocol-version names the version the package negotiates.
+func TestProtocolVersion(t *testing.T) {
+	spec := writeSpec(t, map[string]string{"schema.json": okJSON})
+	out := filepath.Join(t.TempDir(), "p")
+	if status, _, stderr := runCLI("--spec", spec, "--out", out, "--protocol-version", "DRAFT-2026-v1"); status != 0 {
+		t.Fatalf("%d %s", status, stderr)
+	}
+	for file, want := range map[string]string{
+		"constants.gen.go": `const Revision = "DRAFT-2026-v1"`,
+		"doc.gen.go":       "It speaks protocol version DRAFT-2026-v1",
+	} {
+		data, err := os.ReadFile(filepath.Join(out, file))
+		if err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("%s does not contain %q (%v)", file, want, err)
+		}
 	}
 }

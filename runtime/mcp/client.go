@@ -55,8 +55,8 @@ type ClientOptions struct {
 	Name, Title, Version string
 	// Era is how to open the conversation (default Legacy).
 	Era Era
-	// ProtocolVersion pins the protocol version; default the newest
-	// mounted revision of the era.
+	// ProtocolVersion pins the protocol version; default the preferred
+	// mounted revision of the era (Preferred: the newest published one).
 	ProtocolVersion string
 	// Capabilities is the client's capabilities object; default derived
 	// from the handler (sampling, elicitation, roots).
@@ -162,7 +162,7 @@ func (cs *ClientSession) pick(stateless bool) *Mount {
 			}
 			continue
 		}
-		if best == nil || m.Protocol.Revision > best.Protocol.Revision {
+		if best == nil || Preferred(m.Protocol.Revision, best.Protocol.Revision) {
 			best = m
 		}
 	}

@@ -43,6 +43,31 @@ type Protocol struct {
 // Method returns the method named name, or nil.
 func (p *Protocol) Method(name string) *Method { return p.Methods[name] }
 
+// Preferred reports whether version a is preferred to b as a default: a
+// published revision (a date, "2025-11-25") to any other version — a
+// draft generated with mcpgen --protocol-version ("DRAFT-2026-v1") is
+// spoken only when a peer asks for it — and, among published revisions,
+// the newer.
+func Preferred(a, b string) bool {
+	if pa, pb := isPublished(a), isPublished(b); pa != pb {
+		return pa
+	}
+	return a > b
+}
+
+// isPublished reports a version of the form YYYY-MM-DD.
+func isPublished(v string) bool {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false
+	}
+	for i, c := range v {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // Method is one request or notification of a revision.
 type Method struct {
 	// Name is the method string.

@@ -68,7 +68,7 @@ type CachePolicy struct {
 type Server struct {
 	opts      ServerOptions
 	log       *slog.Logger
-	stateful  []Mount // newest revision first
+	stateful  []Mount // preferred revision first (Preferred)
 	stateless []Mount
 	byRev     map[string]*Mount
 	methods   []string // every method name, for interning
@@ -136,7 +136,7 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 		}
 	}
 	newestFirst := func(ms []Mount) {
-		sort.Slice(ms, func(i, j int) bool { return ms[i].Protocol.Revision > ms[j].Protocol.Revision })
+		sort.Slice(ms, func(i, j int) bool { return Preferred(ms[i].Protocol.Revision, ms[j].Protocol.Revision) })
 	}
 	newestFirst(s.stateful)
 	newestFirst(s.stateless)
@@ -158,7 +158,8 @@ func (s *Server) Logger() *slog.Logger { return s.log }
 func (s *Server) Methods() []string { return s.methods }
 
 // StatefulVersions and StatelessVersions list the mounted revisions of
-// each era, newest first.
+// each era, preferred first: published revisions newest first, then
+// drafts.
 func (s *Server) StatefulVersions() []string  { return versions(s.stateful) }
 func (s *Server) StatelessVersions() []string { return versions(s.stateless) }
 

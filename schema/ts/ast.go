@@ -24,7 +24,19 @@ import (
 // File is a parsed schema.ts.
 type File struct {
 	Path  string
-	Decls []*Decl // in source order
+	Decls []*Decl // in source order; a merged interface appears once
+	// Duplicates are second declarations of a name that TypeScript would
+	// not merge with the first (two type aliases, interfaces that disagree
+	// on a member). The first declaration stands.
+	Duplicates []Duplicate
+}
+
+// Duplicate is a declaration of a name declared before.
+type Duplicate struct {
+	Name  string
+	Pos   Pos // of the second declaration's name
+	First Pos // of the first
+	Why   string
 }
 
 // Lookup returns the declaration with the given name, or nil.
@@ -90,6 +102,7 @@ type Member struct {
 	Name     string // unquoted
 	Quoted   bool   // the name was written as a string literal
 	Optional bool   // name?: T
+	Readonly bool   // readonly name: T (no difference on the wire)
 	Type     *Type
 	Doc      *Doc
 	Pos      Pos // position of the name
@@ -97,11 +110,12 @@ type Member struct {
 
 // IndexSig is an index signature `[KeyName: KeyType]: Value`.
 type IndexSig struct {
-	KeyName string
-	KeyType *Type
-	Value   *Type
-	Doc     *Doc
-	Pos     Pos // position of '['
+	KeyName  string
+	Readonly bool // readonly [k: K]: V
+	KeyType  *Type
+	Value    *Type
+	Doc      *Doc
+	Pos      Pos // position of '['
 }
 
 // TypeKind says what kind of type expression a [Type] is.

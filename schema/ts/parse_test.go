@@ -314,7 +314,6 @@ func TestErrors(t *testing.T) {
 		{"index close", "interface A { [k: string: T }", 1, "expected ']' to close index signature parameter"},
 		{"duplicate index", "interface A {\n [k: string]: T;\n [j: string]: U;\n}", 3, "duplicate index signature"},
 		{"duplicate member", "interface A {\n a: T;\n a?: U;\n}", 3, `duplicate member "a"`},
-		{"duplicate decl", "type A = B;\ninterface A {}", 2, "duplicate declaration A"},
 		{"bad escape", `type X = "\u12";`, 1, "invalid \\u escape"},
 		{"bad brace escape", `type X = "\u{110000}";`, 1, "invalid \\u{...} escape"},
 		{"bad x escape", `type X = "\xZ1";`, 1, "invalid \\x escape"},
@@ -344,6 +343,65 @@ func TestErrors(t *testing.T) {
 				t.Errorf("Error() = %q", err.Error())
 			}
 		})
+	}
+}
+
+// A name declared twice: interfaces merge, as in TypeScript; anything
+// else is reported in Duplicates and the first declaration stands.
+func TestRedeclarations(t *testing.T) {
+	tests := []struct {
+		name, src string
+		members   []string // of the merged A
+		why       string   // of the one duplicate, "" for none
+	}{
+		{"interfaces merge", "interface A { a: T }\ninterface A { b?: U }", []string{"a", "b"}, ""},
+		{"identical copies merge", "interface A { a: T }\ninterface A { a: T }", []string{"a"}, ""},
+		{"conflicting member", "interface A { a: T }\ninterface A { a?: U }", []string{"a"}, `member "a" differs (T vs U)`},
+		{"alias and interface", "type A = B;\ninterface A { a: T }", nil, "only interfaces merge (declared as type, then as interface)"},
+		{"two aliases", "type A = B;\ntype A = C;", nil, "only interfaces merge (declared as type, then as type)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := mustParse(t, tt.src)
+			if len(f.Decls) != 1 {
+				t.Fatalf("%d declarations, want 1", len(f.Decls))
+			}
+			var names []string
+			for _, m := range f.Decls[0].Members {
+				names = append(names, m.Name)
+			}
+			if strings.Join(names, ",") != strings.Join(tt.members, ",") {
+				t.Errorf("members %v, want %v", names, tt.members)
+			}
+			switch {
+			case tt.why == "" && len(f.Duplicates) > 0:
+				t.Errorf("duplicates %+v, want none", f.Duplicates)
+			case tt.why != "" && (len(f.Duplicates) != 1 || f.Duplicates[0].Why != tt.why || f.Duplicates[0].Pos.Line != 2 || f.Duplicates[0].First.Line != 1):
+				t.Errorf("duplicates %+v, want one at line 2 because %q", f.Duplicates, tt.why)
+			}
+		})
+	}
+}
+
+// readonly is a modifier of members and index signatures and a type
+// operator; a member may still be named readonly.
+func TestReadonly(t *testing.T) {
+	f := mustParse(t, "interface A {\n  readonly a: number & { readonly minimum: 0 };\n  readonly [k: string]: unknown;\n  readonly: boolean;\n  b: readonly string[];\n}\ninterface B { readonly?: string }")
+	d := f.Decls[0]
+	if len(d.Members) != 3 || !d.Members[0].Readonly || d.Members[0].Name != "a" || d.Index == nil || !d.Index.Readonly {
+		t.Fatalf("members %+v index %+v", d.Members, d.Index)
+	}
+	if m := d.Members[1]; m.Name != "readonly" || m.Readonly || m.Optional {
+		t.Errorf("member named readonly: %+v", m)
+	}
+	if m := f.Decls[1].Members[0]; m.Name != "readonly" || !m.Optional {
+		t.Errorf("optional member named readonly: %+v", m)
+	}
+	if got := d.Members[2].Type.String(); got != "string[]" {
+		t.Errorf("readonly string[] = %s", got)
+	}
+	if in := d.Members[0].Type.Types[1].Members[0]; in.Name != "minimum" || !in.Readonly {
+		t.Errorf("nested readonly member %+v", in)
 	}
 }
 

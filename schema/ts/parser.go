@@ -44,12 +44,76 @@ func ParseBytes(path string, src []byte) (*File, error) {
 			return nil, err
 		}
 		if prev := seen[d.Name]; prev != nil {
-			return nil, p.errorAt(d.Pos, "duplicate declaration %s (previous at %d:%d)", d.Name, prev.Pos.Line, prev.Pos.Col)
+			if why := merge(prev, d); why != "" {
+				f.Duplicates = append(f.Duplicates, Duplicate{Name: d.Name, Pos: d.Pos, First: prev.Pos, Why: why})
+			}
+			continue
 		}
 		seen[d.Name] = d
 		f.Decls = append(f.Decls, d)
 	}
 	return f, nil
+}
+
+// merge merges a second declaration of a name into the first, as
+// TypeScript merges interfaces: the bases and members of both, where a
+// member both declare must have the same type. It returns why the two
+// cannot merge ("" when they can); the first then stands unchanged.
+func merge(first, again *Decl) string {
+	if first.Kind != Interface || again.Kind != Interface {
+		return fmt.Sprintf("only interfaces merge (declared as %s, then as %s)", first.Kind, again.Kind)
+	}
+	if first.Index != nil && again.Index != nil && first.Index.Value.String() != again.Index.Value.String() {
+		return "the index signatures differ"
+	}
+	var add []*Member
+	for _, m := range again.Members {
+		if prev := first.Member(m.Name); prev != nil {
+			if prev.Optional != m.Optional || prev.Type.String() != m.Type.String() {
+				return fmt.Sprintf("member %q differs (%s vs %s)", m.Name, prev.Type, m.Type)
+			}
+			continue
+		}
+		add = append(add, m)
+	}
+	for _, e := range again.Extends {
+		dup := false
+		for _, f := range first.Extends {
+			dup = dup || f.String() == e.String()
+		}
+		if !dup {
+			first.Extends = append(first.Extends, e)
+		}
+	}
+	first.Members = append(first.Members, add...)
+	if first.Index == nil {
+		first.Index = again.Index
+	}
+	if first.Doc == nil {
+		first.Doc = again.Doc
+	}
+	return ""
+}
+
+// peek returns the token after the current one.
+func (p *parser) peek() *token {
+	if p.i+1 < len(p.toks) {
+		return &p.toks[p.i+1]
+	}
+	return &p.toks[len(p.toks)-1]
+}
+
+// readonly consumes a `readonly` modifier before a member or index
+// signature (a member named readonly is followed by ':' or '?' instead).
+func (p *parser) readonly() bool {
+	if !p.isIdent("readonly") {
+		return false
+	}
+	if n := p.peek(); n.kind == tPunct && (n.text == ":" || n.text == "?" || n.text == ";" || n.text == "," || n.text == "}") {
+		return false
+	}
+	p.next()
+	return true
 }
 
 type parser struct {
@@ -260,6 +324,8 @@ func (p *parser) parseMembers() ([]*Member, *IndexSig, error) {
 			continue
 		}
 		doc := p.doc()
+		readonly := p.readonly()
+		t = p.tok()
 		what := ""
 		if p.isPunct("[") {
 			if index != nil {
@@ -270,10 +336,11 @@ func (p *parser) parseMembers() ([]*Member, *IndexSig, error) {
 				return nil, nil, err
 			}
 			ix.Doc = doc
+			ix.Readonly = readonly
 			index = ix
 			what = "index signature"
 		} else {
-			m := &Member{Doc: doc, Pos: t.pos}
+			m := &Member{Doc: doc, Pos: t.pos, Readonly: readonly}
 			switch t.kind {
 			case tIdent:
 				m.Name = t.text
@@ -432,6 +499,10 @@ func (p *parser) parsePrimary() (*Type, error) {
 		return &Type{Kind: Object, Pos: pos, Members: members, Index: index}, nil
 	case t.kind != tIdent:
 		return nil, p.expected("type")
+	case t.text == "readonly" && p.peek().kind == tIdent || t.text == "readonly" && p.peek().kind == tPunct && p.peek().text == "(":
+		// The type operator readonly T[]: the same JSON as T[].
+		p.next()
+		return p.parsePostfix()
 	case t.text == "typeof":
 		p.next()
 		name, err := p.qualifiedName("name after 'typeof'")
