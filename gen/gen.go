@@ -10,6 +10,8 @@
 //	json.gen.go       reflection-free EncodeJSON/DecodeJSON
 //	validate.gen.go   Validate() for every type
 //	methods.gen.go    the method table, handler interfaces and typed calls
+//	provenance.gen.go what the package was generated from
+//	compat.gen.go     the runtime versions that can build the package
 //
 // Generation is deterministic: the same model gives the same bytes.
 package gen
@@ -41,6 +43,12 @@ type Options struct {
 	Package string
 	// Version is the mcpgen version named in the file headers.
 	Version string
+	// SpecCommit is the upstream commit the schema files are from, when
+	// known; it is recorded in provenance.gen.go.
+	SpecCommit string
+	// OverridesSHA256 is the SHA-256 of the overrides file, when there is
+	// one; it is recorded in provenance.gen.go.
+	OverridesSHA256 string
 	// ProtocolVersion is the version the package negotiates (its Revision
 	// constant and the runtime's view of it); default the schema's
 	// revision (LATEST_PROTOCOL_VERSION). A draft that declares a published
@@ -86,7 +94,11 @@ func Generate(spec *schema.Spec, opts Options) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, doc)
+	prov, err := g.provenanceFiles()
+	if err != nil {
+		return nil, err
+	}
+	files = append(append(files, doc), prov...)
 	// Emitting shares the generator's state and runs in order; rendering
 	// and formatting, most of the time, is independent per file.
 	rendered := make([]File, len(emitters))

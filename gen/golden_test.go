@@ -160,22 +160,8 @@ func compareArchive(t *testing.T, name string, ar *txtar.Archive, files []gen.Fi
 // of mcpgen.
 func runGo(t *testing.T, dir string, args ...string) {
 	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		mod := "module example.com/constructs\n\ngo 1.26\n\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => " + root + "\n"
-		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeModule(t, dir, "example.com/constructs", "")
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir

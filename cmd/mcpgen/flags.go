@@ -1,13 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpgen/mcpgen/internal/specsource"
 	"github.com/mcpgen/mcpgen/schema"
 )
 
@@ -21,8 +22,8 @@ const (
 // config is what the command line asks for.
 type config struct {
 	spec      string
-	specRoot  string
 	revision  string
+	src       sourceFlags
 	out       string
 	pkg       string
 	check     bool
@@ -31,6 +32,9 @@ type config struct {
 	strict    bool
 	overrides string
 	protocol  string
+	// commit is the upstream commit of the spec files, once located;
+	// overridesSHA256 the SHA-256 of the overrides file, once read.
+	commit, overridesSHA256 string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -39,11 +43,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.spec, "spec", os.Getenv(specEnv),
 		"the spec revision to read: a directory holding schema.json (and schema.ts, which refines it), or the path of a schema.json (default $"+specEnv+")")
-	fs.StringVar(&cfg.specRoot, "spec-root", os.Getenv(rootEnv), "a directory of revisions (<root>/<revision>/schema.json); with --revision instead of --spec (default $"+rootEnv+")")
-	fs.StringVar(&cfg.revision, "revision", "", "the revision to read from --spec-root, e.g. 2025-11-25")
+	fs.StringVar(&cfg.revision, "revision", "", "the revision to generate, e.g. 2025-11-25: from --spec-root, else the user cache, else downloaded at the commit mcpgen pins and checked against its SHA-256")
+	cfg.src.register(fs, true)
+	cfg.src.log = stderr
 	fs.StringVar(&cfg.out, "out", "", "directory to write the generated package into")
 	fs.StringVar(&cfg.pkg, "package", "", "package name of the generated code (default: the base name of --out)")
-	fs.BoolVar(&cfg.check, "check", false, "write nothing; exit 1 listing the files that differ from what would be generated (drift check for CI)")
+	fs.BoolVar(&cfg.check, "check", false, "write nothing; exit 1 if --out differs from what would be generated, naming what drifted: spec, overrides, mcpgen version or edited files (drift check for CI)")
 	fs.BoolVar(&cfg.dumpModel, "dump-model", false, "print the spec model (types, unions with discriminators, methods, constants) instead of generating")
 	fs.BoolVar(&cfg.strict, "strict", false, "make every warning an error: stop at the first fact the revision does not let mcpgen derive")
 	fs.StringVar(&cfg.overrides, "overrides", "", "a facts file stating what the revision does not (README: upgrading to a new revision); also read by --check")
@@ -53,47 +58,47 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		fmt.Fprintf(stderr, `mcpgen generates a Go package from one revision of the MCP specification schema.
 
 Usage:
+  mcpgen --revision REV --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
   mcpgen --spec DIR --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
-  mcpgen --revision REV [--spec-root DIR] --out DIR [--package NAME] [--check] ...
   mcpgen --spec DIR --dump-model [--strict] [--overrides FILE]
+  mcpgen fetch --revision REV        download a revision into the cache
+  mcpgen diff --from REV --to REV    what changed between two revisions, in Go terms
 
+A revision is found in --spec-root, then in the user cache, then downloaded
+from %s at the commit mcpgen pins
+and checked against its SHA-256. Generated code goes into a directory of its
+own; --check compares it with what would be generated and names what drifted.
 What mcpgen cannot derive from a revision degrades to a documented fallback
 and a warning on stderr; --strict makes warnings errors.
 
 Flags:
-%s`, fs.FlagUsages())
+%s`, specsource.Repository, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return nil, err
 		}
-		return nil, err
+		return nil, &usageError{msg: err.Error()}
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
-		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+		return nil, usageErr("unexpected arguments %q", fs.Args())
 	}
 	if cfg.version {
 		return cfg, nil
 	}
-	if cfg.revision != "" {
-		if cfg.specRoot == "" {
-			return nil, fmt.Errorf("--revision needs --spec-root (or $%s)", rootEnv)
-		}
-		cfg.spec = filepath.Join(cfg.specRoot, cfg.revision)
-	}
-	if cfg.spec == "" {
-		return nil, fmt.Errorf("--spec is required (or --revision with --spec-root, or $%s)", specEnv)
-	}
-	if !cfg.dumpModel && cfg.out == "" {
-		return nil, fmt.Errorf("--out is required (or use --dump-model)")
+	if err := cfg.conflicts(fs); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
 
-func (c *config) run(stdout, stderr io.Writer) error {
+func (c *config) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if c.version {
 		_, err := fmt.Fprintf(stdout, "mcpgen %s\n", Version())
+		return err
+	}
+	if err := c.locate(ctx); err != nil {
 		return err
 	}
 	opts := schema.Options{Strict: c.strict}
@@ -103,6 +108,9 @@ func (c *config) run(stdout, stderr io.Writer) error {
 			return err
 		}
 		opts.Overrides = facts
+		if c.overridesSHA256, err = fileSHA256(c.overrides); err != nil {
+			return err
+		}
 	}
 	spec, err := schema.LoadWith(c.spec, opts)
 	if err != nil {

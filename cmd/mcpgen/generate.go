@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/mcpgen/mcpgen/gen"
 	"github.com/mcpgen/mcpgen/schema"
@@ -15,7 +14,7 @@ import (
 
 // generate writes the package for spec into --out, removing generated files
 // that are no longer produced; with --check it writes nothing and fails
-// listing the files that differ.
+// naming what drifted.
 func (c *config) generate(spec *schema.Spec, stdout, stderr io.Writer) error {
 	pkg := c.pkg
 	if pkg == "" {
@@ -26,9 +25,16 @@ func (c *config) generate(spec *schema.Spec, stdout, stderr io.Writer) error {
 		pkg = filepath.Base(abs)
 	}
 	if !isIdent(pkg) {
-		return fmt.Errorf("package name %q is not a Go identifier; pass --package", pkg)
+		if c.pkg == "" {
+			return usageErr("the package name would be %q, the base name of --out, which is not a Go identifier: pass --package NAME, or name the directory like a package (e.g. mcp/v20251125)", pkg)
+		}
+		return usageErr("--package %q is not a Go identifier", pkg)
 	}
-	files, err := gen.Generate(spec, gen.Options{Package: pkg, Version: Version(), ProtocolVersion: c.protocol})
+	if fi, err := os.Stat(c.out); err == nil && !fi.IsDir() {
+		return usageErr("--out %s is a file; it names the directory of the generated package", c.out)
+	}
+	opts := gen.Options{Package: pkg, Version: Version(), SpecCommit: c.commit, OverridesSHA256: c.overridesSHA256, ProtocolVersion: c.protocol}
+	files, err := gen.Generate(spec, opts)
 	if err != nil {
 		return err
 	}
@@ -43,37 +49,39 @@ func (c *config) generate(spec *schema.Spec, stdout, stderr io.Writer) error {
 		case os.IsNotExist(err):
 			drift = append(drift, f.Name+" (missing)")
 		case err != nil:
-			return err
+			return fmt.Errorf("reading --out: %w", err)
 		case !bytes.Equal(have, f.Content):
 			drift = append(drift, f.Name+" (differs)")
 		}
 	}
-	stale, _ := filepath.Glob(filepath.Join(c.out, "*.gen.go"))
-	for _, p := range stale {
-		if _, ok := want[filepath.Base(p)]; !ok {
-			drift = append(drift, filepath.Base(p)+" (no longer generated)")
-		}
+	stale, err := staleFiles(c.out, want)
+	if err != nil {
+		return err
+	}
+	for _, name := range stale {
+		drift = append(drift, name+" (no longer generated)")
 	}
 	sort.Strings(drift)
 	if c.check {
 		if len(drift) > 0 {
-			return fmt.Errorf("%s is out of date with %s:\n  %s", c.out, c.spec, strings.Join(drift, "\n  "))
+			return driftError(c.out, pkg, provenanceOf(files), drift)
 		}
 		return nil
 	}
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
+	if err := checkOutDir(c.out, spec.Revision); err != nil {
 		return err
+	}
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return fmt.Errorf("creating --out: %w", err)
 	}
 	for _, f := range files {
 		if err := writeIfChanged(filepath.Join(c.out, f.Name), f.Content); err != nil {
-			return err
+			return fmt.Errorf("writing the package: %w", err)
 		}
 	}
-	for _, p := range stale {
-		if _, ok := want[filepath.Base(p)]; !ok {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
+	for _, name := range stale {
+		if err := os.Remove(filepath.Join(c.out, name)); err != nil {
+			return fmt.Errorf("removing a file no longer generated: %w", err)
 		}
 	}
 	return nil

@@ -3,9 +3,10 @@
 // stdio (default) or Streamable HTTP. It implements the fixtures of the
 // official conformance suite plus an echo tool.
 //
-// Its protocol packages are generated, as a user's would be:
-//
-//	MCPGEN_SPEC_ROOT=/path/to/mcp-schema go generate
+// Its protocol packages are generated, as a user's would be, with go
+// generate: the revisions come from $MCPGEN_SPEC_ROOT when set (make sets
+// it to ../shared/mcp-schema), else from the user cache or a checked
+// download.
 package main
 
 //go:generate go tool mcpgen --revision 2025-11-25 --out mcp/v20251125
