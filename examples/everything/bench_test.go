@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
@@ -45,7 +46,7 @@ func BenchmarkToolsCallRoundTrip(b *testing.B) {
 	} {
 		b.Run(era.name, func(b *testing.B) {
 			ctx := context.Background()
-			cs, err := rt.Connect(ctx, &rt.InProcessTransport{Server: newServer(b, era.validate)}, rt.ClientOptions{Era: era.era},
+			cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: newServer(b, era.validate)}, rt.ClientOptions{Era: era.era},
 				v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
 			if err != nil {
 				b.Fatal(err)
