@@ -40,24 +40,7 @@ func BenchmarkToolsCallHTTP(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer cs.Close()
-			b.ReportAllocs()
-			if cs.Stateless() {
-				c := v26.NewClient(cs)
-				p := &v26.CallToolRequestParams{Name: "echo", Arguments: v26.CallToolRequestParamsArguments(`{"text":"hello"}`)}
-				for b.Loop() {
-					if _, err := c.CallTool(ctx, p); err != nil {
-						b.Fatal(err)
-					}
-				}
-				return
-			}
-			c := v25.NewClient(cs)
-			p := &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"hello"}`)}
-			for b.Loop() {
-				if _, err := c.CallTool(ctx, p); err != nil {
-					b.Fatal(err)
-				}
-			}
+			loopEcho(b, cs)
 		})
 	}
 }

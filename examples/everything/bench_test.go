@@ -52,25 +52,32 @@ func BenchmarkToolsCallRoundTrip(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer cs.Close()
-			b.ReportAllocs()
-			if cs.Stateless() {
-				c := v26.NewClient(cs)
-				p := &v26.CallToolRequestParams{Name: "echo", Arguments: v26.CallToolRequestParamsArguments(`{"text":"hello"}`)}
-				for b.Loop() {
-					if _, err := c.CallTool(ctx, p); err != nil {
-						b.Fatal(err)
-					}
-				}
-				return
-			}
-			c := v25.NewClient(cs)
-			p := &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"hello"}`)}
-			for b.Loop() {
-				if _, err := c.CallTool(ctx, p); err != nil {
-					b.Fatal(err)
-				}
-			}
+			loopEcho(b, cs)
 		})
+	}
+}
+
+// loopEcho calls echo on cs, in the era it speaks, for each benchmark
+// iteration.
+func loopEcho(b *testing.B, cs *rt.ClientSession) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	if cs.Stateless() {
+		c := v26.NewClient(cs)
+		p := &v26.CallToolRequestParams{Name: "echo", Arguments: v26.CallToolRequestParamsArguments(`{"text":"hello"}`)}
+		for b.Loop() {
+			if _, err := c.CallTool(ctx, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	c := v25.NewClient(cs)
+	p := &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"hello"}`)}
+	for b.Loop() {
+		if _, err := c.CallTool(ctx, p); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

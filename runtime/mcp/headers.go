@@ -149,7 +149,7 @@ func argument(args wire.Raw, path []string) (wire.Raw, bool) {
 		if !present {
 			break
 		}
-		val, present = memberOf(val, p)
+		val, present = wire.MemberOf(val, p)
 	}
 	return val, present
 }
@@ -180,25 +180,6 @@ func sameValue(body wire.Raw, v string) bool {
 		return err1 == nil && err2 == nil && a == b
 	}
 	return false
-}
-
-// memberOf returns the value of an object's member.
-func memberOf(obj wire.Raw, name string) (wire.Raw, bool) {
-	if obj.Kind() != wire.Object {
-		return nil, false
-	}
-	var out wire.Raw
-	found := false
-	d := wire.NewDecoder(obj)
-	_ = d.Object(func(key []byte) error {
-		if found || string(key) != name {
-			return d.Skip()
-		}
-		v, err := d.Raw()
-		out, found = v, err == nil
-		return err
-	})
-	return out, found
 }
 
 // SetRequestHeaders sets, with set, the request metadata headers of a

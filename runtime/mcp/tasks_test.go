@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -57,28 +59,12 @@ var testCore = coreTasks{&TaskCodec{
 
 // testTask writes a 2025-11-25 Task between before and after.
 func testTask(t *TaskInfo, before, after string) wire.Marshaler {
-	return encoderFunc(func(e *wire.Encoder) {
-		var b wire.Encoder
-		b.ObjectStart()
-		b.FieldRaw(`"taskId":`)
-		b.Str(t.ID)
-		b.FieldRaw(`"status":`)
-		b.Str(t.Status)
-		if t.Message != "" {
-			b.FieldRaw(`"statusMessage":`)
-			b.Str(t.Message)
-		}
-		b.FieldRaw(`"createdAt":`)
-		b.Str(t.CreatedAt)
-		b.FieldRaw(`"lastUpdatedAt":`)
-		b.Str(t.LastUpdatedAt)
-		b.FieldRaw(`"ttl":`)
-		b.Int64(t.TTLMs)
-		b.FieldRaw(`"pollInterval":`)
-		b.Int64(t.PollIntervalMs)
-		b.ObjectEnd()
-		e.Raw(wire.Raw(before + string(b.Bytes()) + after))
-	})
+	msg := ""
+	if t.Message != "" {
+		msg = `"statusMessage":` + strconv.Quote(t.Message) + `,`
+	}
+	return wire.Raw(fmt.Sprintf(`%s{"taskId":%q,"status":%q,%s"createdAt":%q,"lastUpdatedAt":%q,"ttl":%d,"pollInterval":%d}%s`,
+		before, t.ID, t.Status, msg, t.CreatedAt, t.LastUpdatedAt, t.TTLMs, t.PollIntervalMs, after))
 }
 
 // clock is a settable clock.

@@ -235,7 +235,7 @@ func (c *clientConn) paramHeaders(tool string) []mcp.ParamHeader {
 // exclude them, so one bad definition does not stop the others being
 // used. Each exclusion is logged as a warning naming the tool and why.
 func (c *clientConn) vetTools(result wire.Raw) wire.Raw {
-	tools, ok := member(result, "tools")
+	tools, ok := wire.MemberOf(result, "tools")
 	if !ok || tools.Kind() != wire.Array {
 		return result
 	}
@@ -252,7 +252,7 @@ func (c *clientConn) vetTools(result wire.Raw) wire.Raw {
 			return err
 		}
 		name, _ := stringMember(tool, "name")
-		schema, _ := member(tool, "inputSchema")
+		schema, _ := wire.MemberOf(tool, "inputSchema")
 		phs, err := mcp.ParamHeaders(schema)
 		c.mu.Lock()
 		if err != nil || len(phs) == 0 {
@@ -652,7 +652,7 @@ func (c *clientConn) noID() jsonrpc.NoID {
 }
 
 func cancelledRequest(params wire.Raw) (jsonrpc.ID, bool) {
-	v, ok := member(params, "requestId")
+	v, ok := wire.MemberOf(params, "requestId")
 	if !ok {
 		return jsonrpc.ID{}, false
 	}
@@ -782,25 +782,6 @@ func (c *clientConn) Close() error {
 	}
 	c.wg.Wait()
 	return nil
-}
-
-// member returns the value of an object's member.
-func member(obj wire.Raw, name string) (wire.Raw, bool) {
-	if obj.Kind() != wire.Object {
-		return nil, false
-	}
-	var out wire.Raw
-	found := false
-	d := wire.NewDecoder(obj)
-	_ = d.Object(func(key []byte) error {
-		if found || string(key) != name {
-			return d.Skip()
-		}
-		v, err := d.Raw()
-		out, found = v, err == nil
-		return err
-	})
-	return out, found
 }
 
 // stringMember returns a string member of an object.

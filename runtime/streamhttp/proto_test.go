@@ -210,7 +210,7 @@ func (s *testServer) Serve(ctx context.Context, method string, params wire.Raw) 
 		return nil, jsonrpc.MethodNotFound(method)
 	}
 	name, _ := stringMember(params, "name")
-	args, _ := member(params, "arguments")
+	args, _ := wire.MemberOf(params, "arguments")
 	var a struct {
 		Text string `json:"text"`
 		Key  string `json:"key"`
