@@ -144,7 +144,7 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 		switch m.Kind {
 		case jsonrpc.KindRequest:
 			st.owe()
-			if _, je := s.start(r, ins[i], st); je != nil {
+			if _, je := s.start(r, m, ins[i], st); je != nil {
 				st.answer(errorBody(m.ID, true, noID, je))
 			}
 		case jsonrpc.KindInvalid:

@@ -239,7 +239,7 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *json
 		return
 	}
 	st.owe()
-	if status, je := s.start(r, in, st); je != nil {
+	if status, je := s.start(r, msg, in, st); je != nil {
 		s.removeStream(st)
 		s.h.writeError(w, r, status, msg.ID, true, je)
 		return
@@ -267,8 +267,8 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 // one st owes (owe it first). When the request cannot start (the session
 // ended, or its id is in flight) start returns the HTTP status and error
 // to answer it with.
-func (s *session) start(r *http.Request, in *mcp.Inbound, st *stream) (int, *jsonrpc.Error) {
-	id := in.ID()
+func (s *session) start(r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, st *stream) (int, *jsonrpc.Error) {
+	id := msg.ID
 	key := idKey(id)
 	hctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	stop := context.AfterFunc(s.ctx, cancel)
@@ -319,7 +319,7 @@ func (s *session) start(r *http.Request, in *mcp.Inbound, st *stream) (int, *jso
 		if err != nil {
 			je, ok := asRPCError(err)
 			if !ok {
-				s.h.log.Error("streamhttp: handler failed", "method", in.Method(), "id", id.String(), "err", err)
+				s.h.log.Error("streamhttp: handler failed", "method", msg.Method, "id", id.String(), "err", err)
 			}
 			body = errorBody(id, true, s.noID(), je)
 		}
