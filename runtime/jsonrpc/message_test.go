@@ -90,7 +90,7 @@ func TestParseBatch(t *testing.T) {
 	if !msgs[0].HasID || msgs[0].ID.String() != "3" || msgs[1].HasID || msgs[1].Problem != "a message must be an object" {
 		t.Errorf("%+v %+v", msgs[0], msgs[1])
 	}
-	// parseMessages: one message or a batch.
+	// ParseMessages: one message or a batch.
 	for in, n := range map[string]int{`{"jsonrpc":"2.0","method":"n"}`: 1, `[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":1,"result":1}]`: 2, `[]`: 0} {
 		if ms, err := jsonrpc.ParseMessages([]byte(in)); err != nil || len(ms) != n {
 			t.Errorf("%s: %d messages, %v", in, len(ms), err)
@@ -131,10 +131,10 @@ func FuzzParseMessage(f *testing.F) {
 	})
 }
 
-// FuzzParseBatch: batch bodies (2025-03-26). parseBatch never returns more
+// FuzzParseBatch: batch bodies (2025-03-26). ParseBatch never returns more
 // elements than its limit, nor a nil or unexplained invalid element; a
 // message alone and the same message in a batch of one parse alike; and
-// parseMessages reads what parseBatch and parseMessage read.
+// ParseMessages reads what ParseBatch and Parse read.
 func FuzzParseBatch(f *testing.F) {
 	for _, s := range []string{
 		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}]`,
@@ -166,13 +166,13 @@ func FuzzParseBatch(f *testing.F) {
 		all, err := jsonrpc.ParseMessages(b)
 		if jsonrpc.IsBatch(b) {
 			if want, werr := jsonrpc.ParseBatch(b, 0); (err == nil) != (werr == nil) || len(all) != len(want) {
-				t.Fatalf("parseMessages: %d, %v; parseBatch: %d, %v", len(all), err, len(want), werr)
+				t.Fatalf("ParseMessages: %d, %v; ParseBatch: %d, %v", len(all), err, len(want), werr)
 			}
 			return
 		}
 		one, oerr := jsonrpc.Parse(b)
 		if (err == nil) != (oerr == nil) || (err == nil && (len(all) != 1 || all[0].Kind != one.Kind)) {
-			t.Fatalf("parseMessages differs from parseMessage: %v, %v", err, oerr)
+			t.Fatalf("ParseMessages differs from Parse: %v, %v", err, oerr)
 		}
 		if oerr != nil {
 			return

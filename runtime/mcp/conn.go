@@ -89,7 +89,7 @@ func (h *connHandler) Handle(ctx context.Context, req *jsonrpc.Request) (wire.Ma
 	if v := in.meta.protocolVersion; v != "" && h.srv.IsModernVersion(v) {
 		return h.srv.ServeStateless(ctx, &in, out)
 	}
-	if h.srv.OpensSession(&in) || h.sess.Initialized() || h.srv.roles[req.Method] == RolePing {
+	if h.sess.Initialized() || h.srv.OpensSession(&in) || h.srv.roles[req.Method] == RolePing {
 		return h.sess.Serve(ctx, &in, out)
 	}
 	if len(h.srv.stateful) == 0 || !h.srv.statefulMethod(req.Method) {

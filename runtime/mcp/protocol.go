@@ -8,7 +8,20 @@
 // The generated package of each revision describes itself with a Protocol
 // (a method table, like a gRPC service descriptor) and adapts the user's
 // implementation with Mount; this package never sees revision-specific
-// types.
+// types. The table binds each method the runtime looks at to a Role and
+// gives the methods the runtime answers itself a Feature; NewServer builds
+// one route table per mounted revision from it, and what differs between
+// revisions (the id of errors that cannot name their request, the code of
+// a missing client capability, the task types, the tool error) is in it
+// too, so that no code here asks which era a revision is in to pick a
+// shape.
+//
+// Transports sit above this package (runtime/stdio, runtime/streamhttp):
+// a message stream is served with Server.ServeConn; a transport that
+// receives messages one by one (HTTP) has each read once by
+// Server.Classify and hands the Inbound to the era decision
+// (Server.Stateless), the header rules (Server.CheckHeaders) and the era
+// that serves it (Server.ServeStateless, Session.Serve).
 package mcp
 
 import (

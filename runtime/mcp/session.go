@@ -158,7 +158,9 @@ var errOtherPrincipal = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session no
 // out carries the messages related to the request (progress, logs).
 func (sess *Session) Serve(ctx context.Context, in *Inbound, out Outbound) (wire.Marshaler, error) {
 	srv := sess.srv
-	if srv.OpensSession(in) {
+	method := in.req.Method
+	rt := sess.route(method)
+	if !in.req.IsNotification && ((rt != nil && rt.method.Role == RoleInitialize) || (len(srv.stateful) == 0 && method == legacyInitialize)) {
 		return sess.initialize(ctx, in)
 	}
 	sess.mu.Lock()
@@ -170,8 +172,6 @@ func (sess *Session) Serve(ctx context.Context, in *Inbound, out Outbound) (wire
 		}
 		return nil, errOtherPrincipal
 	}
-	method := in.req.Method
-	rt := sess.route(method)
 	if !in.req.IsNotification && rt != nil && rt.method.Notification {
 		return nil, notificationWithID(method)
 	}

@@ -88,8 +88,9 @@ func TestSkillsStateless(t *testing.T) {
 	}
 }
 
-// statelessCaller calls a server's HandleStateless as a stateless client
-// would, counting resources/read calls; tamper rewrites read results.
+// statelessCaller serves its calls statelessly on a server, as a stateless
+// client would, counting resources/read calls; tamper rewrites read
+// results.
 type statelessCaller struct {
 	s      *Server
 	reads  []string
