@@ -362,8 +362,13 @@ func (h *Handler) classify(msg *jsonrpc.Message) *mcp.Inbound {
 	if msg.Kind != jsonrpc.KindRequest && msg.Kind != jsonrpc.KindNotification {
 		return nil
 	}
-	in := h.srv.Classify(&jsonrpc.Request{ID: msg.ID, IsNotification: msg.Kind == jsonrpc.KindNotification, Method: msg.Method, Params: msg.Params})
-	return &in
+	// One allocation holds the request and what the core read of it.
+	c := &struct {
+		req jsonrpc.Request
+		in  mcp.Inbound
+	}{req: jsonrpc.Request{ID: msg.ID, IsNotification: msg.Kind == jsonrpc.KindNotification, Method: msg.Method, Params: msg.Params}}
+	c.in = h.srv.Classify(&c.req)
+	return &c.in
 }
 
 // accept is what an Accept header allows.
