@@ -19,11 +19,11 @@ import (
 
 // The mcpgen stack: a server built like examples/everything (both eras
 // mounted on one rt.Server, the echo handler reading its argument in
-// place as the example's fast path does), served with Server.ServeStdio on
+// place as the example's fast path does), served with stdio.Serve on
 // the server's pipe end, and a client made of the runtime's public pieces
 // — stdio.NewStream and jsonrpc.NewConn on the client's pipe end, as
-// rt.CommandTransport does with a child's pipes — under rt.Connect and the
-// generated Client. rt.InProcessTransport is the same wiring with its own
+// stdio.CommandTransport does with a child's pipes — under rt.Connect and the
+// generated Client. stdio.InProcessTransport is the same wiring with its own
 // io.Pipes; pipeTransport exists only so that every stack gets the pipes
 // of newPipes.
 
@@ -99,7 +99,7 @@ func newMCPGenServer(tb testing.TB) *rt.Server {
 }
 
 // pipeTransport is an rt.ClientTransport that serves srv on the server's
-// end of newPipes with ServeStdio (what a stdio server's main does with
+// end of newPipes with stdio.Serve (what a stdio server's main does with
 // os.Stdin and os.Stdout) and speaks the stdio framing on the client's end.
 type pipeTransport struct{ srv *rt.Server }
 
@@ -108,7 +108,7 @@ func (t pipeTransport) Dial(_ context.Context, h jsonrpc.Handler) (rt.ClientConn
 	client, server := newPipes()
 	served := make(chan error, 1)
 	go func() {
-		err := t.srv.ServeStdio(context.Background(), server.R, server.W, rt.StreamOptions{})
+		err := stdio.Serve(context.Background(), t.srv, server.R, server.W, stdio.Options{})
 		served <- errors.Join(err, server.Close())
 	}()
 	conn := jsonrpc.NewConn(stdio.NewStream(client.R, client.W, stdio.Options{}), h, jsonrpc.Options{})

@@ -9,26 +9,6 @@ import (
 	"github.com/mcpgen/mcpgen/schema"
 )
 
-// runtimeOwned are the methods package runtime/mcp answers itself, for any
-// revision: they are in the method table but in no handler interface.
-var runtimeOwned = map[string]bool{
-	"initialize":                 true, // version and capability negotiation
-	"ping":                       true,
-	"logging/setLevel":           true, // the session's log level
-	"server/discover":            true, // built from the mounted revisions
-	"subscriptions/listen":       true, // listen streams of 2026
-	"resources/subscribe":        true, // resource subscriptions of the session
-	"resources/unsubscribe":      true,
-	"notifications/initialized":  true,
-	"notifications/cancelled":    true,
-	"notifications/progress":     true, // routed to the pending call
-	"tasks/get":                  true, // tasks are kept by the runtime
-	"tasks/result":               true,
-	"tasks/list":                 true,
-	"tasks/cancel":               true,
-	"notifications/tasks/status": true,
-}
-
 const (
 	mcpRuntimePkg = mcpPkg
 	contextPkg    = "context"
@@ -42,7 +22,7 @@ func goMethod(m *schema.Method) string {
 
 // handled reports whether code the user writes answers m on the receiving
 // side.
-func handled(m *schema.Method) bool { return !runtimeOwned[m.Name] }
+func handled(m *schema.Method) bool { return !owned(m) }
 
 // paramsType is the Go type of m's params, or nil when m has none.
 func (g *generator) paramsType(m *schema.Method) *gotype {
@@ -316,6 +296,7 @@ func (g *generator) protocol(f *jen.File) {
 		if g.cacheable(m) {
 			fields[jen.Id("Cacheable")] = jen.True()
 		}
+		roleFields(m, fields)
 		if handled(m) {
 			fields[jen.Id("Serve")] = jen.Id("serve" + gm)
 			fields[jen.Id("Implemented")] = jen.Id("implements" + gm)
@@ -339,6 +320,18 @@ func (g *generator) protocol(f *jen.File) {
 	}
 	if g.spec.Def("JSONRPCBatchRequest") != nil {
 		pfields[jen.Id("Batches")] = jen.True()
+	}
+	if noID := g.noIDField(); noID != nil {
+		pfields[jen.Id("NoID")] = noID
+	}
+	if code := g.missingCapabilityCode(); code != "" {
+		pfields[jen.Id("MissingCapabilityCode")] = jen.Id(code)
+	}
+	if codec := g.taskCodec(f); codec != nil {
+		pfields[jen.Id("Tasks")] = codec
+	}
+	if te := g.toolError(f); te != "" {
+		pfields[jen.Id("ToolError")] = jen.Id(te)
 	}
 	for field, def := range map[string]string{"ServerCapabilities": "ServerCapabilities", "ClientCapabilities": "ClientCapabilities"} {
 		if d := g.spec.Def(def); d != nil && d.Type.Kind == schema.Object {
@@ -522,7 +515,7 @@ func (g *generator) callType(f *jen.File, name string, from schema.Side, doc str
 	}
 	f.Add(ctor)
 	for _, m := range g.spec.Methods {
-		if !m.SentBy(from) || m.Kind != schema.Request || runtimeOwned[m.Name] {
+		if !m.SentBy(from) || m.Kind != schema.Request || owned(m) {
 			continue
 		}
 		gm := goMethod(m)
@@ -600,7 +593,7 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 				check = append(check, jen.If(cond).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("CreateTaskResult without task")))))
 			}
 			cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(append(check,
-				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(mcpPkg, "AwaitTaskResult").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), id),
+				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(mcpPkg, "AwaitTaskResult").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("protocol"), id),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Id("res").Op(":=").New(g.typeCode(resultT)),
 				jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("raw"), jen.Id("res")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),

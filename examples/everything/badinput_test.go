@@ -14,6 +14,7 @@ import (
 	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
@@ -104,7 +105,7 @@ func newStdioPeer(t *testing.T, srv *rt.Server) *stdioPeer {
 	sr, cw := io.Pipe()
 	served := make(chan error, 1)
 	go func() {
-		served <- srv.ServeStdio(context.Background(), sr, sw, rt.StreamOptions{MaxMessageSize: 64 << 10})
+		served <- stdio.Serve(context.Background(), srv, sr, sw, stdio.Options{MaxMessageSize: 64 << 10})
 		sw.Close()
 	}()
 	p := &stdioPeer{t: t, w: cw, out: make(chan string, 16)}
@@ -119,7 +120,7 @@ func newStdioPeer(t *testing.T, srv *rt.Server) *stdioPeer {
 	t.Cleanup(func() {
 		cw.Close()
 		if err := <-served; err != nil {
-			t.Errorf("ServeStdio: %v", err)
+			t.Errorf("stdio.Serve: %v", err)
 		}
 	})
 	return p

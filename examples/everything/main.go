@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
@@ -48,7 +49,7 @@ func run() error {
 	if *httpAddr != "" {
 		err = serveHTTP(ctx, srv, *httpAddr, *addrFile, logger)
 	} else {
-		err = srv.ServeStdio(ctx, os.Stdin, os.Stdout, rt.StreamOptions{})
+		err = stdio.Serve(ctx, srv, os.Stdin, os.Stdout, stdio.Options{})
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return nil // a signal, and the drain it asked for is done

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
@@ -58,7 +59,7 @@ func TestResultValidation(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		cs, err := rt.Connect(ctx, &rt.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(modernHandler{}))
+		cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(modernHandler{}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
@@ -24,7 +25,7 @@ func connectCaps(t *testing.T, url string, era rt.Era, caps string) *rt.ClientSe
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
-	var tr rt.ClientTransport = &rt.CommandTransport{Path: binary}
+	var tr rt.ClientTransport = &stdio.CommandTransport{Path: binary}
 	if url != "" {
 		tr = &streamhttp.ClientTransport{URL: url}
 	}
@@ -275,7 +276,7 @@ func connectTasks(t *testing.T, url string, era rt.Era) *rt.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
-	var tr rt.ClientTransport = &rt.CommandTransport{Path: binary}
+	var tr rt.ClientTransport = &stdio.CommandTransport{Path: binary}
 	if url != "" {
 		tr = &streamhttp.ClientTransport{URL: url}
 	}

@@ -116,6 +116,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 {{range .Imports}}
 	"{{$.Module}}/{{.Package}}"{{end}}
@@ -192,7 +193,7 @@ func session(ctx context.Context, srv *mcp.Server, t target, version string) err
 	if t.stateless {
 		era = mcp.Modern
 	}
-	cs, err := mcp.Connect(ctx, &mcp.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: era, ProtocolVersion: version}, t.mount(struct{}{}))
+	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: era, ProtocolVersion: version}, t.mount(struct{}{}))
 	if err != nil {
 		return fmt.Errorf("handshake: %w", err)
 	}
@@ -238,7 +239,7 @@ func checkTogether(ctx context.Context, ts []target) error {
 	if ts[0].stateless {
 		era = mcp.Modern
 	}
-	cs, err := mcp.Connect(ctx, &mcp.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: era}, clients...)
+	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: era}, clients...)
 	if err != nil {
 		return fmt.Errorf("unpinned handshake: %w", err)
 	}

@@ -3,7 +3,6 @@ package jsonrpc
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"runtime/debug"
@@ -134,6 +133,9 @@ type Options struct {
 	// cancelled Call. A response with a null or missing id passes the zero
 	// ID. Default: log at debug level.
 	OnUnknownResponse func(id ID)
+	// NoID is how an error response that cannot name its request writes
+	// its id (default NullID, as JSON-RPC 2.0 says); see also SetNoID.
+	NoID NoID
 }
 
 const (
@@ -167,14 +169,13 @@ type Conn struct {
 	drainFor  time.Duration // < 0: no drain
 	onDrain   func()
 	onUnknown func(ID)
-	methods   map[string]string
 	batch     atomic.Bool
+	noID      atomic.Uint32 // a NoID
 
 	// Used by the read loop only.
-	dec  wire.Decoder // the message
-	sub  wire.Decoder // batch elements
-	rdec wire.Decoder // results of Calls
-	env  envelope
+	parser *Parser
+	msg    Message
+	rdec   wire.Decoder // results of Calls
 
 	// base is the parent of handler contexts: Serve's context without its
 	// cancellation (the Conn cancels handlers itself). notifyCtx is the
@@ -204,10 +205,8 @@ type Conn struct {
 	idleN      atomic.Int32   // parked workers
 	quit       chan struct{}  // closed by shutdown: parked workers exit
 
-	cmu    sync.Mutex
-	calls  map[int64]*call
-	lastID int64
-	closed bool // no more Calls: Close was called or Serve returned
+	calls  Calls       // the Conn's own requests waiting for responses
+	closed atomic.Bool // no more Calls: Close was called or Serve returned
 
 	smu         sync.Mutex
 	serving     bool
@@ -234,7 +233,6 @@ func NewConn(s Stream, h Handler, o Options) *Conn {
 		inflight:  make(map[ID]*inflight),
 		idle:      make(chan *inflight),
 		quit:      make(chan struct{}),
-		calls:     make(map[int64]*call),
 		base:      context.Background(),
 		readCtx:   context.Background(),
 	}
@@ -269,16 +267,13 @@ func NewConn(s Stream, h Handler, o Options) *Conn {
 	if c.drainFor == 0 {
 		c.drainFor = defaultDrainTimeout
 	}
-	c.dec.SetMaxDepth(o.MaxDepth)
-	c.sub.SetMaxDepth(o.MaxDepth)
 	c.rdec.SetMaxDepth(o.MaxDepth)
+	var methods []string
 	if ml, ok := h.(MethodLister); ok {
-		ms := ml.Methods()
-		c.methods = make(map[string]string, len(ms))
-		for _, m := range ms {
-			c.methods[m] = m
-		}
+		methods = ml.Methods()
 	}
+	c.parser = NewParser(methods, o.MaxDepth)
+	c.noID.Store(uint32(o.NoID))
 	c.notifyCtx = context.WithValue(c.base, connKey, c)
 	return c
 }
@@ -287,6 +282,11 @@ func NewConn(s Stream, h Handler, o Options) *Conn {
 // messages; MCP 2025-03-26 has them). When disabled, the default, an array
 // is answered -32600 "batch requests are not supported".
 func (c *Conn) SetBatch(enabled bool) { c.batch.Store(enabled) }
+
+// SetNoID sets how error responses that cannot name their request write
+// their id (see NoID): MCP sets the rule of the revision a connection
+// negotiated.
+func (c *Conn) SetNoID(n NoID) { c.noID.Store(uint32(n)) }
 
 // Serve reads and dispatches messages until the stream ends, ctx is done or
 // Close is called. It returns nil at io.EOF or after Close, ctx.Err() when
@@ -495,37 +495,20 @@ func (c *Conn) shutdown() {
 
 // handleMessage dispatches one message read from the stream.
 func (c *Conn) handleMessage(msg []byte) {
-	d := &c.dec
-	d.Reset(msg)
-	switch d.Peek() {
-	case wire.Object:
-		c.handleObject(d, msg, nil)
+	m := &c.msg
+	if err := c.parser.Parse(msg, m); err != nil {
+		c.parseError(nil, err)
 		return
-	case wire.Array:
-		err := d.Skip()
-		if err == nil {
-			err = d.End()
-		}
-		if err != nil {
-			c.parseError(nil, err)
-			return
-		}
+	}
+	if m.Problem == problemBatch {
 		if !c.batch.Load() {
-			c.replyError(nil, ID{}, false, CodeInvalidRequest, "batch requests are not supported")
+			c.replyError(nil, ID{}, false, CodeInvalidRequest, problemBatch)
 			return
 		}
 		c.handleBatch(msg)
 		return
 	}
-	err := d.Skip()
-	if err == nil {
-		err = d.End()
-	}
-	if err != nil {
-		c.parseError(nil, err)
-		return
-	}
-	c.replyError(nil, ID{}, false, CodeInvalidRequest, "a message must be an object")
+	c.dispatch(m, nil)
 }
 
 func (c *Conn) parseError(b *batch, err error) {
@@ -534,74 +517,45 @@ func (c *Conn) parseError(b *batch, err error) {
 
 // handleBatch dispatches the elements of a batch already validated as JSON.
 func (c *Conn) handleBatch(msg []byte) {
-	d := &c.dec
-	d.Reset(msg)
-	b := newBatch(c)
-	n := 0
-	_ = d.Array(func() error {
-		n++
-		start := skipWS(d)
-		if err := d.Skip(); err != nil {
-			return err // cannot happen: validated
-		}
-		elem := msg[start:d.Offset()]
-		c.sub.Reset(elem)
-		if c.sub.Peek() != wire.Object {
-			c.replyNow(b, ID{}, false, CodeInvalidRequest, "a message must be an object")
-			return nil
-		}
-		c.handleObject(&c.sub, elem, b)
-		return nil
-	})
-	if n == 0 {
+	msgs, err := c.parser.ParseBatch(msg, 0)
+	if err != nil {
+		c.parseError(nil, err) // cannot happen: validated
+		return
+	}
+	if len(msgs) == 0 {
 		c.replyError(nil, ID{}, false, CodeInvalidRequest, "empty batch")
 		return
+	}
+	b := newBatch(c)
+	for _, m := range msgs {
+		c.dispatch(m, b)
 	}
 	b.seal()
 }
 
-// handleObject dispatches one message object (a whole message, or one
-// element of batch b).
-func (c *Conn) handleObject(d *wire.Decoder, msg []byte, b *batch) {
-	env := &c.env
-	if err := parseEnvelope(d, env); err != nil {
-		c.parseError(b, err)
-		return
+// dispatch handles one parsed message (a whole message, or one element of
+// batch b).
+func (c *Conn) dispatch(m *Message, b *batch) {
+	switch m.Kind {
+	case KindInvalid:
+		c.replyNow(b, m.ID, m.HasID, CodeInvalidRequest, m.Problem)
+	case KindRequest:
+		c.dispatchRequest(m, b)
+	case KindNotification:
+		c.dispatchNotification(m)
+	case KindResponse:
+		c.handleResponse(m)
 	}
-	kind, errMsg, withID := validate(env)
-	switch kind {
-	case kindInvalid:
-		c.replyNow(b, env.id, withID, CodeInvalidRequest, errMsg)
-	case kindRequest:
-		c.dispatchRequest(env, msg, b)
-	case kindNotification:
-		c.dispatchNotification(env, msg)
-	case kindResponse:
-		c.handleResponse(env, msg)
-	}
-}
-
-func (c *Conn) intern(b []byte) string {
-	if s, ok := c.methods[string(b)]; ok {
-		return s
-	}
-	return string(b)
-}
-
-func paramsOf(env *envelope, msg []byte) wire.Raw {
-	if !env.hasParams {
-		return nil
-	}
-	p := make(wire.Raw, env.paramsEnd-env.paramsStart)
-	copy(p, msg[env.paramsStart:env.paramsEnd])
-	return p
 }
 
 // dispatchNotification runs the handler for a notification on the read
 // loop: notifications are handled in arrival order, each before the next
 // message is read, and never wait behind requests.
-func (c *Conn) dispatchNotification(env *envelope, msg []byte) {
-	req := &Request{IsNotification: true, Method: c.intern(env.method), Params: paramsOf(env, msg)}
+func (c *Conn) dispatchNotification(m *Message) {
+	req := &Request{IsNotification: true, Method: m.Method}
+	if m.Params != nil {
+		req.Params = append(wire.Raw(nil), m.Params...)
+	}
 	_, err, panicked := c.invoke(c.notifyCtx, req)
 	if err != nil && !panicked {
 		c.log.Debug("jsonrpc: notification handler failed", "method", req.Method, "error", err)
@@ -695,11 +649,11 @@ func ConnFrom(ctx context.Context) *Conn {
 
 // dispatchRequest registers a request and starts its handler, or queues it
 // when MaxConcurrent handlers already run.
-func (c *Conn) dispatchRequest(env *envelope, msg []byte, b *batch) {
+func (c *Conn) dispatchRequest(m *Message, b *batch) {
 	e := &inflight{conn: c, batch: b}
-	e.req = Request{ID: env.id, Method: c.intern(env.method)}
-	if env.hasParams {
-		p := msg[env.paramsStart:env.paramsEnd]
+	e.req = Request{ID: m.ID, Method: m.Method}
+	if m.Params != nil {
+		p := m.Params
 		if len(p) <= smallParams {
 			e.req.Params = append(e.small[:0:len(p)], p...)
 		} else {
@@ -901,14 +855,7 @@ func (c *Conn) encodeResult(enc *wire.Encoder, e *inflight, res wire.Marshaler) 
 			ok = false
 		}
 	}()
-	encodeHeader(enc, e.req.ID, true)
-	enc.FieldRaw(`"result":`)
-	if res == nil {
-		enc.Null()
-	} else {
-		res.EncodeJSON(enc)
-	}
-	enc.ObjectEnd()
+	encodeResponse(enc, e.req.ID, res)
 	if err := enc.Err(); err != nil {
 		c.log.Error("jsonrpc: encoding result failed", "method", e.req.Method, "id", e.req.ID.String(), "error", err)
 		return false
@@ -952,21 +899,6 @@ func (c *Conn) Cancel(id ID) bool {
 	return true
 }
 
-var version = wire.Raw(`"2.0"`)
-
-// encodeHeader starts a message: {"jsonrpc":"2.0","id":<id or null>.
-func encodeHeader(enc *wire.Encoder, id ID, hasID bool) {
-	enc.ObjectStart()
-	enc.FieldRaw(`"jsonrpc":`)
-	enc.Raw(version)
-	enc.FieldRaw(`"id":`)
-	if hasID {
-		id.EncodeJSON(enc)
-	} else {
-		enc.Null()
-	}
-}
-
 // replyNow answers a message at once, while it is being read; in a batch
 // that is one more response the batch waits for.
 func (c *Conn) replyNow(b *batch, id ID, hasID bool, code int64, msg string) {
@@ -993,10 +925,7 @@ func (c *Conn) replyError(b *batch, id ID, hasID bool, code int64, msg string) {
 
 func (c *Conn) replyErrorObj(b *batch, id ID, hasID bool, e *Error) {
 	enc := wire.GetEncoder()
-	encodeHeader(enc, id, hasID)
-	enc.FieldRaw(`"error":`)
-	e.EncodeJSON(enc)
-	enc.ObjectEnd()
+	encodeError(enc, id, hasID, NoID(c.noID.Load()), e)
 	c.reply(b, enc.Bytes())
 	wire.PutEncoder(enc)
 }
@@ -1083,74 +1012,21 @@ func (b *batch) add(msg []byte) {
 func (b *batch) seal() { b.add(nil) }
 
 // handleResponse delivers a response to the Call waiting for it.
-func (c *Conn) handleResponse(env *envelope, msg []byte) {
-	var cl *call
-	if env.idState == idValid && env.id.IsInt() {
-		c.cmu.Lock()
-		if cl = c.calls[env.id.Int()]; cl != nil {
-			delete(c.calls, env.id.Int())
-		}
-		c.cmu.Unlock()
-	}
-	if cl == nil {
-		if c.onUnknown != nil {
-			c.onUnknown(env.id)
-		} else {
-			c.log.Debug("jsonrpc: response to unknown id ignored", "id", env.id.String())
-		}
+func (c *Conn) handleResponse(m *Message) {
+	if c.calls.Deliver(m, &c.rdec, true) {
 		return
 	}
-	d := &c.rdec
-	if env.hasError {
-		re := new(Error)
-		d.Reset(msg[env.errorStart:env.errorEnd])
-		if err := re.DecodeJSON(d); err != nil {
-			cl.err = fmt.Errorf("jsonrpc: malformed error response: %w", err)
-		} else {
-			cl.err = re
-		}
-	} else if cl.out != nil {
-		// The result gets bytes of its own (msg is the read buffer), so its
-		// strings and raw values can be views of them: one copy instead of
-		// one per string.
-		d.Reset(append([]byte(nil), msg[env.resultStart:env.resultEnd]...))
-		d.SetShared(true)
-		err := cl.out.DecodeJSON(d)
-		if err == nil {
-			err = d.End()
-		}
-		d.SetShared(false)
-		if err != nil {
-			cl.err = fmt.Errorf("jsonrpc: decoding result: %w", wire.WithField(err, "result"))
-		}
+	if c.onUnknown != nil {
+		c.onUnknown(m.ID)
+	} else {
+		c.log.Debug("jsonrpc: response to unknown id ignored", "id", m.ID.String())
 	}
-	cl.done <- struct{}{}
-}
-
-// call is one outgoing request waiting for its response.
-type call struct {
-	out  wire.Unmarshaler
-	err  error
-	done chan struct{} // capacity 1; signalled once by whoever removes the call from Conn.calls
-}
-
-var callPool = sync.Pool{New: func() any { return &call{done: make(chan struct{}, 1)} }}
-
-func putCall(cl *call) {
-	cl.out, cl.err = nil, nil
-	callPool.Put(cl)
 }
 
 // failCalls fails every pending call with ErrClosed and refuses new ones.
 func (c *Conn) failCalls() {
-	c.cmu.Lock()
-	c.closed = true
-	for _, cl := range c.calls {
-		cl.err = ErrClosed
-		cl.done <- struct{}{}
-	}
-	clear(c.calls)
-	c.cmu.Unlock()
+	c.closed.Store(true)
+	c.calls.Close(ErrClosed)
 }
 
 // Call sends a request with a fresh integer id and waits for its response,
@@ -1165,93 +1041,35 @@ func (c *Conn) Call(ctx context.Context, method string, params wire.Marshaler, o
 // CallWithID is Call that also reports the id it uses through onID (if not
 // nil) before sending the request.
 func (c *Conn) CallWithID(ctx context.Context, method string, params wire.Marshaler, out wire.Unmarshaler, onID func(ID)) error {
-	cl := callPool.Get().(*call)
-	cl.out = out
-	c.cmu.Lock()
-	if c.closed {
-		c.cmu.Unlock()
-		putCall(cl)
-		return ErrClosed
+	p, err := c.calls.Start(out)
+	if err != nil {
+		return err
 	}
-	c.lastID++
-	n := c.lastID
-	c.calls[n] = cl
-	c.cmu.Unlock()
-	id := wire.IntValue(n)
+	id := p.ID()
 	if onID != nil {
 		onID(id)
 	}
-
 	enc := wire.GetEncoder()
-	encodeHeader(enc, id, true)
-	encodeCallBody(enc, method, params)
-	err := enc.Err()
+	encodeRequest(enc, id, true, method, params)
+	err = enc.Err()
 	if err == nil {
 		err = c.send(ctx, enc.Bytes())
 	}
 	wire.PutEncoder(enc)
 	if err != nil {
-		c.abandon(n, cl)
+		c.calls.Abandon(p)
 		return err
 	}
-
-	select {
-	case <-cl.done:
-	case <-ctx.Done():
-		if c.abandon(n, cl) {
-			return ctx.Err()
-		}
-		// The response was being delivered; it is complete now.
-	}
-	err = cl.err
-	putCall(cl)
-	return err
-}
-
-// abandon removes call n. If it was still pending the call is recycled and
-// abandon returns true; otherwise the response (or ErrClosed) is being
-// delivered: abandon waits for it and returns false, leaving cl to the
-// caller.
-func (c *Conn) abandon(n int64, cl *call) bool {
-	c.cmu.Lock()
-	_, mine := c.calls[n]
-	if mine {
-		delete(c.calls, n)
-	}
-	c.cmu.Unlock()
-	if mine {
-		putCall(cl)
-		return true
-	}
-	<-cl.done
-	return false
-}
-
-// encodeCallBody writes "method" and "params" (omitted when nil) and closes
-// the message.
-func encodeCallBody(enc *wire.Encoder, method string, params wire.Marshaler) {
-	enc.FieldRaw(`"method":`)
-	enc.Str(method)
-	if params != nil {
-		enc.FieldRaw(`"params":`)
-		params.EncodeJSON(enc)
-	}
-	enc.ObjectEnd()
+	return c.calls.Wait(ctx, p)
 }
 
 // Notify sends a notification (params omitted when nil).
 func (c *Conn) Notify(ctx context.Context, method string, params wire.Marshaler) error {
-	c.cmu.Lock()
-	closed := c.closed
-	c.cmu.Unlock()
-	if closed {
+	if c.closed.Load() {
 		return ErrClosed
 	}
 	enc := wire.GetEncoder()
-	enc.ObjectStart()
-	enc.FieldRaw(`"jsonrpc":`)
-	enc.Raw(version)
-	encodeCallBody(enc, method, params)
+	encodeRequest(enc, ID{}, false, method, params)
 	err := enc.Err()
 	if err == nil {
 		err = c.send(ctx, enc.Bytes())

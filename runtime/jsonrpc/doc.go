@@ -1,9 +1,15 @@
-// Package jsonrpc is a transport-agnostic JSON-RPC 2.0 engine: a [Conn]
-// reads whole messages from a [Stream], dispatches requests to a [Handler]
-// and writes the responses, and sends its own requests ([Conn.Call]) and
-// notifications ([Conn.Notify]) to the peer. It knows nothing of MCP; the
-// protocol layer built on it wraps the Handler and uses [Conn.Cancel],
-// [RequestIDFrom], [ConnFrom], [Conn.SetBatch] and the error hooks.
+// Package jsonrpc is JSON-RPC 2.0 for every transport: the message model
+// ([Parser], [Message], [ParseBatch], [AppendResponse], [AppendError],
+// [AppendRequest], [AppendNotification]), the table of a peer's pending
+// calls ([Calls]) and, on those, a transport-agnostic engine for message
+// streams: a [Conn] reads whole messages from a [Stream], dispatches
+// requests to a [Handler] and writes the responses, and sends its own
+// requests ([Conn.Call]) and notifications ([Conn.Notify]) to the peer.
+// Transports that carry messages one by one (HTTP) use the message model
+// and the calls table directly. It knows nothing of MCP; the protocol
+// layer built on it wraps the Handler and uses [Conn.Cancel],
+// [RequestIDFrom], [ConnFrom], [Conn.SetBatch], [Conn.SetNoID] and the
+// error hooks.
 //
 // # Hot path
 //
@@ -19,12 +25,13 @@
 // # Validation
 //
 // Messages are checked strictly: malformed JSON or invalid UTF-8 is
-// answered -32700 with a null id; "jsonrpc" must be exactly "2.0"; an id
-// must be a string or an integer literal that fits int64 (1.0 and 1e2 are
-// refused; an unusable id is answered with a null id); "method" must be a
-// string; params, when present, an object or an array; a message with
-// both "result" and "error", with neither nor "method", or with "method"
-// and "result"/"error" is invalid (-32600). Unknown members are ignored. A
+// answered -32700 without an id (written as [NoID] says: "id": null by
+// default); "jsonrpc" must be exactly "2.0"; an id must be a string or an
+// integer literal that fits int64 (1.0 and 1e2 are refused; an unusable id
+// is answered without one); "method" must be a string; params, when
+// present, an object or an array; a message with both "result" and
+// "error", with neither nor "method", or with "method" and
+// "result"/"error" is invalid (-32600). Unknown members are ignored. A
 // request whose id is already in flight is answered -32600 "duplicate
 // request id <id>", leaving the first undisturbed. Whether a method exists
 // is the Handler's business: it returns [MethodNotFound].

@@ -21,8 +21,9 @@ const (
 	versionBad
 )
 
-// envelope is the parsed top level of one message. Byte slices and spans
-// refer to the message buffer and are valid only while it is.
+// envelope is the parsed top level of one message, as Parser reads it.
+// Byte slices and spans refer to the message buffer and are valid only
+// while it is.
 type envelope struct {
 	id      ID
 	idState idState
@@ -191,49 +192,37 @@ func parseIntLiteral(lit []byte) (int64, bool) {
 	return int64(u), true
 }
 
-// msgKind classifies a validated envelope.
-type msgKind uint8
-
-const (
-	kindInvalid msgKind = iota
-	kindRequest
-	kindNotification
-	kindResponse
-)
-
-// validate checks env against JSON-RPC 2.0 and returns what the message is.
-// For kindInvalid it also returns the error message to send and whether the
-// id is usable for the reply (otherwise the reply has a null id).
-func validate(env *envelope) (k msgKind, errMsg string, replyWithID bool) {
+// validate checks env against JSON-RPC 2.0 and returns what the message
+// is; for KindInvalid, also why.
+func validate(env *envelope) (Kind, string) {
 	if env.idState == idInvalid {
-		return kindInvalid, "id must be a string or an integer", false
+		return KindInvalid, problemID
 	}
-	withID := env.idState == idValid
 	if env.version != versionOK {
-		return kindInvalid, `"jsonrpc" must be "2.0"`, withID
+		return KindInvalid, `"jsonrpc" must be "2.0"`
 	}
 	if env.hasMethod {
 		switch {
 		case env.methodBad:
-			return kindInvalid, `"method" must be a string`, withID
+			return KindInvalid, `"method" must be a string`
 		case env.hasResult || env.hasError:
-			return kindInvalid, `a request must not have "result" or "error"`, withID
+			return KindInvalid, `a request must not have "result" or "error"`
 		case env.hasParams && env.paramsKind != wire.Object && env.paramsKind != wire.Array:
-			return kindInvalid, `"params" must be an object or an array`, withID
+			return KindInvalid, `"params" must be an object or an array`
 		case env.idState == idAbsent:
-			return kindNotification, "", false
+			return KindNotification, ""
 		case env.idState == idNull:
-			return kindInvalid, "id must be a string or an integer", false
+			return KindInvalid, problemID
 		}
-		return kindRequest, "", true
+		return KindRequest, ""
 	}
 	switch {
 	case env.hasResult && env.hasError:
-		return kindInvalid, `a response must not have both "result" and "error"`, withID
+		return KindInvalid, `a response must not have both "result" and "error"`
 	case !env.hasResult && !env.hasError:
-		return kindInvalid, `a message needs "method", "result" or "error"`, withID
+		return KindInvalid, `a message needs "method", "result" or "error"`
 	case env.hasResult && env.idState != idValid:
-		return kindInvalid, "id must be a string or an integer", false
+		return KindInvalid, problemID
 	}
-	return kindResponse, "", false
+	return KindResponse, ""
 }

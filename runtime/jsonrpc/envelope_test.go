@@ -30,21 +30,18 @@ var benchRequest = []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","param
 // BenchmarkEnvelope parses a request envelope and looks up its method: no
 // allocation.
 func BenchmarkEnvelope(b *testing.B) {
-	c := NewConn(nil, HandlerFunc(nil), Options{})
-	c.methods = map[string]string{"tools/call": "tools/call", "ping": "ping"}
-	var d wire.Decoder
-	var env envelope
+	p := NewParser([]string{"tools/call", "ping"}, 0)
+	var m Message
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchRequest)))
 	for b.Loop() {
-		d.Reset(benchRequest)
-		if err := parseEnvelope(&d, &env); err != nil {
+		if err := p.Parse(benchRequest, &m); err != nil {
 			b.Fatal(err)
 		}
-		if k, _, _ := validate(&env); k != kindRequest {
-			b.Fatal(k)
+		if m.Kind != KindRequest {
+			b.Fatal(m.Kind)
 		}
-		if c.intern(env.method) != "tools/call" {
+		if m.Method != "tools/call" {
 			b.Fatal("method")
 		}
 	}
@@ -52,16 +49,15 @@ func BenchmarkEnvelope(b *testing.B) {
 
 // BenchmarkEnvelopeParams adds the params copy a dispatched request owns.
 func BenchmarkEnvelopeParams(b *testing.B) {
-	var d wire.Decoder
-	var env envelope
+	p := NewParser([]string{"tools/call"}, 0)
+	var m Message
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchRequest)))
 	for b.Loop() {
-		d.Reset(benchRequest)
-		if err := parseEnvelope(&d, &env); err != nil {
+		if err := p.Parse(benchRequest, &m); err != nil {
 			b.Fatal(err)
 		}
-		if p := paramsOf(&env, benchRequest); len(p) == 0 {
+		if p := append(wire.Raw(nil), m.Params...); len(p) == 0 {
 			b.Fatal("params")
 		}
 	}

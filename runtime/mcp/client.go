@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -31,10 +33,18 @@ type ClientTransport interface {
 }
 
 // Negotiator is implemented by connections that need to know the outcome
-// of version negotiation (the HTTP transport sends it as a header and
-// keeps the session id).
+// of version negotiation (the HTTP transport sends the version as a
+// header, keeps the session id and mirrors params in headers as the
+// revision's table says).
 type Negotiator interface {
-	Negotiated(version string, stateless bool)
+	// Negotiated reports the revision the session speaks from now on; nil
+	// while a stateful session is being opened (its initialize carries no
+	// version and no session).
+	Negotiated(p *Protocol)
+	// Opened reports the session open: a stateful session's client sent
+	// notifications/initialized (the HTTP transport opens its GET stream
+	// then).
+	Opened(ctx context.Context)
 }
 
 // Era chooses how a client opens a conversation.
@@ -90,6 +100,12 @@ type ClientSession struct {
 	version   string
 	result    wire.Raw // InitializeResult or DiscoverResult
 
+	// roles gives the role of every method of the mounted revisions, for
+	// the server's messages that may come before negotiation.
+	roles map[string]Role
+	// tokens numbers the session's progress tokens.
+	tokens atomic.Int64
+
 	mu       sync.Mutex
 	progress map[string]func(ProgressUpdate)
 	notes    func(ctx context.Context, method string, params wire.Raw)
@@ -126,7 +142,14 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 			return nil, err
 		}
 	}
-	cs := &ClientSession{opts: opts, mounts: mounts, log: opts.Logger, progress: map[string]func(ProgressUpdate){}}
+	cs := &ClientSession{opts: opts, mounts: mounts, log: opts.Logger, progress: map[string]func(ProgressUpdate){}, roles: map[string]Role{}}
+	for _, m := range mounts {
+		for name, md := range m.Protocol.Methods {
+			if cs.roles[name] == RoleNone {
+				cs.roles[name] = md.Role
+			}
+		}
+	}
 	if opts.Tasks != nil {
 		cs.tasks = newTaskHost(*opts.Tasks, time.Now, opts.Logger)
 	}
@@ -188,27 +211,27 @@ func (cs *ClientSession) use(m *Mount, stateless bool) {
 // clientCapabilities derives the client's capabilities from its handler
 // (and, with tasks, the requests it takes as tasks).
 func clientCapabilities(m *Mount, tasks bool) wire.Raw {
-	has := func(method string) bool {
-		md := m.Protocol.Methods[method]
+	has := func(r Role) bool {
+		md := m.Protocol.Role(r)
 		return md != nil && md.Implemented != nil && md.Implemented(m.Handler)
 	}
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
 	e.ObjectStart()
-	if has("elicitation/create") {
+	if has(RoleElicitation) {
 		e.FieldRaw(`"elicitation":`)
 		e.Raw(emptyObject)
 	}
-	if has("roots/list") {
+	if has(RoleRoots) {
 		e.FieldRaw(`"roots":`)
 		e.ObjectStart()
 		e.ObjectEnd()
 	}
-	if has("sampling/createMessage") {
+	if has(RoleSampling) {
 		e.FieldRaw(`"sampling":`)
 		e.Raw(emptyObject)
 	}
-	if tasks && m.Protocol.Stateless && slices.Contains(m.Protocol.ClientCapabilities, "extensions") {
+	if tasks && m.Protocol.Role(RoleTaskGet) == nil && slices.Contains(m.Protocol.ClientCapabilities, "extensions") {
 		// The requestor's side of the tasks extension: typed calls wait
 		// for task handles (AwaitTask).
 		e.FieldRaw(`"extensions":`)
@@ -216,10 +239,10 @@ func clientCapabilities(m *Mount, tasks bool) wire.Raw {
 	}
 	if tasks && slices.Contains(m.Protocol.ClientCapabilities, "tasks") {
 		var reqs []string
-		if has("sampling/createMessage") {
+		if has(RoleSampling) {
 			reqs = append(reqs, `"sampling":{"createMessage":{}}`)
 		}
-		if has("elicitation/create") {
+		if has(RoleElicitation) {
 			reqs = append(reqs, `"elicitation":{"create":{}}`)
 		}
 		e.FieldRaw(`"tasks":`)
@@ -235,6 +258,9 @@ func (cs *ClientSession) openLegacy(ctx context.Context) error {
 		return errors.New("mcp: no stateful revision mounted for initialize")
 	}
 	cs.use(m, false)
+	if n, ok := cs.conn.(Negotiator); ok {
+		n.Negotiated(nil)
+	}
 	params := encoderFunc(func(e *wire.Encoder) {
 		e.ObjectStart()
 		e.FieldRaw(`"protocolVersion":`)
@@ -246,7 +272,7 @@ func (cs *ClientSession) openLegacy(ctx context.Context) error {
 		e.ObjectEnd()
 	})
 	var res wire.Raw
-	if err := cs.conn.CallWithID(ctx, "initialize", params, &res, nil); err != nil {
+	if err := cs.conn.CallWithID(ctx, m.Protocol.RoleName(RoleInitialize), params, &res, nil); err != nil {
 		return fmt.Errorf("mcp: initialize: %w", err)
 	}
 	d := wire.NewDecoder(res)
@@ -269,10 +295,17 @@ func (cs *ClientSession) openLegacy(ctx context.Context) error {
 		}
 	}
 	cs.result = res
-	if n, ok := cs.conn.(Negotiator); ok {
-		n.Negotiated(cs.version, false)
+	n, _ := cs.conn.(Negotiator)
+	if n != nil {
+		n.Negotiated(cs.mount.Protocol)
 	}
-	return cs.conn.Notify(ctx, "notifications/initialized", nil)
+	if err := cs.conn.Notify(ctx, cs.mount.Protocol.RoleName(RoleInitialized), nil); err != nil {
+		return err
+	}
+	if n != nil {
+		n.Opened(ctx)
+	}
+	return nil
 }
 
 func (cs *ClientSession) openModern(ctx context.Context) error {
@@ -281,26 +314,30 @@ func (cs *ClientSession) openModern(ctx context.Context) error {
 		return errors.New("mcp: no stateless revision mounted")
 	}
 	cs.use(m, true)
-	if n, ok := cs.conn.(Negotiator); ok {
-		n.Negotiated(cs.version, true)
+	n, _ := cs.conn.(Negotiator)
+	if n != nil {
+		n.Negotiated(m.Protocol)
 	}
 	var res wire.Raw
-	err := cs.Call(ctx, "server/discover", nil, &res)
+	err := cs.Call(ctx, m.Protocol.RoleName(RoleDiscover), nil, &res)
 	var je *jsonrpc.Error
 	if errors.As(err, &je) && je.Code == CodeUnsupportedProtocolVersion {
 		// Retry once with a version the server supports that we mount.
 		if v := pickSupported(je.Data, cs.mounts); v != nil {
 			cs.use(v, true)
-			if n, ok := cs.conn.(Negotiator); ok {
-				n.Negotiated(cs.version, true)
+			if n != nil {
+				n.Negotiated(v.Protocol)
 			}
-			err = cs.Call(ctx, "server/discover", nil, &res)
+			err = cs.Call(ctx, v.Protocol.RoleName(RoleDiscover), nil, &res)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("mcp: server/discover: %w", err)
 	}
 	cs.result = res
+	if n != nil {
+		n.Opened(ctx)
+	}
 	return nil
 }
 
@@ -373,7 +410,7 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Ma
 	onProgress, _ := ctx.Value(progressKey{}).(func(ProgressUpdate))
 	var token string
 	if onProgress != nil {
-		token = newToken()
+		token = "mcpgen-progress-" + strconv.FormatInt(cs.tokens.Add(1), 10)
 		cs.mu.Lock()
 		cs.progress[token] = onProgress
 		cs.mu.Unlock()
@@ -391,7 +428,7 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Ma
 		}
 		send = p
 	}
-	if ctx.Done() == nil || method == "initialize" || cs.transportCancels() {
+	if ctx.Done() == nil || cs.roles[method] == RoleInitialize || cs.transportCancels() {
 		// Nothing can cancel the call, a client never cancels initialize,
 		// or the transport cancels by aborting the request (stateless
 		// HTTP).
@@ -402,7 +439,9 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Ma
 	err := cs.conn.CallWithID(ctx, method, send, result, func(i jsonrpc.ID) { id, haveID = i, true })
 	if err != nil && ctx.Err() != nil && haveID {
 		// Tell the server to stop; it must not answer anymore.
-		_ = cs.conn.Notify(context.WithoutCancel(ctx), "notifications/cancelled", cancelParams{id, ctx.Err().Error()})
+		if name := cs.mount.Protocol.RoleName(RoleCancelled); name != "" {
+			_ = cs.conn.Notify(context.WithoutCancel(ctx), name, cancelParams{id, ctx.Err().Error()})
+		}
 	}
 	return err
 }
@@ -444,19 +483,6 @@ func (c cancelParams) EncodeJSON(e *wire.Encoder) {
 		e.Str(c.reason)
 	}
 	e.ObjectEnd()
-}
-
-var tokens struct {
-	mu sync.Mutex
-	n  int64
-}
-
-func newToken() string {
-	tokens.mu.Lock()
-	tokens.n++
-	n := tokens.n
-	tokens.mu.Unlock()
-	return fmt.Sprintf("mcpgen-progress-%d", n)
 }
 
 // withMeta encodes params with the runtime's _meta keys merged into
@@ -557,13 +583,13 @@ func (w *withMeta) own(e *wire.Encoder, skipCaps, skipInfo bool) {
 
 // handle serves the server's requests and notifications.
 func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
-	switch req.Method {
-	case "ping":
+	switch cs.roles[req.Method] {
+	case RolePing:
 		return emptyResult, nil
-	case "notifications/progress":
+	case RoleProgress:
 		cs.onProgress(req.Params)
 		return nil, nil
-	case "notifications/cancelled":
+	case RoleCancelled:
 		return nil, nil
 	}
 	m := cs.mount

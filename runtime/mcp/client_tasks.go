@@ -13,13 +13,16 @@ import (
 // tasks/* are answered from the client's store. ok is false for other
 // requests.
 func (cs *ClientSession) hostTask(ctx context.Context, m *Mount, md *Method, req *jsonrpc.Request) (wire.Marshaler, error, bool) {
-	if req.IsNotification || cs.stateless {
+	if req.IsNotification || m.Protocol.Tasks == nil {
+		// Hosted tasks are the core design's (2025-11-25), whose revisions
+		// have task types.
 		return nil, nil, false
 	}
-	switch req.Method {
-	case "sampling/createMessage", "elicitation/create":
+	design := coreTasks{m.Protocol.Tasks}
+	switch md.Role {
+	case RoleSampling, RoleElicitation:
 	default:
-		return cs.tasks.serve(ctx, req.Method, req.Params, cs)
+		return cs.tasks.serve(ctx, md.Role, req.Params, cs, design)
 	}
 	task := memberRaw(req.Params, "task")
 	if task == nil || md.Serve == nil || !md.Implemented(m.Handler) {
@@ -29,7 +32,7 @@ func (cs *ClientSession) hostTask(ctx context.Context, m *Mount, md *Method, req
 	// buffer.
 	params := append(wire.Raw(nil), req.Params...)
 	meta := parseMeta(params)
-	t := &Task{method: req.Method, owner: cs, requestor: clientRequestor{cs}, ttl: requestedTTL(task),
+	t := &Task{design: design, role: md.Role, owner: cs, requestor: clientRequestor{cs}, ttl: requestedTTL(task),
 		progress: meta.progressToken, hasToken: meta.hasProgress}
 	t, err := cs.tasks.start(ctx, t, func(ctx context.Context, _ *Task) (wire.Marshaler, error) {
 		return md.Serve(ctx, m.Handler, params)
@@ -37,14 +40,19 @@ func (cs *ClientSession) hostTask(ctx context.Context, m *Mount, md *Method, req
 	if err != nil {
 		return nil, err, true
 	}
-	return encoderFunc(t.encodeCreate), nil, true
+	return encoderFunc(func(e *wire.Encoder) { design.create(t).EncodeJSON(e) }), nil, true
 }
 
 // clientRequestor reaches the server from a client's task.
 type clientRequestor struct{ cs *ClientSession }
 
-func (c clientRequestor) notify(ctx context.Context, method string, params wire.Marshaler) {
-	if m := c.cs.mount; m == nil || m.Protocol.Methods[method] == nil {
+func (c clientRequestor) notify(ctx context.Context, r Role, params wire.Marshaler) {
+	m := c.cs.mount
+	if m == nil {
+		return
+	}
+	method := m.Protocol.RoleName(r)
+	if method == "" {
 		return
 	}
 	if err := c.cs.conn.Notify(ctx, method, params); err != nil {

@@ -33,10 +33,10 @@ func FuzzDispatch(f *testing.F) {
 				t.Fatalf("%s %q: error %T %v", method, params, err, err)
 			}
 		}
-		check(s.HandleStateless(context.Background(), r, &recorder{}))
+		check(s.handleStateless(context.Background(), r, &recorder{}))
 		sess := s.NewSession(&recorder{}, func(jsonrpc.ID) bool { return false })
-		check(sess.Handle(context.Background(), r, &recorder{}))
-		check(sess.Handle(context.Background(), &jsonrpc.Request{ID: wire.IntValue(2), Method: "tools/call", Params: params}, &recorder{}))
+		check(sess.handle(context.Background(), r, &recorder{}))
+		check(sess.handle(context.Background(), &jsonrpc.Request{ID: wire.IntValue(2), Method: "tools/call", Params: params}, &recorder{}))
 		sess.Close()
 	})
 }

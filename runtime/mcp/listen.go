@@ -55,32 +55,36 @@ func (f listenFilter) encode(e *wire.Encoder) {
 }
 
 // StreamEnder is implemented by an Outbound that ends a listen stream its
-// own way: on stdio the server sends notifications/cancelled referencing
-// the listen request instead of a result.
+// own way: on stdio the server sends the revision's cancellation
+// notification referencing the listen request instead of a result.
 type StreamEnder interface {
-	EndStream(ctx context.Context, id jsonrpc.ID) bool
+	EndStream(ctx context.Context, p *Protocol, id jsonrpc.ID) bool
 }
 
-// listen serves subscriptions/listen: it acknowledges with the honoured
-// subset of the requested notifications, then delivers them, each carrying
-// the subscription id, until the client goes away (no answer) or the
-// server ends the stream (SubscriptionsListenResult).
-func (s *Server) listen(rc *reqCtx, m *Mount, req *jsonrpc.Request) (wire.Marshaler, error) {
-	want := parseListenFilter(req.Params)
-	impl := func(method string) bool {
-		md := m.Protocol.Methods[method]
+// serveListen serves subscriptions/listen: it acknowledges with the
+// honoured subset of the requested notifications, then delivers them, each
+// carrying the subscription id, until the client goes away (no answer) or
+// the server ends the stream (SubscriptionsListenResult).
+func serveListen(rc *reqCtx) (wire.Marshaler, error) {
+	s, m, params, id := rc.r.server, rc.r.mount, rc.r.in.req.Params, rc.r.in.req.ID
+	if err := rc.r.route.method.ValidateParams(params); err != nil {
+		return nil, err
+	}
+	want := parseListenFilter(params)
+	impl := func(r Role) bool {
+		md := m.Protocol.Role(r)
 		return md != nil && md.Implemented != nil && md.Implemented(m.Handler)
 	}
 	var got listenFilter
 	if s.opts.ListChanged {
-		got.tools = want.tools && impl("tools/list")
-		got.prompts = want.prompts && impl("prompts/list")
-		got.resources = want.resources && impl("resources/list")
+		got.tools = want.tools && impl(RoleToolsList)
+		got.prompts = want.prompts && impl(RolePromptsList)
+		got.resources = want.resources && impl(RoleResourcesList)
 	}
-	if impl("resources/read") {
+	if impl(RoleResourcesRead) {
 		got.resourceURIs = want.resourceURIs
 	}
-	l := &listener{id: req.ID, out: rc.r.out, proto: m.Protocol, filter: got, stop: make(chan struct{})}
+	l := &listener{id: id, out: rc.r.out, proto: m.Protocol, filter: got, stop: make(chan struct{})}
 	ack := func(e *wire.Encoder) {
 		e.ObjectStart()
 		e.FieldRaw(`"notifications":`)
@@ -88,7 +92,7 @@ func (s *Server) listen(rc *reqCtx, m *Mount, req *jsonrpc.Request) (wire.Marsha
 		e.FieldRaw(`"_meta":`)
 		e.ObjectStart()
 		e.Field(MetaSubscriptionID)
-		req.ID.EncodeJSON(e)
+		id.EncodeJSON(e)
 		e.ObjectEnd()
 		e.ObjectEnd()
 	}
@@ -101,7 +105,7 @@ func (s *Server) listen(rc *reqCtx, m *Mount, req *jsonrpc.Request) (wire.Marsha
 		delete(s.listens, l)
 		s.mu.Unlock()
 	}()
-	err := l.out.Notify(rc, "notifications/subscriptions/acknowledged", encoderFunc(ack))
+	err := l.out.Notify(rc, m.Protocol.RoleName(RoleListenAcknowledged), encoderFunc(ack))
 	l.acked.Unlock()
 	if err != nil {
 		return nil, err
@@ -111,7 +115,7 @@ func (s *Server) listen(rc *reqCtx, m *Mount, req *jsonrpc.Request) (wire.Marsha
 		return nil, rc.Err()
 	case <-l.stop:
 	}
-	if se, ok := l.out.(StreamEnder); ok && se.EndStream(rc, req.ID) {
+	if se, ok := l.out.(StreamEnder); ok && se.EndStream(rc, m.Protocol, id) {
 		return nil, context.Canceled
 	}
 	res := func(e *wire.Encoder) {
@@ -121,7 +125,7 @@ func (s *Server) listen(rc *reqCtx, m *Mount, req *jsonrpc.Request) (wire.Marsha
 		e.FieldRaw(`"_meta":`)
 		e.ObjectStart()
 		e.Field(MetaSubscriptionID)
-		req.ID.EncodeJSON(e)
+		id.EncodeJSON(e)
 		e.ObjectEnd()
 		e.ObjectEnd()
 	}
@@ -181,21 +185,21 @@ const (
 // resources changed: stateful sessions get notifications/<kind>/list_changed,
 // listen streams that opted in get it with their subscription id.
 func (s *Server) NotifyListChanged(ctx context.Context, kind ListKind) {
-	method := map[ListKind]string{
-		ToolsList:     "notifications/tools/list_changed",
-		PromptsList:   "notifications/prompts/list_changed",
-		ResourcesList: "notifications/resources/list_changed",
+	role := map[ListKind]Role{
+		ToolsList:     RoleToolsListChanged,
+		PromptsList:   RolePromptsListChanged,
+		ResourcesList: RoleResourcesListChanged,
 	}[kind]
 	if kind == ToolsList {
 		s.tools.forget()
 	}
 	sessions, listens := s.audience()
 	for _, sess := range sessions {
-		sess.notify(ctx, method, emptyParams)
+		sess.notify(ctx, role, emptyParams)
 	}
 	for _, l := range listens {
 		if (kind == ToolsList && l.filter.tools) || (kind == PromptsList && l.filter.prompts) || (kind == ResourcesList && l.filter.resources) {
-			l.send(ctx, method, nil)
+			l.send(ctx, role, nil)
 		}
 	}
 }
@@ -212,12 +216,12 @@ func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
 	}
 	for _, sess := range sessions {
 		if sess.subscribed(uri) {
-			sess.notify(ctx, "notifications/resources/updated", encoderFunc(params))
+			sess.notify(ctx, RoleResourceUpdated, encoderFunc(params))
 		}
 	}
 	for _, l := range listens {
 		if slices.Contains(l.filter.resourceURIs, uri) {
-			l.send(ctx, "notifications/resources/updated", func(e *wire.Encoder) {
+			l.send(ctx, RoleResourceUpdated, func(e *wire.Encoder) {
 				e.FieldRaw(`"uri":`)
 				e.Str(uri)
 			})
@@ -241,9 +245,13 @@ func (s *Server) audience() ([]*Session, []*listener) {
 	return sessions, listens
 }
 
-// send delivers a notification on the stream with the subscription id;
-// members writes the params members besides _meta.
-func (l *listener) send(ctx context.Context, method string, members func(*wire.Encoder)) {
+// send delivers the notification in role r on the stream with the
+// subscription id; members writes the params members besides _meta.
+func (l *listener) send(ctx context.Context, r Role, members func(*wire.Encoder)) {
+	method := l.proto.RoleName(r)
+	if method == "" {
+		return
+	}
 	params := func(e *wire.Encoder) {
 		e.ObjectStart()
 		if members != nil {

@@ -38,27 +38,68 @@ func paramsOrNull(p wire.Raw) wire.Raw {
 
 func always(any) bool { return true }
 
+// testProtocols are hand-written method tables with what generated ones
+// give the runtime: roles, the features the runtime answers, the id rule
+// of errors, the code of a missing capability, the tool error.
 func testProtocols() (stateful, stateless *Protocol) {
 	methods := func(stateless bool) map[string]*Method {
 		ms := map[string]*Method{
-			"tools/call":             {Name: "tools/call", FromClient: true, Implemented: always, Serve: serveEcho, ValidateParams: NoParams, NameParam: "name"},
-			"tools/list":             {Name: "tools/list", FromClient: true, Implemented: always, Serve: func(context.Context, any, wire.Raw) (wire.Marshaler, error) { return wire.Raw(`{"tools":[]}`), nil }, ValidateParams: NoParams, Cacheable: stateless},
+			"tools/call":             {Name: "tools/call", FromClient: true, Implemented: always, Serve: serveEcho, ValidateParams: NoParams, NameParam: "name", Role: RoleToolsCall},
+			"tools/list":             {Name: "tools/list", FromClient: true, Implemented: always, Serve: func(context.Context, any, wire.Raw) (wire.Marshaler, error) { return wire.Raw(`{"tools":[]}`), nil }, ValidateParams: NoParams, Cacheable: stateless, Role: RoleToolsList},
 			"prompts/get":            {Name: "prompts/get", FromClient: true, Implemented: func(any) bool { return false }, ValidateParams: NoParams},
-			"sampling/createMessage": {Name: "sampling/createMessage", FromServer: true, ValidateParams: NoParams},
+			"sampling/createMessage": {Name: "sampling/createMessage", FromServer: true, ValidateParams: NoParams, Role: RoleSampling},
+			"elicitation/create":     {Name: "elicitation/create", FromServer: true, ValidateParams: NoParams, Role: RoleElicitation},
+			"roots/list":             {Name: "roots/list", FromServer: true, ValidateParams: NoParams, Role: RoleRoots},
+		}
+		for n, r := range map[string]Role{"notifications/progress": RoleProgress, "notifications/message": RoleLog, "notifications/tools/list_changed": RoleToolsListChanged,
+			"notifications/prompts/list_changed": RolePromptsListChanged, "notifications/cancelled": RoleCancelled} {
+			ms[n] = &Method{Name: n, Notification: true, FromServer: true, FromClient: r == RoleProgress || r == RoleCancelled, ValidateParams: NoParams, Role: r}
+			if r == RoleProgress || r == RoleCancelled {
+				ms[n].Feature = FeatureLifecycle
+			}
 		}
 		if stateless {
-			ms["server/discover"] = &Method{Name: "server/discover", FromClient: true, ValidateParams: NoParams}
-			ms["subscriptions/listen"] = &Method{Name: "subscriptions/listen", FromClient: true, ValidateParams: NoParams}
+			ms["server/discover"] = &Method{Name: "server/discover", FromClient: true, ValidateParams: NoParams, Role: RoleDiscover, Feature: FeatureDiscover}
+			ms["subscriptions/listen"] = &Method{Name: "subscriptions/listen", FromClient: true, ValidateParams: NoParams, Role: RoleListen, Feature: FeatureListen}
+			ms["notifications/subscriptions/acknowledged"] = &Method{Name: "notifications/subscriptions/acknowledged", Notification: true, FromServer: true, ValidateParams: NoParams, Role: RoleListenAcknowledged}
 		} else {
-			for _, n := range []string{"initialize", "ping", "logging/setLevel", "notifications/initialized"} {
-				ms[n] = &Method{Name: n, FromClient: true, ValidateParams: NoParams, Notification: strings.HasPrefix(n, "notifications/")}
+			for n, r := range map[string]Role{"initialize": RoleInitialize, "ping": RolePing, "logging/setLevel": RoleSetLevel, "notifications/initialized": RoleInitialized} {
+				f := FeatureLifecycle
+				if r == RoleSetLevel {
+					f = FeatureLogging
+				}
+				ms[n] = &Method{Name: n, FromClient: true, ValidateParams: NoParams, Notification: strings.HasPrefix(n, "notifications/"), Role: r, Feature: f}
 			}
 		}
 		return ms
 	}
 	caps := []string{"tools", "prompts", "logging", "resources", "completions"}
-	return &Protocol{Revision: "2025-11-25", Methods: methods(false), ServerCapabilities: caps},
-		&Protocol{Revision: "2026-07-28", Stateless: true, Methods: methods(true), ServerCapabilities: append(caps, "extensions")}
+	return &Protocol{Revision: "2025-11-25", Methods: methods(false), ServerCapabilities: caps, NoID: jsonrpc.OmitID, ToolError: testToolError(false)},
+		&Protocol{Revision: "2026-07-28", Stateless: true, Methods: methods(true), ServerCapabilities: append(caps, "extensions"),
+			NoID: jsonrpc.OmitID, MissingCapabilityCode: CodeMissingRequiredClientCapability, ToolError: testToolError(true)}
+}
+
+// testToolError is a revision's CallToolResult of a tool execution error.
+func testToolError(resultType bool) func(string) wire.Marshaler {
+	return func(text string) wire.Marshaler {
+		var e wire.Encoder
+		e.Str(text)
+		prefix := `{"content":[{"type":"text","text":`
+		if resultType {
+			prefix = `{"resultType":"complete","content":[{"type":"text","text":`
+		}
+		return wire.Raw(prefix + string(e.Bytes()) + `}],"isError":true}`)
+	}
+}
+
+// statelessRequest is a stateless Request of method in revision p, as s
+// serves it: declaring version, naming name (params.name), with ctx.
+func statelessRequest(s *Server, p *Protocol, method, version, name string, ctx context.Context) *Request {
+	r := &Request{server: s, Method: method, Protocol: p, route: &route{method: p.Methods[method]}, ctx: ctx}
+	r.in.meta.protocolVersion = version
+	r.in.named[0], r.in.has = name, 1
+	r.client = statelessClient{r}
+	return r
 }
 
 func newTestServer(t *testing.T, opts ServerOptions) *Server {
@@ -146,7 +187,7 @@ func TestStateless(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := &recorder{}
-			res, err := s.HandleStateless(context.Background(), req(tt.method, tt.params), out)
+			res, err := s.handleStateless(context.Background(), req(tt.method, tt.params), out)
 			if tt.code != 0 {
 				var je *jsonrpc.Error
 				if !errors.As(err, &je) || je.Code != tt.code || !strings.Contains(je.Message+string(je.Data), tt.want) {
@@ -171,12 +212,12 @@ func TestStatelessLogLevelAndProgress(t *testing.T) {
 	s := newTestServer(t, ServerOptions{})
 	out := &recorder{}
 	// Without logLevel: no log messages; progress only with a token.
-	_, err := s.HandleStateless(context.Background(), req("tools/call", `{`+meta+`},"name":"x"}`), out)
+	_, err := s.handleStateless(context.Background(), req("tools/call", `{`+meta+`},"name":"x"}`), out)
 	if err != nil || len(out.all()) != 0 {
 		t.Fatalf("err %v, notifications %v", err, out.all())
 	}
 	out = &recorder{}
-	_, err = s.HandleStateless(context.Background(), req("tools/call", `{`+meta+`,"io.modelcontextprotocol/logLevel":"debug","progressToken":"p1"},"name":"x"}`), out)
+	_, err = s.handleStateless(context.Background(), req("tools/call", `{`+meta+`,"io.modelcontextprotocol/logLevel":"debug","progressToken":"p1"},"name":"x"}`), out)
 	notes := out.all()
 	if err != nil || len(notes) != 2 || !strings.HasPrefix(notes[0], "notifications/message") || !strings.Contains(notes[1], `"progressToken":"p1"`) {
 		t.Fatalf("err %v, notifications %v", err, notes)
@@ -190,7 +231,7 @@ func TestDiscoverLikeStatelessErrorsListVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess := s.NewSession(&recorder{}, nil)
-	_, err = sess.Handle(context.Background(), req("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), &recorder{})
+	_, err = sess.handle(context.Background(), req("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), &recorder{})
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != CodeUnsupportedProtocolVersion || !strings.Contains(string(je.Data), `"supported":["2026-07-28"]`) {
 		t.Errorf("initialize on a modern-only server: %v", err)
@@ -203,30 +244,30 @@ func TestLegacyLifecycle(t *testing.T) {
 	sess := s.NewSession(&recorder{}, func(id jsonrpc.ID) bool { cancelled = append(cancelled, id.String()); return true })
 	ctx := context.Background()
 	out := &recorder{}
-	if _, err := sess.Handle(ctx, req("tools/list", ""), out); err == nil {
+	if _, err := sess.handle(ctx, req("tools/list", ""), out); err == nil {
 		t.Error("a request before initialize must fail")
 	}
-	if res, err := sess.Handle(ctx, req("ping", ""), out); err != nil || encode(t, res) != "{}" {
+	if res, err := sess.handle(ctx, req("ping", ""), out); err != nil || encode(t, res) != "{}" {
 		t.Errorf("ping before initialize: %v %s", err, encode(t, res))
 	}
 	// An unknown version gets the server's latest.
-	res, err := sess.Handle(ctx, req("initialize", `{"protocolVersion":"2024-01-01","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}`), out)
+	res, err := sess.handle(ctx, req("initialize", `{"protocolVersion":"2024-01-01","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}`), out)
 	if err != nil || !strings.Contains(encode(t, res), `"protocolVersion":"2025-11-25"`) || !strings.Contains(encode(t, res), `"logging":{}`) {
 		t.Fatalf("initialize: %v %s", err, encode(t, res))
 	}
-	if _, err := sess.Handle(ctx, req("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), out); err == nil {
+	if _, err := sess.handle(ctx, req("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), out); err == nil {
 		t.Error("a second initialize must fail")
 	}
-	if _, err := sess.Handle(ctx, req("logging/setLevel", `{"level":"error"}`), out); err != nil {
+	if _, err := sess.handle(ctx, req("logging/setLevel", `{"level":"error"}`), out); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sess.Handle(ctx, req("tools/call", `{"name":"x"}`), out); err != nil {
+	if _, err := sess.handle(ctx, req("tools/call", `{"name":"x"}`), out); err != nil {
 		t.Fatal(err)
 	}
 	if len(out.all()) != 0 {
 		t.Errorf("info log sent at level error: %v", out.all())
 	}
-	sess.Handle(ctx, &jsonrpc.Request{Method: "notifications/cancelled", IsNotification: true, Params: wire.Raw(`{"requestId":"r7"}`)}, out)
+	sess.handle(ctx, &jsonrpc.Request{Method: "notifications/cancelled", IsNotification: true, Params: wire.Raw(`{"requestId":"r7"}`)}, out)
 	if len(cancelled) != 1 || cancelled[0] != `"r7"` {
 		t.Errorf("cancelled = %v", cancelled)
 	}
@@ -236,12 +277,13 @@ func TestLegacyLifecycle(t *testing.T) {
 }
 
 func sessRequest(sess *Session) *Request {
-	return &Request{session: sess, Protocol: sess.Protocol(), server: sess.srv}
+	return &Request{client: sess, Protocol: sess.Protocol(), server: sess.srv}
 }
 
 func TestProgressMustIncrease(t *testing.T) {
 	out := &recorder{}
-	r := &Request{out: out, meta: requestMeta{hasProgress: true, progressToken: wire.IntValue(3)}}
+	_, p := testProtocols()
+	r := &Request{out: out, Protocol: p, in: Inbound{meta: requestMeta{hasProgress: true, progressToken: wire.IntValue(3)}}}
 	ctx := context.Background()
 	if err := r.Progress(ctx, 1, -1, "a"); err != nil {
 		t.Fatal(err)
@@ -266,12 +308,12 @@ func TestRequestState(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	s := newTestServer(t, ServerOptions{StateKey: []byte("k"), StateTTL: time.Minute, Now: func() time.Time { return now }})
 	_, p := testProtocols()
-	r := &Request{server: s, Method: "tools/call", Protocol: p, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: "tool-a"}
+	r := statelessRequest(s, p, "tools/call", "2026-07-28", "tool-a", nil)
 	state := r.SealState([]byte("step-2"))
 	if got, err := r.OpenState(state); err != nil || string(got) != "step-2" {
 		t.Fatalf("OpenState = %q, %v", got, err)
 	}
-	other := &Request{server: s, Method: "tools/call", Protocol: p, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: "tool-b"}
+	other := statelessRequest(s, p, "tools/call", "2026-07-28", "tool-b", nil)
 	tests := map[string]func() ([]byte, error){
 		"tampered":   func() ([]byte, error) { return r.OpenState(state + "A") },
 		"flipped":    func() ([]byte, error) { return r.OpenState(strings.Replace(state, state[5:6], "x", 1)) },
@@ -279,7 +321,7 @@ func TestRequestState(t *testing.T) {
 		"not base64": func() ([]byte, error) { return r.OpenState("!!!") },
 		"empty":      func() ([]byte, error) { return r.OpenState("") },
 		"other server key": func() ([]byte, error) {
-			o := &Request{server: newTestServer(t, ServerOptions{StateKey: []byte("other")}), Method: "tools/call", Protocol: p, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: "tool-a"}
+			o := statelessRequest(newTestServer(t, ServerOptions{StateKey: []byte("other")}), p, "tools/call", "2026-07-28", "tool-a", nil)
 			return o.OpenState(state)
 		},
 	}
@@ -310,7 +352,7 @@ func TestListenStream(t *testing.T) {
 	defer cancel()
 	done := make(chan string, 1)
 	go func() {
-		res, err := s.HandleStateless(ctx, req("subscriptions/listen", `{`+meta+`},"notifications":{"toolsListChanged":true,"promptsListChanged":true}}`), out)
+		res, err := s.handleStateless(ctx, req("subscriptions/listen", `{`+meta+`},"notifications":{"toolsListChanged":true,"promptsListChanged":true}}`), out)
 		if err != nil {
 			done <- "error: " + err.Error()
 			return

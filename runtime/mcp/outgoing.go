@@ -97,19 +97,19 @@ func (s *Server) validateResult(method string, res wire.Marshaler) error {
 	return nil
 }
 
-// inputCapability is the client capability a request to the client needs:
-// sampling, sampling.tools for a sampling request offering tools,
-// elicitation (form mode: elicitation.form or an empty elicitation, which
-// means form), elicitation.url, roots. nil for requests that need none
-// (ping).
-func inputCapability(caps wire.Raw, method string, params wire.Raw) []string {
-	switch method {
-	case "sampling/createMessage":
+// inputCapability is the client capability a request to the client (in
+// role r) needs: sampling, sampling.tools for a sampling request offering
+// tools, elicitation (form mode: elicitation.form or an empty elicitation,
+// which means form), elicitation.url, roots. nil for requests that need
+// none (ping).
+func inputCapability(caps wire.Raw, r Role, params wire.Raw) []string {
+	switch r {
+	case RoleSampling:
 		if hasMember(params, "tools") {
 			return needs(caps, "sampling", "tools")
 		}
 		return needs(caps, "sampling")
-	case "elicitation/create":
+	case RoleElicitation:
 		if mode := stringMemberOf(params, "mode"); mode == "url" {
 			return needs(caps, "elicitation", "url")
 		}
@@ -120,7 +120,7 @@ func inputCapability(caps wire.Raw, method string, params wire.Raw) []string {
 			return []string{"elicitation", "form"} // url mode only
 		}
 		return nil
-	case "roots/list":
+	case RoleRoots:
 		return needs(caps, "roots")
 	}
 	return nil
@@ -181,7 +181,7 @@ func (s *Server) checkInputRequests(r *Request, p *Protocol, res wire.Marshaler)
 		if err != nil {
 			continue // Validate's business
 		}
-		if missing := inputCapability(caps, method, params); missing != nil {
+		if missing := inputCapability(caps, roleIn(p, method), params); missing != nil {
 			s.log.Warn("mcp: a handler asked for input the client did not declare it can give", "method", r.Method, "input", k, "needs", joinPath(missing))
 			return true, MissingCapability(p, missing...)
 		}
@@ -219,8 +219,12 @@ func (sess *Session) call(ctx context.Context, method string, params wire.Marsha
 	if peer == nil {
 		return ErrNoPeer
 	}
-	switch method {
-	case "sampling/createMessage", "elicitation/create", "roots/list":
+	var p *Protocol
+	if mount != nil {
+		p = mount.Protocol
+	}
+	switch roleIn(p, method) {
+	case RoleSampling, RoleElicitation, RoleRoots:
 		var raw wire.Raw
 		if params != nil {
 			var err error
@@ -228,13 +232,21 @@ func (sess *Session) call(ctx context.Context, method string, params wire.Marsha
 				return err
 			}
 		}
-		if missing := inputCapability(caps, method, raw); missing != nil {
-			var p *Protocol
-			if mount != nil {
-				p = mount.Protocol
-			}
+		if missing := inputCapability(caps, roleIn(p, method), raw); missing != nil {
 			return MissingCapability(p, missing...)
 		}
 	}
 	return peer.Call(ctx, method, params, result)
+}
+
+// roleIn is the role of method in revision p (RoleNone when p is nil or
+// lacks it).
+func roleIn(p *Protocol, method string) Role {
+	if p == nil {
+		return RoleNone
+	}
+	if md := p.Methods[method]; md != nil {
+		return md.Role
+	}
+	return RoleNone
 }

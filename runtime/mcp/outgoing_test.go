@@ -52,10 +52,10 @@ func toolServer(t *testing.T, opts ServerOptions) *Server {
 	t.Helper()
 	_, p := testProtocols()
 	p.InputRequired = inputRequiredOf
-	p.Methods["tools/call"] = &Method{Name: "tools/call", FromClient: true, Implemented: always, ValidateParams: NoParams, NameParam: "name",
+	p.Methods["tools/call"] = &Method{Name: "tools/call", FromClient: true, Implemented: always, ValidateParams: NoParams, NameParam: "name", Role: RoleToolsCall,
 		Serve: func(ctx context.Context, _ any, params wire.Raw) (wire.Marshaler, error) {
 			r := RequestFrom(ctx)
-			name := scanParams(params).name
+			name := RequestFrom(ctx).in.toolName()
 			state := stringMemberOf(params, "requestState")
 			switch name {
 			case "task":
@@ -102,7 +102,7 @@ func callTool(s *Server, ctx context.Context, name, extra, caps string) (string,
 		caps = "{}"
 	}
 	params := `{"name":"` + name + `"` + extra + `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}`
-	res, err := s.HandleStateless(ctx, req("tools/call", params), &recorder{})
+	res, err := s.handleStateless(ctx, req("tools/call", params), &recorder{})
 	if err != nil {
 		return "", err
 	}
@@ -139,7 +139,7 @@ func TestTasksBoundToPrincipal(t *testing.T) {
 		{"alice", "tasks/cancel", 0},
 	} {
 		params := `{"taskId":"` + id + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + tasksCaps + `}}`
-		_, err := s.HandleStateless(as(tc.principal), req(tc.method, params), &recorder{})
+		_, err := s.handleStateless(as(tc.principal), req(tc.method, params), &recorder{})
 		if code(err) != tc.code {
 			t.Errorf("%s by %q: %v, want code %d", tc.method, tc.principal, err, tc.code)
 		}
@@ -174,7 +174,7 @@ func TestRequestStateBinding(t *testing.T) {
 		return err
 	}
 	sealFor := func(tool string) (string, string) {
-		r := &Request{server: s, Method: "tools/call", Protocol: s.stateless[0].Protocol, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: tool, ctx: as("alice")}
+		r := statelessRequest(s, s.stateless[0].Protocol, "tools/call", "2026-07-28", tool, as("alice"))
 		return r.SealState([]byte("s")), r.SealStateOnce([]byte("o"))
 	}
 	if retry("alice", "redeem", state) == nil {
@@ -214,7 +214,7 @@ func TestRequestStateBinding(t *testing.T) {
 	}
 	// While one request holds it, another is refused.
 	_, once3 := sealFor("redeem")
-	holder := &Request{server: s, Method: "tools/call", Protocol: s.stateless[0].Protocol, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: "redeem", ctx: as("alice")}
+	holder := statelessRequest(s, s.stateless[0].Protocol, "tools/call", "2026-07-28", "redeem", as("alice"))
 	if _, err := holder.OpenState(once3); err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestRequestStateBinding(t *testing.T) {
 // single-use state, one completes.
 func TestSingleUseStateRace(t *testing.T) {
 	s := toolServer(t, ServerOptions{})
-	r := &Request{server: s, Method: "tools/call", Protocol: s.stateless[0].Protocol, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: "redeem", ctx: as("alice")}
+	r := statelessRequest(s, s.stateless[0].Protocol, "tools/call", "2026-07-28", "redeem", as("alice"))
 	once := r.SealStateOnce([]byte("o"))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -257,7 +257,7 @@ func TestSpentStatesExpire(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	s := toolServer(t, ServerOptions{StateTTL: time.Minute, Now: func() time.Time { return now }})
 	for i := range sweepEvery + 1 {
-		r := &Request{server: s, Method: "tools/call", Protocol: s.stateless[0].Protocol, meta: requestMeta{protocolVersion: "2026-07-28"}, nameParam: "redeem", ctx: as("alice")}
+		r := statelessRequest(s, s.stateless[0].Protocol, "tools/call", "2026-07-28", "redeem", as("alice"))
 		if _, err := r.OpenState(r.SealStateOnce([]byte{byte(i)})); err != nil {
 			t.Fatal(err)
 		}
@@ -314,7 +314,7 @@ func TestInputRequestsNeedCapabilities(t *testing.T) {
 
 	// A task's input.
 	_, p := testProtocols()
-	task := &Task{stateless: true, clientCaps: wire.Raw(`{"elicitation":{}}`), proto: p, status: TaskWorking, host: newTaskHost(TaskOptions{}, time.Now, s.log)}
+	task := &Task{design: extensionTasks{}, clientCaps: wire.Raw(`{"elicitation":{}}`), proto: p, status: TaskWorking, host: newTaskHost(TaskOptions{}, time.Now, s.log)}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := task.Input(ctx, "k", wire.Raw(`{"method":"sampling/createMessage","params":{}}`)); code(err) != CodeMissingRequiredClientCapability {
@@ -340,7 +340,7 @@ func TestInputRequestsNeedCapabilities(t *testing.T) {
 	} {
 		peer := &countingPeer{}
 		sess := newTestServer(t, ServerOptions{}).NewSession(peer, nil)
-		if _, err := sess.Handle(context.Background(), req("initialize", `{"protocolVersion":"2025-11-25","capabilities":`+tc.caps+`,"clientInfo":{"name":"c","version":"1"}}`), &recorder{}); err != nil {
+		if _, err := sess.handle(context.Background(), req("initialize", `{"protocolVersion":"2025-11-25","capabilities":`+tc.caps+`,"clientInfo":{"name":"c","version":"1"}}`), &recorder{}); err != nil {
 			t.Fatal(err)
 		}
 		err := sess.Peer().Call(context.Background(), tc.method, wire.Raw(tc.params), nil)
@@ -408,13 +408,13 @@ func TestHandlerSignatures(t *testing.T) {
 func TestSessionBoundToPrincipal(t *testing.T) {
 	s := newTestServer(t, ServerOptions{})
 	sess := s.NewSession(&recorder{}, nil)
-	if _, err := sess.Handle(as("alice"), req("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), &recorder{}); err != nil {
+	if _, err := sess.handle(as("alice"), req("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), &recorder{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sess.Handle(as("bob"), req("tools/list", ""), &recorder{}); code(err) != jsonrpc.CodeInvalidRequest {
+	if _, err := sess.handle(as("bob"), req("tools/list", ""), &recorder{}); code(err) != jsonrpc.CodeInvalidRequest {
 		t.Errorf("bob in alice's session: %v", err)
 	}
-	if _, err := sess.Handle(as("alice"), req("tools/list", ""), &recorder{}); err != nil {
+	if _, err := sess.handle(as("alice"), req("tools/list", ""), &recorder{}); err != nil {
 		t.Errorf("alice: %v", err)
 	}
 	if got := sess.Principal(); got != "alice" {

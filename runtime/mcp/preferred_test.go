@@ -2,8 +2,12 @@ package mcp
 
 import (
 	"context"
+	"io"
 	"slices"
+	"sync"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
 func TestPreferred(t *testing.T) {
@@ -40,7 +44,7 @@ func TestDraftBesidePublished(t *testing.T) {
 		t.Errorf("versions %v, want the published one first", got)
 	}
 	for _, pin := range []string{"", "DRAFT-2026-v1"} {
-		cs, err := Connect(context.Background(), &InProcessTransport{Server: srv}, ClientOptions{Era: Modern, ProtocolVersion: pin},
+		cs, err := Connect(context.Background(), &pipeTransport{srv: srv}, ClientOptions{Era: Modern, ProtocolVersion: pin},
 			Mount{Protocol: draft, Handler: struct{}{}}, Mount{Protocol: published, Handler: struct{}{}})
 		if err != nil {
 			t.Fatalf("pin %q: %v", pin, err)
@@ -54,4 +58,72 @@ func TestDraftBesidePublished(t *testing.T) {
 		}
 		cs.Close()
 	}
+}
+
+// pipeTransport serves srv over an in-memory message pipe (what package
+// stdio's InProcessTransport does with the stdio framing, which this
+// package's tests cannot import).
+type pipeTransport struct{ srv *Server }
+
+func (t *pipeTransport) Dial(ctx context.Context, h jsonrpc.Handler) (ClientConn, error) {
+	toServer, toClient := make(chan []byte), make(chan []byte)
+	clientDone, serverDone := make(chan struct{}), make(chan struct{})
+	server := &chanStream{recv: toServer, send: toClient, done: serverDone, peer: clientDone}
+	client := &chanStream{recv: toClient, send: toServer, done: clientDone, peer: serverDone}
+	served := make(chan error, 1)
+	go func() { served <- t.srv.ServeConn(context.Background(), server, jsonrpc.Options{}); server.Close() }()
+	conn := jsonrpc.NewConn(client, h, jsonrpc.Options{})
+	done := make(chan error, 1)
+	go func() { done <- conn.Serve(context.Background()) }()
+	return &pipeConn{Conn: conn, served: served, done: done}, nil
+}
+
+type pipeConn struct {
+	*jsonrpc.Conn
+	served, done chan error
+}
+
+func (c *pipeConn) Close() error {
+	_ = c.Conn.Close()
+	<-c.done
+	return <-c.served
+}
+
+// chanStream is one end of an in-memory message pipe.
+type chanStream struct {
+	recv       <-chan []byte
+	send       chan<- []byte
+	done, peer chan struct{} // closed by Close, by the peer's Close
+	once       sync.Once
+}
+
+func (s *chanStream) ReadMessage(ctx context.Context) ([]byte, error) {
+	select {
+	case m := <-s.recv:
+		return m, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.done:
+		return nil, jsonrpc.ErrClosed
+	case <-s.peer:
+		return nil, io.EOF
+	}
+}
+
+func (s *chanStream) WriteMessage(ctx context.Context, msg []byte) error {
+	select {
+	case s.send <- append([]byte(nil), msg...):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.done:
+		return jsonrpc.ErrClosed
+	case <-s.peer:
+		return io.ErrClosedPipe
+	}
+}
+
+func (s *chanStream) Close() error {
+	s.once.Do(func() { close(s.done) })
+	return nil
 }

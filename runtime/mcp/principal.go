@@ -35,12 +35,4 @@ func PrincipalFrom(ctx context.Context) string {
 
 // Principal is who the request acts for: the principal its session was
 // opened by (stateful), or the one its context carries (stateless).
-func (r *Request) Principal() string {
-	switch {
-	case r.session != nil:
-		return r.session.Principal()
-	case r.ctx != nil:
-		return PrincipalFrom(r.ctx)
-	}
-	return ""
-}
+func (r *Request) Principal() string { return r.client.peerPrincipal() }

@@ -8,13 +8,28 @@
 // The generated package of each revision describes itself with a Protocol
 // (a method table, like a gRPC service descriptor) and adapts the user's
 // implementation with Mount; this package never sees revision-specific
-// types.
+// types. The table binds each method the runtime looks at to a Role and
+// gives the methods the runtime answers itself a Feature; NewServer builds
+// one route table per mounted revision from it, and what differs between
+// revisions (the id of errors that cannot name their request, the code of
+// a missing client capability, the task types, the tool error) is in it
+// too, so that no code here asks which era a revision is in to pick a
+// shape.
+//
+// Transports sit above this package (runtime/stdio, runtime/streamhttp):
+// a message stream is served with Server.ServeConn; a transport that
+// receives messages one by one (HTTP) has each read once by
+// Server.Classify and hands the Inbound to the era decision
+// (Server.Stateless), the header rules (Server.CheckHeaders) and the era
+// that serves it (Server.ServeStateless, Session.Serve).
 package mcp
 
 import (
 	"context"
 	"reflect"
+	"sync"
 
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -44,10 +59,58 @@ type Protocol struct {
 	// the JSON of {"method": ..., "params": ...}. Nil for revisions
 	// without multi round-trip requests.
 	InputRequired func(result wire.Marshaler) (requests map[string]wire.Raw, ok bool)
+	// NoID is how the revision writes the id of an error response that
+	// cannot name its request (see jsonrpc.NoID): left out where its error
+	// response makes the id optional, else null.
+	NoID jsonrpc.NoID
+	// MissingCapabilityCode is the error code of a request that needs a
+	// client capability the client did not declare: the revision's
+	// MISSING_REQUIRED_CLIENT_CAPABILITY, or 0 for revisions without one
+	// (which answer -32602).
+	MissingCapabilityCode int64
+	// Tasks writes the runtime's tasks in the revision's task types; nil
+	// for revisions that define none (the 2026 tasks extension, which no
+	// schema defines, has the runtime's own encoders).
+	Tasks *TaskCodec
+	// ToolError builds the revision's CallToolResult reporting a tool
+	// execution error with text (the runtime's answer to arguments that
+	// break a tool's inputSchema); nil when the revision has no such
+	// shape, and those arguments are answered -32602 instead.
+	ToolError func(text string) wire.Marshaler
+
+	index struct {
+		once   sync.Once
+		byRole [numRoles]*Method
+	}
 }
 
 // Method returns the method named name, or nil.
 func (p *Protocol) Method(name string) *Method { return p.Methods[name] }
+
+// Role returns the method of the revision in role r, or nil when the
+// revision has none.
+func (p *Protocol) Role(r Role) *Method {
+	p.index.once.Do(func() {
+		for _, m := range p.Methods {
+			if m.Role != RoleNone && m.Role < numRoles {
+				p.index.byRole[m.Role] = m
+			}
+		}
+	})
+	if r >= numRoles {
+		return nil
+	}
+	return p.index.byRole[r]
+}
+
+// RoleName is the name of the method in role r, or "" when the revision
+// has none.
+func (p *Protocol) RoleName(r Role) string {
+	if m := p.Role(r); m != nil {
+		return m.Name
+	}
+	return ""
+}
 
 // Preferred reports whether version a is preferred to b as a default: a
 // published revision (a date, "2025-11-25") to any other version — a
@@ -88,6 +151,12 @@ type Method struct {
 	// Cacheable reports a stateless result that carries ttlMs and
 	// cacheScope.
 	Cacheable bool
+	// Role is the part the method plays in what the runtime does (RoleNone
+	// for methods it never looks at).
+	Role Role
+	// Feature names the runtime feature that answers the method; zero for
+	// the methods handlers answer.
+	Feature Feature
 	// Implemented reports whether handler serves this method.
 	Implemented func(handler any) bool
 	// HandlerType is the one-method interface a handler implements to

@@ -27,39 +27,57 @@ type Request struct {
 	// Protocol is the revision the request is served with.
 	Protocol *Protocol
 
-	server  *Server
-	session *Session // nil in a stateless exchange
-	out     Outbound
-	meta    requestMeta
-	// nameParam is the value of the params member Mcp-Name mirrors (the
-	// tool, prompt or resource), which requestState is bound to.
-	nameParam string
+	server *Server
+	// client is what the request knows of its client: its stateful
+	// session, or (stateless) the request's own _meta.
+	client client
+	mount  *mounted
+	route  *route
+	out    Outbound
+	in     Inbound
 	// ctx is the request's context (tasks outlive the request but keep its
 	// values).
 	ctx context.Context
-	// task is params.task (2025-11-25 task augmentation), nil when absent.
-	task wire.Raw
-	// toolName and toolArgs are a tools/call's name and arguments.
-	toolName string
-	toolArgs wire.Raw
 
 	mu           sync.Mutex
 	lastProgress float64
+	progressAt   int64 // Unix nanoseconds of the last progress; 0 for none
 	progressSent bool
-	progressAt   time.Time
 	done         bool
 }
 
-// requestMeta is what the runtime reads from params._meta.
-type requestMeta struct {
-	protocolVersion string
-	clientCaps      wire.Raw // 2026: per request
-	clientInfo      wire.Raw
-	logLevel        string
-	hasLogLevel     bool
-	progressToken   wire.StringOrInt
-	hasProgress     bool
+// client is what a request knows of its client: the stateful session it
+// belongs to, or, for a stateless request, the request itself.
+type client interface {
+	peerVersion() string
+	peerCaps() wire.Raw
+	peerInfo() wire.Raw
+	// logThreshold is the level below which log messages are dropped; ok
+	// is false when the client wants none.
+	peerLogThreshold() (level string, ok bool)
+	peerPrincipal() string
+	// caller reaches the client with requests of its own; nil when there
+	// is no way (stateless: input is asked for with InputRequiredResult).
+	peerCaller() Caller
 }
+
+// statelessClient is the client of a stateless request: everything comes
+// from the request's _meta and context.
+type statelessClient struct{ r *Request }
+
+func (c statelessClient) peerVersion() string { return c.r.in.meta.protocolVersion }
+func (c statelessClient) peerCaps() wire.Raw  { return c.r.in.meta.clientCaps }
+func (c statelessClient) peerInfo() wire.Raw  { return c.r.in.clientInfo() }
+func (c statelessClient) peerLogThreshold() (string, bool) {
+	return c.r.in.meta.logLevel, c.r.in.meta.hasLogLevel
+}
+func (c statelessClient) peerPrincipal() string {
+	if c.r.ctx == nil {
+		return ""
+	}
+	return PrincipalFrom(c.r.ctx)
+}
+func (c statelessClient) peerCaller() Caller { return nil }
 
 type ctxKey struct{}
 
@@ -83,33 +101,24 @@ func RequestFrom(ctx context.Context) *Request {
 }
 
 // Session returns the stateful session of the request, nil when stateless.
-func (r *Request) Session() *Session { return r.session }
+func (r *Request) Session() *Session { return r.session() }
+
+// session is the request's stateful session, nil in a stateless exchange.
+func (r *Request) session() *Session {
+	s, _ := r.client.(*Session)
+	return s
+}
 
 // ProtocolVersion is the negotiated (stateful) or declared (stateless)
 // protocol version.
-func (r *Request) ProtocolVersion() string {
-	if r.session != nil {
-		return r.session.Version()
-	}
-	return r.meta.protocolVersion
-}
+func (r *Request) ProtocolVersion() string { return r.client.peerVersion() }
 
 // ClientCapabilities is the client's capabilities object: declared on the
 // request (stateless) or at initialize (stateful).
-func (r *Request) ClientCapabilities() wire.Raw {
-	if r.session != nil {
-		return r.session.ClientCapabilities()
-	}
-	return r.meta.clientCaps
-}
+func (r *Request) ClientCapabilities() wire.Raw { return r.client.peerCaps() }
 
 // ClientInfo is the client's Implementation object, if it sent one.
-func (r *Request) ClientInfo() wire.Raw {
-	if r.session != nil {
-		return r.session.ClientInfo()
-	}
-	return r.meta.clientInfo
-}
+func (r *Request) ClientInfo() wire.Raw { return r.client.peerInfo() }
 
 // HasClientCapability reports whether the client declared the capability
 // at path ("sampling"; "elicitation", "form"; "roots").
@@ -135,7 +144,8 @@ func (r *Request) RequireClientCapability(path ...string) error {
 }
 
 // MissingCapability is the error for a client capability a request needs
-// and did not declare.
+// and did not declare: the revision's MISSING_REQUIRED_CLIENT_CAPABILITY
+// (-32021), or -32602 in revisions without that code.
 func MissingCapability(p *Protocol, path ...string) error {
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
@@ -151,9 +161,9 @@ func MissingCapability(p *Protocol, path ...string) error {
 		e.ObjectEnd()
 	}
 	e.ObjectEnd()
-	code := int64(CodeMissingRequiredClientCapability)
-	if p != nil && !p.Stateless {
-		code = jsonrpc.CodeInvalidParams
+	code := int64(jsonrpc.CodeInvalidParams)
+	if p != nil && p.MissingCapabilityCode != 0 {
+		code = p.MissingCapabilityCode
 	}
 	return &jsonrpc.Error{Code: code, Message: "missing required client capability: " + joinPath(path), Data: append(wire.Raw(nil), e.Bytes()...)}
 }
@@ -181,7 +191,7 @@ const (
 // ProgressToken returns the request's progress token, if the client asked
 // for progress.
 func (r *Request) ProgressToken() (wire.StringOrInt, bool) {
-	return r.meta.progressToken, r.meta.hasProgress
+	return r.in.meta.progressToken, r.in.meta.hasProgress
 }
 
 // ErrProgress reports a progress value that does not increase, or progress
@@ -192,7 +202,8 @@ var ErrProgress = errors.New("mcp: progress must increase and stop when the requ
 // asked for it (a no-op otherwise). Values must increase strictly; total
 // < 0 and message "" are left out.
 func (r *Request) Progress(ctx context.Context, progress, total float64, message string) error {
-	if !r.meta.hasProgress {
+	method := r.Protocol.RoleName(RoleProgress)
+	if !r.in.meta.hasProgress || method == "" {
 		return nil
 	}
 	r.mu.Lock()
@@ -201,9 +212,9 @@ func (r *Request) Progress(ctx context.Context, progress, total float64, message
 		return ErrProgress
 	}
 	r.lastProgress, r.progressSent = progress, true
-	r.progressAt = time.Now()
+	r.progressAt = time.Now().UnixNano()
 	r.mu.Unlock()
-	return r.out.Notify(ctx, "notifications/progress", progressParams{r.meta.progressToken, progress, total, message})
+	return r.out.Notify(ctx, method, progressParams{r.in.meta.progressToken, progress, total, message})
 }
 
 type progressParams struct {
@@ -242,8 +253,8 @@ func (r *Request) finish() {
 	r.done = true
 	at := r.progressAt
 	r.mu.Unlock()
-	if !at.IsZero() {
-		if wait := progressGap - time.Since(at); wait > 0 {
+	if at != 0 {
+		if wait := progressGap - time.Duration(time.Now().UnixNano()-at); wait > 0 {
 			time.Sleep(wait)
 		}
 	}
@@ -257,18 +268,12 @@ const progressGap = 5 * time.Millisecond
 // (stateful), or the request's logLevel (stateless; none without it). data
 // is any JSON value.
 func (r *Request) Log(ctx context.Context, level, logger string, data wire.Raw) error {
-	threshold, ok := r.logThreshold()
-	if !ok || severity(level) < severity(threshold) {
+	threshold, ok := r.client.peerLogThreshold()
+	method := r.Protocol.RoleName(RoleLog)
+	if !ok || method == "" || severity(level) < severity(threshold) {
 		return nil
 	}
-	return r.out.Notify(ctx, "notifications/message", logParams{level, logger, data})
-}
-
-func (r *Request) logThreshold() (string, bool) {
-	if r.session != nil {
-		return r.session.LogLevel(), true
-	}
-	return r.meta.logLevel, r.meta.hasLogLevel
+	return r.out.Notify(ctx, method, logParams{level, logger, data})
 }
 
 type logParams struct {
@@ -313,8 +318,10 @@ func ValidLogLevel(level string) bool { return severity(level) >= 0 }
 // request) every call fails: servers ask stateless clients for input with
 // InputRequiredResult.
 func ClientOf(ctx context.Context) Caller {
-	if r := RequestFrom(ctx); r != nil && r.session != nil {
-		return r.session.Peer()
+	if r := RequestFrom(ctx); r != nil {
+		if c := r.client.peerCaller(); c != nil {
+			return c
+		}
 	}
 	return noPeer{}
 }

@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -20,11 +18,12 @@ type Session struct {
 	cancel func(jsonrpc.ID) bool
 
 	// OnNegotiated, when set, learns the revision initialize settled on
-	// (the stdio transport turns batches on for 2025-03-26).
+	// (a stream connection turns batches on for 2025-03-26 and takes the
+	// revision's rule for errors without an id).
 	OnNegotiated func(*Protocol)
 
 	mu          sync.Mutex
-	mount       *Mount
+	mount       *mounted
 	principal   string // who opened it, at initialize
 	initialized bool   // initialize answered
 	ready       bool   // notifications/initialized received
@@ -64,19 +63,19 @@ func (sess *Session) Close() {
 	sess.srv.mu.Unlock()
 }
 
-// method returns the method called name in the session's revision (before
-// initialize, in the newest mounted stateful revision that has it), or
+// route returns the route of method name in the session's revision
+// (before initialize, in the preferred stateful revision that has it), or
 // nil.
-func (sess *Session) method(name string) *Method {
+func (sess *Session) route(name string) *route {
 	sess.mu.Lock()
 	mount := sess.mount
 	sess.mu.Unlock()
 	if mount != nil {
-		return mount.Protocol.Methods[name]
+		return mount.routes[name]
 	}
 	for _, m := range sess.srv.stateful {
-		if md := m.Protocol.Methods[name]; md != nil {
-			return md
+		if rt := m.routes[name]; rt != nil {
+			return rt
 		}
 	}
 	return nil
@@ -143,112 +142,88 @@ func (sess *Session) Principal() string {
 	return sess.principal
 }
 
+// The session is the client of its requests.
+func (sess *Session) peerVersion() string              { return sess.Version() }
+func (sess *Session) peerCaps() wire.Raw               { return sess.ClientCapabilities() }
+func (sess *Session) peerInfo() wire.Raw               { return sess.ClientInfo() }
+func (sess *Session) peerLogThreshold() (string, bool) { return sess.LogLevel(), true }
+func (sess *Session) peerPrincipal() string            { return sess.Principal() }
+func (sess *Session) peerCaller() Caller               { return sess.Peer() }
+
 // errOtherPrincipal refuses a request made to a session by someone other
 // than who opened it; it says no more than an unknown session would.
 var errOtherPrincipal = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found")
 
-// Handle serves one message of the session. out carries the messages
-// related to the request (progress, logs).
-func (sess *Session) Handle(ctx context.Context, req *jsonrpc.Request, out Outbound) (wire.Marshaler, error) {
-	if req.Method == "initialize" {
-		return sess.initialize(ctx, req)
+// Serve serves one message of the session, classified by Server.Classify.
+// out carries the messages related to the request (progress, logs).
+func (sess *Session) Serve(ctx context.Context, in *Inbound, out Outbound) (wire.Marshaler, error) {
+	srv := sess.srv
+	method := in.req.Method
+	rt := sess.route(method)
+	if !in.req.IsNotification && ((rt != nil && rt.method.Role == RoleInitialize) || (len(srv.stateful) == 0 && method == legacyInitialize)) {
+		return sess.initialize(ctx, in)
 	}
 	sess.mu.Lock()
 	foreign := sess.initialized && PrincipalFrom(ctx) != sess.principal
 	sess.mu.Unlock()
 	if foreign {
-		if req.IsNotification {
+		if in.req.IsNotification {
 			return nil, nil
 		}
 		return nil, errOtherPrincipal
 	}
-	if !req.IsNotification {
-		if md := sess.method(req.Method); md != nil && md.Notification {
-			return nil, notificationWithID(req.Method)
-		}
-	}
-	switch req.Method {
-	case "ping":
-		if err := NoParams(req.Params); err != nil {
-			return nil, err
-		}
-		return emptyResult, nil
-	case "notifications/cancelled":
-		sess.cancelled(req)
-		return nil, nil
-	case "notifications/progress":
-		// Progress on a request the server sent; nothing waits on it.
-		return nil, nil
+	if !in.req.IsNotification && rt != nil && rt.method.Notification {
+		return nil, notificationWithID(method)
 	}
 	sess.mu.Lock()
 	mount, initialized := sess.mount, sess.initialized
 	sess.mu.Unlock()
-	if !initialized {
-		if req.IsNotification {
+	if !initialized && (rt == nil || !rt.method.Role.beforeSession()) {
+		if in.req.IsNotification {
 			return nil, nil
 		}
 		return nil, errNotInitialized
 	}
-	p := mount.Protocol
-	m := p.Methods[req.Method]
-	if m != nil && req.IsNotification && !m.Notification {
+	if rt != nil && in.req.IsNotification && !rt.method.Notification {
 		// A request without an id: JSON-RPC forbids answering it, and
 		// running it would be work nobody asked to see.
-		sess.srv.log.Debug("mcp: a request sent as a notification is ignored", "method", req.Method)
+		srv.log.Debug("mcp: a request sent as a notification is ignored", "method", method)
 		return nil, nil
 	}
-	if m != nil && m.FromClient && strings.HasPrefix(req.Method, "tasks/") {
-		rc := &reqCtx{Context: ctx}
-		rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: sess.srv, session: sess, out: out}
-		rc.r.ctx = rc
-		if res, err, ok := sess.srv.taskMethod(rc, &rc.r, req.Method, req.Params); ok {
-			return res, err
-		}
-	}
-	if m == nil || !m.FromClient {
-		if req.IsNotification {
+	if rt == nil || !rt.method.FromClient || rt.serve == nil {
+		if in.req.IsNotification {
 			return nil, nil
 		}
-		return nil, jsonrpc.MethodNotFound(req.Method)
-	}
-	switch req.Method {
-	case "notifications/initialized":
-		sess.mu.Lock()
-		sess.ready = true
-		sess.mu.Unlock()
-		return nil, nil
-	case "logging/setLevel":
-		return sess.setLevel(m, req)
-	case "resources/subscribe", "resources/unsubscribe":
-		return sess.subscribe(m, req)
-	}
-	if m.Serve == nil {
-		if req.IsNotification {
-			return nil, nil
-		}
-		return nil, jsonrpc.MethodNotFound(req.Method)
+		return nil, jsonrpc.MethodNotFound(method)
 	}
 	rc := &reqCtx{Context: ctx}
-	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: sess.srv, session: sess, out: out}
-	scan := scanParams(req.Params)
-	rc.r.meta, rc.r.task, rc.r.toolName, rc.r.toolArgs = scan.meta, scan.task, scan.name, scan.args
+	rc.r = Request{Method: method, ID: in.req.ID, server: srv, client: sess, route: rt, out: out, in: *in}
+	if mount != nil {
+		rc.r.mount, rc.r.Protocol = mount, mount.Protocol
+	}
 	rc.r.ctx = rc
-	defer rc.r.finish()
-	return sess.srv.serve(rc, mount, m, req.Params)
+	return rt.serve(rc)
 }
 
-// serve runs the handler of method m on params, in either era: a tools/call
-// has its arguments checked before and its structuredContent after; an
-// AnswerWith error is answered with its result.
-func (s *Server) serve(rc *reqCtx, mount *Mount, m *Method, params wire.Raw) (res wire.Marshaler, err error) {
-	call := rc.r.Method == "tools/call"
+// handle classifies and serves one message of the session.
+func (sess *Session) handle(ctx context.Context, req *jsonrpc.Request, out Outbound) (wire.Marshaler, error) {
+	in := sess.srv.Classify(req)
+	return sess.Serve(ctx, &in, out)
+}
+
+// serve runs the handler of the request's method, in either era: a
+// tools/call has its arguments checked before and its structuredContent
+// after; an AnswerWith error is answered with its result.
+func (s *Server) serve(rc *reqCtx) (res wire.Marshaler, err error) {
+	mount, m, params := rc.r.mount, rc.r.route.method, rc.r.in.req.Params
+	call := m.Role == RoleToolsCall
 	if call {
-		if args := rc.r.toolArgs; len(args) > 0 && args.Kind() != wire.Object {
+		if args := rc.r.in.args; len(args) > 0 && args.Kind() != wire.Object {
 			// The schema's CallToolRequestParams.arguments is an object:
 			// anything else breaks the params, before any tool sees them.
 			return nil, InvalidParams("/params/arguments", "must be an object")
 		}
-		if res, err := s.tools.checkCall(rc, mount, params); res != nil || err != nil {
+		if res, err := s.tools.checkCall(rc, mount); res != nil || err != nil {
 			return res, err
 		}
 	}
@@ -268,7 +243,7 @@ func (s *Server) serve(rc *reqCtx, mount *Mount, m *Method, params wire.Raw) (re
 		return nil, nil
 	}
 	if call {
-		if err := s.tools.checkResult(rc, mount, params, res); err != nil {
+		if err := s.tools.checkResult(rc, mount, res); err != nil {
 			return nil, err
 		}
 	}
@@ -294,14 +269,15 @@ var emptyResult = wire.Raw(`{}`)
 
 var emptyObject = wire.Raw(`{}`)
 
-func (sess *Session) initialize(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
-	if req.IsNotification {
+func (sess *Session) initialize(ctx context.Context, in *Inbound) (wire.Marshaler, error) {
+	if in.req.IsNotification {
 		return nil, nil
 	}
+	params := in.req.Params
 	var requested string
 	var caps, info wire.Raw
-	if len(req.Params) > 0 {
-		d := wire.NewDecoder(req.Params)
+	if len(params) > 0 {
+		d := wire.NewDecoder(params)
 		err := d.Object(func(key []byte) error {
 			var err error
 			switch string(key) {
@@ -325,12 +301,12 @@ func (sess *Session) initialize(ctx context.Context, req *jsonrpc.Request) (wire
 		// A modern-only server lists what it supports.
 		return nil, unsupportedVersion(requested, srv.StatelessVersions())
 	}
-	mount := &srv.stateful[0]
+	mount := srv.stateful[0]
 	if m := srv.byRev[requested]; m != nil && !m.Protocol.Stateless {
 		mount = m
 	}
-	if md := mount.Protocol.Methods["initialize"]; md != nil && md.ValidateParams != nil {
-		if err := md.ValidateParams(req.Params); err != nil {
+	if md := mount.Protocol.Role(RoleInitialize); md != nil && md.ValidateParams != nil {
+		if err := md.ValidateParams(params); err != nil {
 			return nil, err
 		}
 	}
@@ -363,11 +339,45 @@ func (sess *Session) initialize(ctx context.Context, req *jsonrpc.Request) (wire
 	return append(wire.Raw(nil), e.Bytes()...), nil
 }
 
+// The runtime's routes of the stateful lifecycle and utilities.
+
+func serveInitialize(rc *reqCtx) (wire.Marshaler, error) {
+	return rc.r.session().initialize(rc, &rc.r.in)
+}
+
+func serveInitialized(rc *reqCtx) (wire.Marshaler, error) {
+	sess := rc.r.session()
+	sess.mu.Lock()
+	sess.ready = true
+	sess.mu.Unlock()
+	return nil, nil
+}
+
+func servePing(rc *reqCtx) (wire.Marshaler, error) {
+	if err := NoParams(rc.r.in.req.Params); err != nil {
+		return nil, err
+	}
+	return emptyResult, nil
+}
+
+func serveCancelled(rc *reqCtx) (wire.Marshaler, error) {
+	rc.r.session().cancelled(rc.r.in.req.Params)
+	return nil, nil
+}
+
+func serveSetLevel(rc *reqCtx) (wire.Marshaler, error) {
+	return rc.r.session().setLevel(rc.r.route.method, rc.r.in.req.Params)
+}
+
+func serveSubscribe(rc *reqCtx) (wire.Marshaler, error) {
+	return rc.r.session().subscribe(rc.r.route.method, rc.r.in.req.Params)
+}
+
 // cancelled handles notifications/cancelled: the request is cancelled
 // unless it is initialize (which MUST NOT be cancelled); unknown or
 // finished ids are ignored.
-func (sess *Session) cancelled(req *jsonrpc.Request) {
-	id, ok := cancelledID(req.Params)
+func (sess *Session) cancelled(params wire.Raw) {
+	id, ok := cancelledID(params)
 	if !ok || sess.cancel == nil {
 		return
 	}
@@ -391,12 +401,12 @@ func cancelledID(params wire.Raw) (jsonrpc.ID, bool) {
 	return id, found && err == nil
 }
 
-func (sess *Session) setLevel(m *Method, req *jsonrpc.Request) (wire.Marshaler, error) {
-	if err := m.ValidateParams(req.Params); err != nil {
+func (sess *Session) setLevel(m *Method, params wire.Raw) (wire.Marshaler, error) {
+	if err := m.ValidateParams(params); err != nil {
 		return nil, err
 	}
 	var level string
-	d := wire.NewDecoder(req.Params)
+	d := wire.NewDecoder(params)
 	_ = d.Object(func(key []byte) error {
 		if string(key) == "level" {
 			var err error
@@ -411,12 +421,12 @@ func (sess *Session) setLevel(m *Method, req *jsonrpc.Request) (wire.Marshaler, 
 	return emptyResult, nil
 }
 
-func (sess *Session) subscribe(m *Method, req *jsonrpc.Request) (wire.Marshaler, error) {
-	if err := m.ValidateParams(req.Params); err != nil {
+func (sess *Session) subscribe(m *Method, params wire.Raw) (wire.Marshaler, error) {
+	if err := m.ValidateParams(params); err != nil {
 		return nil, err
 	}
 	var uri string
-	d := wire.NewDecoder(req.Params)
+	d := wire.NewDecoder(params)
 	_ = d.Object(func(key []byte) error {
 		if string(key) == "uri" {
 			var err error
@@ -426,7 +436,7 @@ func (sess *Session) subscribe(m *Method, req *jsonrpc.Request) (wire.Marshaler,
 		return d.Skip()
 	})
 	sess.mu.Lock()
-	if req.Method == "resources/subscribe" {
+	if m.Role == RoleSubscribe {
 		if sess.subs == nil {
 			sess.subs = map[string]bool{}
 		}
@@ -445,14 +455,18 @@ func (sess *Session) subscribed(uri string) bool {
 	return sess.subs[uri]
 }
 
-// notify sends a notification the session's revision knows, if the session
-// is initialized.
-func (sess *Session) notify(ctx context.Context, method string, params wire.Marshaler) {
+// notify sends the notification in role r, if the session is initialized
+// and its revision has one.
+func (sess *Session) notify(ctx context.Context, r Role, params wire.Marshaler) {
 	sess.mu.Lock()
-	ok := sess.initialized && !sess.closed && sess.mount != nil && sess.mount.Protocol.Methods[method] != nil
+	ok := sess.initialized && !sess.closed && sess.mount != nil
+	method := ""
+	if ok {
+		method = sess.mount.Protocol.RoleName(r)
+	}
 	peer := sess.peer
 	sess.mu.Unlock()
-	if ok && peer != nil {
+	if method != "" && peer != nil {
 		if err := peer.Notify(ctx, method, params); err != nil {
 			sess.srv.log.Debug("mcp: notification not delivered", "method", method, "err", err)
 		}
@@ -474,12 +488,6 @@ func unsupportedVersion(requested string, supported []string) *jsonrpc.Error {
 	e.Str(requested)
 	e.ObjectEnd()
 	return &jsonrpc.Error{Code: CodeUnsupportedProtocolVersion, Message: "unsupported protocol version " + requested, Data: append(wire.Raw(nil), e.Bytes()...)}
-}
-
-// knownMethod reports whether any mounted revision has method.
-func (s *Server) knownMethod(method string) bool {
-	_, ok := slices.BinarySearch(s.methods, method)
-	return ok
 }
 
 // hasMember reports whether params has the top-level member name.

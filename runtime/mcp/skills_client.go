@@ -28,7 +28,7 @@ func ListSkills(ctx context.Context, c Caller) ([]skills.Entry, error) {
 		if cursor != "" {
 			params = map[string]string{"cursor": cursor}
 		}
-		if err := callJSON(ctx, c, "skills/list", params, &page); err != nil {
+		if err := callJSON(ctx, c, extSkillsList.Name, params, &page); err != nil {
 			return nil, "", err
 		}
 		return page.Skills, page.NextCursor, nil
@@ -47,7 +47,7 @@ func GetSkill(ctx context.Context, c Caller, uri string) (skills.Entry, error) {
 	var res struct {
 		Skill *skills.Entry `json:"skill"`
 	}
-	if err := callJSON(ctx, c, "skills/get", map[string]string{"uri": uri}, &res); err != nil {
+	if err := callJSON(ctx, c, extSkillsGet.Name, map[string]string{"uri": uri}, &res); err != nil {
 		return skills.Entry{}, err
 	}
 	if res.Skill == nil {
@@ -98,7 +98,7 @@ func readResourceBytes(ctx context.Context, c Caller, uri string) ([]byte, error
 			Blob *string `json:"blob"`
 		} `json:"contents"`
 	}
-	if err := callJSON(ctx, c, "resources/read", map[string]string{"uri": uri}, &res); err != nil {
+	if err := callJSON(ctx, c, skillsReadMethod, map[string]string{"uri": uri}, &res); err != nil {
 		return nil, err
 	}
 	for _, ct := range res.Contents {

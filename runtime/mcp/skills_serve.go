@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/skills"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -51,27 +52,50 @@ type skillParams struct {
 	Cursor *string `json:"cursor"`
 }
 
-// skillMethod answers the skills methods of a stateless request, and
-// resources/read of a skill file; ok is false for anything else.
-func (s *Server) skillMethod(r *Request, method string, params wire.Raw) (res wire.Marshaler, err error, ok bool) {
+// routeSkills adds the skills extension's routes to a mounted revision:
+// its own methods, and the skills' files and SKILL.md resources in
+// resources/read and resources/list before and after the handler's.
+func (s *Server) routeSkills(m *mounted) {
 	o := s.opts.Skills
-	if o == nil || o.Catalog == nil {
-		return nil, nil, false
+	add := []*Method{extSkillsList, extSkillsGet}
+	if o.DirectoryRead {
+		add = append(add, extDirectoryRead)
 	}
-	switch method {
-	case "skills/list", "skills/get", "resources/read":
-	case "resources/directory/read":
-		if !o.DirectoryRead {
-			return nil, nil, false
-		}
-	default:
-		return nil, nil, false
+	for _, md := range add {
+		m.routes[md.Name] = &route{method: md, serve: s.serveSkills}
 	}
+	// The skills' files are read with resources/read, which the runtime
+	// serves even where the handler (or the revision) has none.
+	if md := m.Protocol.Role(RoleResourcesRead); md != nil {
+		rt := m.routes[md.Name]
+		rt.serve = s.readSkillFile(rt.serve)
+	} else {
+		m.routes[extSkillsRead.Name] = &route{method: extSkillsRead, serve: s.readSkillFile(nil)}
+	}
+	if md := m.Protocol.Role(RoleResourcesList); md != nil {
+		rt := m.routes[md.Name]
+		rt.serve = s.listSkills(rt.serve)
+	}
+}
+
+// decodeSkillParams reads the params of the skills methods.
+func decodeSkillParams(params wire.Raw) (skillParams, error) {
 	var q skillParams
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &q); err != nil {
-			return nil, InvalidParams("/params", err.Error()), true
+			return q, InvalidParams("/params", err.Error())
 		}
+	}
+	return q, nil
+}
+
+// serveSkills answers skills/list, skills/get and resources/directory/read.
+func (s *Server) serveSkills(rc *reqCtx) (wire.Marshaler, error) {
+	o := s.opts.Skills
+	method := rc.r.route.method
+	q, err := decodeSkillParams(rc.r.in.req.Params)
+	if err != nil {
+		return nil, err
 	}
 	uri := func() (string, error) {
 		if q.URI == nil {
@@ -84,58 +108,97 @@ func (s *Server) skillMethod(r *Request, method string, params wire.Raw) (res wi
 		cursor = *q.Cursor
 	}
 	cat := o.Catalog
-	switch method {
-	case "skills/list":
+	switch method.Role {
+	case RoleSkillsList:
 		page, next, err := Page(cat.Entries(), cursor, o.pageSize())
 		if err != nil {
-			return nil, err, true
+			return nil, err
 		}
-		return s.skillResult(method, "skills", page, next), nil, true
-	case "skills/get":
+		return s.skillResult(method.Name, "skills", page, next), nil
+	case RoleSkillsGet:
 		u, err := uri()
 		if err != nil {
-			return nil, err, true
+			return nil, err
 		}
 		e, found := cat.Skill(u)
 		if !found {
-			return nil, InvalidParams("/params/uri", "no skill "+strconv.Quote(u)), true
+			return nil, InvalidParams("/params/uri", "no skill "+strconv.Quote(u))
 		}
-		return s.skillResult(method, "skill", e, ""), nil, true
-	case "resources/directory/read":
-		u, err := uri()
-		if err != nil {
-			return nil, err, true
-		}
-		children, found := cat.ReadDir(u)
-		if !found {
-			return nil, InvalidParams("/params/uri", strconv.Quote(u)+" is not a directory this server serves"), true
-		}
-		page, next, err := Page(children, cursor, o.pageSize())
-		if err != nil {
-			return nil, err, true
-		}
-		return s.skillResult(method, "resources", page, next), nil, true
+		return s.skillResult(method.Name, "skill", e, ""), nil
 	}
-	// resources/read: the skills' files; other URIs are the handler's.
-	if q.URI == nil {
-		return nil, nil, false
+	u, err := uri()
+	if err != nil {
+		return nil, err
 	}
-	c, found := cat.Read(*q.URI)
+	children, found := cat.ReadDir(u)
 	if !found {
-		return nil, nil, false
+		return nil, InvalidParams("/params/uri", strconv.Quote(u)+" is not a directory this server serves")
 	}
-	if md := r.Protocol.Method(method); md != nil && md.ValidateParams != nil {
-		if err := md.ValidateParams(params); err != nil {
-			return nil, err, true
+	page, next, err := Page(children, cursor, o.pageSize())
+	if err != nil {
+		return nil, err
+	}
+	return s.skillResult(method.Name, "resources", page, next), nil
+}
+
+// readSkillFile serves resources/read of the skills' files; other URIs
+// go to next, the handler's route.
+func (s *Server) readSkillFile(next routeFunc) routeFunc {
+	return func(rc *reqCtx) (wire.Marshaler, error) {
+		params := rc.r.in.req.Params
+		q, err := decodeSkillParams(params)
+		if err != nil {
+			return nil, err
 		}
+		if q.URI == nil {
+			return callNext(next, rc)
+		}
+		c, found := s.opts.Skills.Catalog.Read(*q.URI)
+		if !found {
+			return callNext(next, rc)
+		}
+		md := rc.r.route.method
+		if md.ValidateParams != nil {
+			if err := md.ValidateParams(params); err != nil {
+				return nil, err
+			}
+		}
+		item := map[string]string{"uri": c.URI, "mimeType": c.MIMEType}
+		if c.Text() {
+			item["text"] = string(c.Data)
+		} else {
+			item["blob"] = base64.StdEncoding.EncodeToString(c.Data)
+		}
+		return s.skillResult(md.Name, "contents", []map[string]string{item}, ""), nil
 	}
-	item := map[string]string{"uri": c.URI, "mimeType": c.MIMEType}
-	if c.Text() {
-		item["text"] = string(c.Data)
-	} else {
-		item["blob"] = base64.StdEncoding.EncodeToString(c.Data)
+}
+
+// listSkills completes resources/list with the skills' SKILL.md resources
+// (see listSkillResources); without a handler that lists resources, they
+// are the list.
+func (s *Server) listSkills(next routeFunc) routeFunc {
+	return func(rc *reqCtx) (wire.Marshaler, error) {
+		md := rc.r.route.method
+		if md.Implemented == nil || !md.Implemented(rc.r.mount.Handler) {
+			if err := md.ValidateParams(rc.r.in.req.Params); err != nil {
+				return nil, err
+			}
+			return s.listSkillResources(md.Name, nil)
+		}
+		res, err := callNext(next, rc)
+		if err != nil || res == nil {
+			return res, err
+		}
+		return s.listSkillResources(md.Name, res)
 	}
-	return s.skillResult(method, "contents", []map[string]string{item}, ""), nil, true
+}
+
+// callNext serves rc with next, the route a wrapper wraps.
+func callNext(next routeFunc, rc *reqCtx) (wire.Marshaler, error) {
+	if next == nil {
+		return nil, jsonrpc.MethodNotFound(rc.r.Method)
+	}
+	return next(rc)
 }
 
 // skillResult encodes a complete, cacheable stateless result holding
@@ -164,7 +227,7 @@ func (s *Server) skillResult(method, member string, v any, next string) wire.Raw
 // listSkillResources completes a stateless resources/list result: on its
 // last page (no nextCursor) the skills' SKILL.md resources follow the
 // handler's. res is nil when the handler does not list resources.
-func (s *Server) listSkillResources(res wire.Marshaler) (wire.Marshaler, error) {
+func (s *Server) listSkillResources(method string, res wire.Marshaler) (wire.Marshaler, error) {
 	o := s.opts.Skills
 	if o == nil || o.Catalog == nil {
 		return res, nil
@@ -174,7 +237,7 @@ func (s *Server) listSkillResources(res wire.Marshaler) (wire.Marshaler, error) 
 		return nil, err
 	}
 	if res == nil {
-		return s.skillResult("resources/list", "resources", json.RawMessage(extra), ""), nil
+		return s.skillResult(method, "resources", json.RawMessage(extra), ""), nil
 	}
 	b, err := wire.Marshal(res)
 	if err != nil {

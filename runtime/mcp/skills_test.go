@@ -27,7 +27,7 @@ func newSkillServer(t *testing.T) (*Server, *skills.Catalog) {
 		t.Fatal(err)
 	}
 	a, b := testProtocols()
-	b.Methods["resources/list"] = &Method{Name: "resources/list", FromClient: true, Implemented: always, ValidateParams: NoParams, Cacheable: true,
+	b.Methods["resources/list"] = &Method{Name: "resources/list", FromClient: true, Implemented: always, ValidateParams: NoParams, Cacheable: true, Role: RoleResourcesList,
 		Serve: func(context.Context, any, wire.Raw) (wire.Marshaler, error) {
 			return wire.Raw(`{"resources":[{"uri":"test://own","name":"own"}]}`), nil
 		}}
@@ -61,7 +61,7 @@ func TestSkillsStateless(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := s.HandleStateless(context.Background(), req(tt.method, tt.params), &recorder{})
+			res, err := s.handleStateless(context.Background(), req(tt.method, tt.params), &recorder{})
 			got := ""
 			if tt.code != 0 {
 				var je *jsonrpc.Error
@@ -83,13 +83,14 @@ func TestSkillsStateless(t *testing.T) {
 		})
 	}
 	// Stateful sessions know nothing of skills.
-	if strings.Contains(string(s.capabilities(s.Mounted("2025-11-25"))), "skills") {
+	if strings.Contains(string(s.capabilities(s.byRev["2025-11-25"])), "skills") {
 		t.Error("skills declared on a stateful revision")
 	}
 }
 
-// statelessCaller calls a server's HandleStateless as a stateless client
-// would, counting resources/read calls; tamper rewrites read results.
+// statelessCaller serves its calls statelessly on a server, as a stateless
+// client would, counting resources/read calls; tamper rewrites read
+// results.
 type statelessCaller struct {
 	s      *Server
 	reads  []string
@@ -111,7 +112,7 @@ func (c *statelessCaller) Call(ctx context.Context, method string, params wire.M
 	if method == "resources/read" {
 		c.reads = append(c.reads, string(memberRaw(wire.Raw(p), "uri")))
 	}
-	res, err := c.s.HandleStateless(ctx, req(method, full), &recorder{})
+	res, err := c.s.handleStateless(ctx, req(method, full), &recorder{})
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ func (r *Request) stateMAC(body []byte) []byte {
 	}
 	bind(r.ProtocolVersion())
 	bind(r.Method)
-	bind(r.nameParam)
+	bind(r.nameValue())
 	bind(r.Principal())
 	h.Write(body)
 	return h.Sum(nil)
@@ -211,4 +211,15 @@ func (l *stateLedger) settle(r *Request, completed bool) {
 			}
 		}
 	}
+}
+
+// nameValue is the value of the params member the request's Mcp-Name
+// mirrors (the tool, prompt or resource), which requestState is bound to;
+// "" for methods without one.
+func (r *Request) nameValue() string {
+	if r.route == nil || r.route.method.NameParam == "" {
+		return ""
+	}
+	v, _ := r.in.member(r.server, r.route.method.NameParam)
+	return v
 }

@@ -8,151 +8,21 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// The _meta keys of a stateless request.
-const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
-)
-
-// parseMeta reads the keys the runtime uses from params._meta, in place:
-// the raw values alias params, which the request owns.
-func parseMeta(params wire.Raw) requestMeta { return scanParams(params).meta }
-
-// paramScan is what the runtime reads from a request's params besides what
-// the handler decodes, found in one pass over them, in place (views of
-// params, which the request owns).
-type paramScan struct {
-	meta requestMeta
-	// task is params.task (2025-11-25 task augmentation), nil when absent.
-	task wire.Raw
-	// name and uri are the string members Mcp-Name and requestState bind
-	// to; args is tools/call's arguments.
-	name, uri string
-	args      wire.Raw
-}
-
-// scanParams reads a request's params once for the runtime.
-func scanParams(params wire.Raw) paramScan {
-	var s paramScan
-	if len(params) == 0 {
-		return s
-	}
-	d := wire.NewDecoder(params)
-	d.SetShared(true)
-	_ = d.Object(func(key []byte) error {
-		var err error
-		switch string(key) {
-		case "_meta":
-			if d.Peek() != wire.Object {
-				return d.Skip()
-			}
-			return s.meta.decode(d)
-		case "task":
-			s.task, err = d.Raw()
-		case "arguments":
-			s.args, err = d.Raw()
-		case "name", "uri":
-			if d.Peek() != wire.String {
-				return d.Skip()
-			}
-			var v string
-			v, err = d.Str()
-			if key[0] == 'n' {
-				s.name = v
-			} else {
-				s.uri = v
-			}
-		default:
-			err = d.Skip()
-		}
-		return err
-	})
-	return s
-}
-
-// target is the value of the params member m's Mcp-Name mirrors.
-func (s *paramScan) target(m *Method) string {
-	if m == nil {
-		return ""
-	}
-	switch m.NameParam {
-	case "name":
-		return s.name
-	case "uri":
-		return s.uri
-	}
-	return ""
-}
-
-// decode reads the keys the runtime uses from _meta.
-func (m *requestMeta) decode(d *wire.Decoder) error {
-	return d.Object(func(key []byte) error {
-		var err error
-		switch string(key) {
-		case MetaProtocolVersion:
-			if d.Peek() == wire.String {
-				m.protocolVersion, err = d.Str()
-				return err
-			}
-		case MetaClientCapabilities:
-			if d.Peek() == wire.Object {
-				m.clientCaps, err = d.Raw()
-				return err
-			}
-		case MetaClientInfo:
-			m.clientInfo, err = d.Raw()
-			return err
-		case MetaLogLevel:
-			if d.Peek() == wire.String {
-				m.logLevel, err = d.Str()
-				m.hasLogLevel = err == nil
-				return err
-			}
-		case "progressToken":
-			if k := d.Peek(); k == wire.String || k == wire.Number {
-				if err := m.progressToken.DecodeJSON(d); err == nil {
-					m.hasProgress = true
-					return nil
-				}
-				return nil
-			}
-		}
-		return d.Skip()
-	})
-}
-
-// MetaVersion returns params._meta's protocol version, if any: what makes a
-// request stateless on a transport that serves both eras.
-func MetaVersion(params wire.Raw) string {
-	if len(params) == 0 {
-		return ""
-	}
-	d := wire.NewDecoder(params)
-	k, s, err := d.PeekMember("_meta", MetaProtocolVersion)
-	if err != nil || k != wire.String {
-		return ""
-	}
-	return string(s)
-}
-
-// HandleStateless serves one stateless (2026-07-28 on) request or
-// notification. out carries the messages related to it (progress, logs,
-// and for subscriptions/listen the stream's notifications). Errors are
-// *jsonrpc.Error values whose codes map to HTTP statuses (see HTTPStatus).
-func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out Outbound) (wire.Marshaler, error) {
-	if req.IsNotification {
+// ServeStateless serves one stateless (2026-07-28 on) request or
+// notification, classified by Server.Classify. out carries the messages
+// related to it (progress, logs, and for subscriptions/listen the
+// stream's notifications). Errors are *jsonrpc.Error values whose codes
+// map to HTTP statuses (see HTTPStatus).
+func (s *Server) ServeStateless(ctx context.Context, in *Inbound, out Outbound) (wire.Marshaler, error) {
+	if in.req.IsNotification {
 		// The only client notification of the stateless era is
 		// notifications/cancelled, which the transport handles.
 		return nil, nil
 	}
-	scan := scanParams(req.Params)
-	meta := scan.meta
+	method := in.req.Method
+	meta := &in.meta
 	if meta.protocolVersion != "" {
-		if err := s.StatelessError(meta.protocolVersion, req.Method, false); err != nil {
+		if err := s.statelessError(meta.protocolVersion, method, false); err != nil {
 			return nil, err
 		}
 	}
@@ -170,74 +40,44 @@ func (s *Server) HandleStateless(ctx context.Context, req *jsonrpc.Request, out 
 	if mount == nil || !mount.Protocol.Stateless {
 		return nil, unsupportedVersion(meta.protocolVersion, s.StatelessVersions())
 	}
-	p := mount.Protocol
-	m := p.Methods[req.Method]
+	rt := mount.routes[method]
+	if rt == nil || !rt.method.FromClient || rt.method.Notification || rt.serve == nil {
+		return nil, jsonrpc.MethodNotFound(method)
+	}
 	rc := &reqCtx{Context: ctx}
-	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: p, server: s, out: out, meta: meta, nameParam: scan.target(m), toolName: scan.name, toolArgs: scan.args}
+	rc.r = Request{Method: method, ID: in.req.ID, Protocol: mount.Protocol, server: s, mount: mount, route: rt, out: out, in: *in}
+	rc.r.client = statelessClient{&rc.r}
 	rc.r.ctx = rc
-	defer rc.r.finish()
-	if res, err, ok := s.taskMethod(rc, &rc.r, req.Method, req.Params); ok {
-		return res, err
-	}
-	if res, err, ok := s.skillMethod(&rc.r, req.Method, req.Params); ok {
-		return res, err
-	}
-	if m == nil || !m.FromClient || m.Notification {
-		return nil, jsonrpc.MethodNotFound(req.Method)
-	}
-	switch req.Method {
-	case "server/discover":
-		if err := m.ValidateParams(req.Params); err != nil {
-			return nil, err
-		}
-		return s.discover(mount), nil
-	case "subscriptions/listen":
-		if err := m.ValidateParams(req.Params); err != nil {
-			return nil, err
-		}
-		return s.listen(rc, mount, req)
-	}
-	if req.Method == "resources/list" && s.opts.Skills != nil && (m.Implemented == nil || !m.Implemented(mount.Handler)) {
-		// Only the skills list resources.
-		if err := m.ValidateParams(req.Params); err != nil {
-			return nil, err
-		}
-		return s.listSkillResources(nil)
-	}
-	if m.Serve == nil {
-		return nil, jsonrpc.MethodNotFound(req.Method)
-	}
-	res, err := s.serve(rc, mount, m, req.Params)
-	if err != nil || res == nil {
-		return res, err
-	}
-	if req.Method == "resources/list" && s.opts.Skills != nil {
-		return s.listSkillResources(res)
-	}
-	return res, nil
+	return rt.serve(rc)
 }
 
-// StatelessError is the error a stateless request of method, declaring
+// handleStateless classifies and serves one stateless message.
+func (s *Server) handleStateless(ctx context.Context, req *jsonrpc.Request, out Outbound) (wire.Marshaler, error) {
+	in := s.Classify(req)
+	return s.ServeStateless(ctx, &in, out)
+}
+
+// statelessError is the error a stateless request of method, declaring
 // protocol version (in its _meta, or on HTTP in its MCP-Protocol-Version
 // header), is refused with before anything else is looked at: -32022 with
 // the supported versions for a version the server does not serve
 // statelessly; -32600 for a notification of the revision sent with an id;
-// -32601 for a method the revision does not have (ping, say, which
-// 2026-07-28 removed) and the runtime does not serve as an extension
-// (tasks, skills). It is nil for a request that may be served.
-func (s *Server) StatelessError(version, method string, isNotification bool) *jsonrpc.Error {
+// -32601 for a method the revision's route table does not have (ping, say,
+// which 2026-07-28 removed; tasks and skills are there when the server
+// serves those extensions). It is nil for a request that may be served.
+func (s *Server) statelessError(version, method string, isNotification bool) *jsonrpc.Error {
 	mount := s.byRev[version]
 	if mount == nil || !mount.Protocol.Stateless {
 		return unsupportedVersion(version, s.StatelessVersions())
 	}
-	m := mount.Protocol.Methods[method]
+	rt := mount.routes[method]
 	switch {
-	case m != nil && m.Notification:
+	case rt != nil && rt.method.Notification:
 		if !isNotification {
 			return notificationWithID(method)
 		}
 		return nil
-	case isNotification, m != nil && m.FromClient, s.servesExtension(method):
+	case isNotification, rt != nil && rt.method.FromClient:
 		return nil
 	}
 	return jsonrpc.MethodNotFound(method)
@@ -249,23 +89,18 @@ func notificationWithID(method string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s is a notification: it must not have an id", method)
 }
 
-// servesExtension reports a stateless method the runtime serves for an
-// extension the server enabled, which no schema lists.
-func (s *Server) servesExtension(method string) bool {
-	switch method {
-	case "tasks/get", "tasks/update", "tasks/cancel":
-		return s.opts.Tasks != nil
-	case "skills/list", "skills/get", "resources/read":
-		return s.opts.Skills != nil
-	case "resources/directory/read":
-		return s.opts.Skills != nil && s.opts.Skills.DirectoryRead
+// serveDiscover answers server/discover.
+func serveDiscover(rc *reqCtx) (wire.Marshaler, error) {
+	md := rc.r.route.method
+	if err := md.ValidateParams(rc.r.in.req.Params); err != nil {
+		return nil, err
 	}
-	return false
+	return rc.r.server.discover(rc.r.mount, md.Name), nil
 }
 
 // discover builds the DiscoverResult of a stateless mount.
-func (s *Server) discover(m *Mount) wire.Raw {
-	pol := s.cachePolicy("server/discover")
+func (s *Server) discover(m *mounted, method string) wire.Raw {
+	pol := s.cachePolicy(method)
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
 	e.ObjectStart()

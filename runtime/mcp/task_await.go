@@ -21,14 +21,18 @@ var ErrTaskCancelled = errors.New("mcp: the task was cancelled")
 const cancelGrace = 5 * time.Second
 
 // AwaitTaskResult waits for the 2025-11-25 task id at c to end and returns
-// what its request would have answered: tasks/result blocks until then. If
-// ctx ends first, the task is cancelled (tasks/cancel) and ctx's error
-// returned.
-func AwaitTaskResult(ctx context.Context, c Caller, id string) (wire.Raw, error) {
+// what its request would have answered: the revision p's tasks/result
+// blocks until then. If ctx ends first, the task is cancelled
+// (tasks/cancel) and ctx's error returned.
+func AwaitTaskResult(ctx context.Context, c Caller, p *Protocol, id string) (wire.Raw, error) {
+	result := p.RoleName(RoleTaskResult)
+	if result == "" {
+		return nil, errors.New("mcp: revision " + p.Revision + " has no request for a task's result")
+	}
 	var raw wire.Raw
-	err := c.Call(ctx, "tasks/result", taskIDParams{id: id}, &raw)
+	err := c.Call(ctx, result, taskIDParams{id: id}, &raw)
 	if err != nil && ctx.Err() != nil {
-		cancelTask(ctx, c, id)
+		cancelTask(ctx, c, p.RoleName(RoleTaskCancel), id)
 		return nil, ctx.Err()
 	}
 	return raw, err
@@ -82,7 +86,7 @@ func AwaitTask(ctx context.Context, c Caller, raw wire.Raw, answer TaskAnswerer)
 			if responses, err := answerNew(ctx, c, st.inputs, answered, answer); err != nil {
 				return nil, err
 			} else if responses != nil {
-				if err := c.Call(ctx, "tasks/update", taskIDParams{id: id, responses: responses}, nil); err != nil {
+				if err := c.Call(ctx, extTaskUpdate.Name, taskIDParams{id: id, responses: responses}, nil); err != nil {
 					return nil, giveUp(ctx, c, id, err)
 				}
 			}
@@ -93,7 +97,7 @@ func AwaitTask(ctx context.Context, c Caller, raw wire.Raw, answer TaskAnswerer)
 			return nil, giveUp(ctx, c, id, ctx.Err())
 		}
 		var got wire.Raw
-		if err := c.Call(ctx, "tasks/get", taskIDParams{id: id}, &got); err != nil {
+		if err := c.Call(ctx, extTaskGet.Name, taskIDParams{id: id}, &got); err != nil {
 			return nil, giveUp(ctx, c, id, err)
 		}
 		st = parseTaskState(got)
@@ -132,19 +136,24 @@ func answerNew(ctx context.Context, c Caller, requests wire.Raw, answered map[st
 	return answer(ctx, c, append(wire.Raw(nil), e.Bytes()...))
 }
 
-// giveUp cancels the task when ctx ended, and returns err.
+// giveUp cancels the (2026 extension) task when ctx ended, and returns
+// err.
 func giveUp(ctx context.Context, c Caller, id string, err error) error {
 	if ctx.Err() != nil {
-		cancelTask(ctx, c, id)
+		cancelTask(ctx, c, extTaskCancel.Name, id)
 		return ctx.Err()
 	}
 	return err
 }
 
-func cancelTask(ctx context.Context, c Caller, id string) {
+// cancelTask asks to cancel task id with the request method.
+func cancelTask(ctx context.Context, c Caller, method, id string) {
+	if method == "" {
+		return
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
 	defer cancel()
-	_ = c.Call(cctx, "tasks/cancel", taskIDParams{id: id}, nil)
+	_ = c.Call(cctx, method, taskIDParams{id: id}, nil)
 }
 
 // taskIDParams are the params of tasks/get, tasks/result, tasks/cancel and

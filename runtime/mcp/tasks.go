@@ -38,6 +38,35 @@ import (
 // context, and may ask for input with Task.Input and report progress with
 // Task.Progress.
 
+// TaskInfo is a task as the runtime reports it; a TaskCodec writes it in
+// its revision's task types.
+type TaskInfo struct {
+	// ID is the task id; Status its status; Message its status message
+	// ("" for none).
+	ID, Status, Message string
+	// CreatedAt and LastUpdatedAt are ISO 8601 timestamps.
+	CreatedAt, LastUpdatedAt string
+	// TTLMs is how long the task is kept after it was created, and
+	// PollIntervalMs the polling interval suggested, in milliseconds.
+	TTLMs, PollIntervalMs int64
+}
+
+// TaskCodec writes the runtime's tasks in the task types of one revision:
+// generated code builds it from the revision's definitions (2025-11-25:
+// Task, CreateTaskResult, GetTaskResult, CancelTaskResult,
+// TaskStatusNotificationParams).
+type TaskCodec struct {
+	// Task is one task (an entry of tasks/list).
+	Task func(t *TaskInfo) wire.Marshaler
+	// Create is the CreateTaskResult answering a task-augmented request.
+	Create func(t *TaskInfo) wire.Marshaler
+	// Get and Cancel are the results of tasks/get and tasks/cancel.
+	Get    func(t *TaskInfo) wire.Marshaler
+	Cancel func(t *TaskInfo) wire.Marshaler
+	// Status is the params of the task status notification.
+	Status func(t *TaskInfo) wire.Marshaler
+}
+
 // TasksExtension identifies the 2026 tasks extension.
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
@@ -114,13 +143,13 @@ type Task struct {
 	// ID is the task id.
 	ID string
 
-	host      *taskHost
-	owner     any  // *Session, *ClientSession, or a taskOwner
-	stateless bool // 2026 wire shapes
-	method    string
-	ttl       time.Duration
-	created   time.Time
-	cancel    context.CancelFunc
+	host    *taskHost
+	owner   any        // *Session, *ClientSession, or a taskOwner
+	design  taskDesign // its shapes and rules
+	role    Role       // of the request that created it
+	ttl     time.Duration
+	created time.Time
+	cancel  context.CancelFunc
 	// requestor reaches the other side for status notifications, progress
 	// and input requests (2025); nil when stateless.
 	requestor taskRequestor
@@ -155,8 +184,9 @@ type taskInput struct {
 
 // taskRequestor is how a stateful task reaches its requestor.
 type taskRequestor interface {
-	// notify sends a notification the negotiated revision knows.
-	notify(ctx context.Context, method string, params wire.Marshaler)
+	// notify sends the notification in role r, if the negotiated revision
+	// has one.
+	notify(ctx context.Context, r Role, params wire.Marshaler)
 	// call sends a request and waits for its result.
 	call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error
 }
@@ -307,11 +337,9 @@ func (t *Task) announce(ctx context.Context) {
 	if t.requestor == nil || t.host.opts.NoStatusNotifications {
 		return
 	}
-	t.requestor.notify(context.WithoutCancel(ctx), "notifications/tasks/status", encoderFunc(func(e *wire.Encoder) {
-		e.ObjectStart()
-		t.encodeFields(e)
-		e.ObjectEnd()
-	}))
+	if params := t.design.status(t); params != nil {
+		t.requestor.notify(context.WithoutCancel(ctx), RoleTaskStatus, params)
+	}
 }
 
 // Progress reports progress of a 2025-11-25 task under the progress token
@@ -334,7 +362,7 @@ func (t *Task) Progress(ctx context.Context, progress, total float64, message st
 	}
 	t.lastProgress, t.progressSent = progress, true
 	t.mu.Unlock()
-	t.requestor.notify(ctx, "notifications/progress", progressParams{t.progress, progress, total, message})
+	t.requestor.notify(ctx, RoleProgress, progressParams{t.progress, progress, total, message})
 	return nil
 }
 
@@ -361,7 +389,7 @@ func (t *Task) Input(ctx context.Context, key string, request wire.Raw) (wire.Ra
 		if err != nil {
 			return nil, err
 		}
-		if missing := inputCapability(t.clientCaps, method, params); missing != nil {
+		if missing := inputCapability(t.clientCaps, roleIn(t.proto, method), params); missing != nil {
 			return nil, MissingCapability(t.proto, missing...)
 		}
 	}
@@ -449,9 +477,10 @@ func (t *Task) end() { t.endOnce.Do(func() { close(t.ended) }) }
 func (t *Task) finish(ctx context.Context, res wire.Marshaler, err error) {
 	var result wire.Raw
 	var je *jsonrpc.Error
+	failed := false
 	if err == nil {
-		if result, err = wire.Marshal(res); err == nil && t.stateless {
-			result = withResultType(result)
+		if result, err = wire.Marshal(res); err == nil {
+			result, failed = t.design.outcome(t, result)
 		}
 	}
 	if err != nil && !errors.As(err, &je) {
@@ -470,7 +499,7 @@ func (t *Task) finish(ctx context.Context, res wire.Marshaler, err error) {
 		if t.message == "" {
 			t.message = je.Message
 		}
-	case !t.stateless && t.method == "tools/call" && isErrorResult(result):
+	case failed:
 		// 2025-11-25: a tool result with isError fails the task; tasks/result
 		// still answers the result itself.
 		t.status, t.result = TaskFailed, result

@@ -22,13 +22,10 @@ import (
 // 2025-11-25 when its params carry task; 2026 when the client declared the
 // tasks extension on it.
 func (r *Request) TasksRequested() bool {
-	if r.server.opts.Tasks == nil {
+	if r.server.opts.Tasks == nil || r.mount == nil || !r.mount.tasksOn {
 		return false
 	}
-	if r.session != nil {
-		return r.task != nil
-	}
-	return r.HasClientCapability("extensions", TasksExtension)
+	return r.mount.tasks.requested(r)
 }
 
 // RequireTasks is the -32021 for a request that can only be served as a
@@ -67,12 +64,13 @@ func (s TaskSupport) String() string {
 
 // TaskMode checks a tools/call against the tool's task support and reports
 // whether to answer it with a task (Request.StartTask). The errors are the
-// eras' own: 2025-11-25 answers -32601 to a task request for a tool that
+// designs' own: 2025-11-25 answers -32601 to a task request for a tool that
 // forbids tasks and to a plain request for one that requires them; 2026
 // answers -32021 naming the tasks extension to a client that did not
 // declare it for a tool that requires tasks, and serves the rest at once.
 func (r *Request) TaskMode(support TaskSupport) (bool, error) {
 	asked := r.TasksRequested()
+	d := r.mount.tasks
 	switch support {
 	case TaskOptional:
 		return asked, nil
@@ -80,15 +78,9 @@ func (r *Request) TaskMode(support TaskSupport) (bool, error) {
 		if asked {
 			return true, nil
 		}
-		if r.session != nil {
-			return false, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: this tool must be invoked as a task"}
-		}
-		return false, r.RequireTasks()
+		return false, d.mustBeTask(r)
 	}
-	if r.session != nil && r.task != nil {
-		return false, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: this tool cannot be invoked as a task"}
-	}
-	return false, nil
+	return false, d.cannotBeTask(r)
 }
 
 // AnswerWith is an error a handler returns to answer with a result its
@@ -116,20 +108,14 @@ func (r *Request) StartTask(run func(ctx context.Context, t *Task) (wire.Marshal
 	if !r.TasksRequested() {
 		return r.RequireTasks()
 	}
-	t := &Task{method: r.Method, stateless: r.session == nil}
-	if r.session != nil {
-		t.owner, t.requestor = r.session, sessionRequestor{r.session}
-		t.progress, t.hasToken = r.meta.progressToken, r.meta.hasProgress
-		t.ttl = requestedTTL(r.task)
-	} else {
-		t.owner = r.server.statelessOwner(r.ctx, r)
-		t.clientCaps, t.proto = r.ClientCapabilities(), r.Protocol
-	}
+	d := r.mount.tasks
+	t := &Task{design: d, role: r.route.method.Role}
+	d.begin(r, t)
 	t, err := r.server.taskHost().start(r.ctx, t, run)
 	if err != nil {
 		return err
 	}
-	return &AnswerWith{Result: encoderFunc(t.encodeCreate)}
+	return &AnswerWith{Result: encoderFunc(func(e *wire.Encoder) { d.create(t).EncodeJSON(e) })}
 }
 
 // requestedTTL reads params.task.ttl (milliseconds).
@@ -155,34 +141,29 @@ func requestedTTL(task wire.Raw) time.Duration {
 // sessionRequestor reaches the client of a server's session.
 type sessionRequestor struct{ sess *Session }
 
-func (s sessionRequestor) notify(ctx context.Context, method string, params wire.Marshaler) {
-	s.sess.notify(ctx, method, params)
+func (s sessionRequestor) notify(ctx context.Context, r Role, params wire.Marshaler) {
+	s.sess.notify(ctx, r, params)
 }
 
 func (s sessionRequestor) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
 	return s.sess.call(ctx, method, params, result)
 }
 
-// taskMethod answers tasks/* for a server in either era; ok is false for
-// other methods.
-func (s *Server) taskMethod(ctx context.Context, r *Request, method string, params wire.Raw) (res wire.Marshaler, err error, ok bool) {
-	if s.opts.Tasks == nil || !strings.HasPrefix(method, "tasks/") {
-		return nil, nil, false
+// serveTask is the route of the tasks methods, in either era: the mount's
+// design of tasks answers them; without one (tasks off) they are not
+// served.
+func serveTask(rc *reqCtx) (wire.Marshaler, error) {
+	r := &rc.r
+	if r.mount == nil || !r.mount.tasksOn {
+		return nil, jsonrpc.MethodNotFound(r.Method)
 	}
-	stateless := r.session == nil
-	var owner any = r.session
-	if stateless {
-		switch method {
-		case "tasks/get", "tasks/update", "tasks/cancel":
-		default:
-			return nil, nil, false // tasks/result and tasks/list are gone: -32601
-		}
-		if !r.HasClientCapability("extensions", TasksExtension) {
-			return nil, MissingCapability(r.Protocol, "extensions", TasksExtension), true
-		}
-		owner = s.statelessOwner(ctx, r)
+	d := r.mount.tasks
+	owner, err := d.owner(r)
+	if err != nil {
+		return nil, err
 	}
-	return s.taskHost().serve(ctx, method, params, owner)
+	res, err, _ := r.server.taskHost().serve(rc, r.route.method.Role, r.in.req.Params, owner, d)
+	return res, err
 }
 
 // taskOwner is who a stateless task belongs to: the request's principal
@@ -198,16 +179,205 @@ func (s *Server) statelessOwner(ctx context.Context, r *Request) taskOwner {
 	return o
 }
 
-// serve answers one tasks/* request of owner; ok is false for methods
-// that are not the tasks methods.
-func (h *taskHost) serve(ctx context.Context, method string, params wire.Raw, owner any) (wire.Marshaler, error, bool) {
-	q := parseTaskParams(params)
-	if method == "tasks/list" {
-		res, err := h.list(owner, q.cursor)
-		return res, err, true
+// taskDesign is one of the two designs of tasks (see the top of tasks.go):
+// what a requestor sees of its tasks and who may reach them. A mounted
+// revision is served with one, chosen from its method table when the
+// server is built.
+type taskDesign interface {
+	// requested reports whether r may be answered with a task.
+	requested(r *Request) bool
+	// mustBeTask and cannotBeTask are the errors of a request for a tool
+	// that requires tasks without asking for one, and of one asking for a
+	// task of a tool that forbids them (nil: served at once).
+	mustBeTask(r *Request) error
+	cannotBeTask(r *Request) error
+	// begin completes a task r starts: who owns it and, where the
+	// requestor hears of it, how to reach it.
+	begin(r *Request, t *Task)
+	// owner is who a tasks request acts for; an error refuses it.
+	owner(r *Request) (any, error)
+	// create, get and cancelled are the results of the request that
+	// started t, of tasks/get and of tasks/cancel; list is a tasks/list
+	// page and status the params of a status notification (nil where the
+	// design has none).
+	create(t *Task) wire.Marshaler
+	get(t *Task) wire.Marshaler
+	cancelled(t *Task) wire.Marshaler
+	list(ts []*Task, next string) wire.Marshaler
+	status(t *Task) wire.Marshaler
+	// cancelEnded is the answer to tasks/cancel of a task that has ended:
+	// an error, or nil to acknowledge it again.
+	cancelEnded(t *Task) error
+	// outcome is how a completed task's result is kept: the result
+	// (completed with what the design adds), and whether it fails the task.
+	outcome(t *Task, result wire.Raw) (wire.Raw, bool)
+}
+
+// coreTasks is the design of 2025-11-25 (core, experimental): the
+// requestor asks with params.task; tasks belong to the session, report
+// their status to it and keep its progress token; tasks/result answers
+// what the request would have; a tool result with isError fails the task.
+// The shapes are the revision's own (its generated TaskCodec).
+type coreTasks struct{ codec *TaskCodec }
+
+func (coreTasks) requested(r *Request) bool { return r.in.task != nil }
+
+func (coreTasks) mustBeTask(*Request) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: this tool must be invoked as a task"}
+}
+
+func (coreTasks) cannotBeTask(r *Request) error {
+	if r.in.task != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: this tool cannot be invoked as a task"}
 	}
-	switch method {
-	case "tasks/get", "tasks/update", "tasks/cancel", "tasks/result":
+	return nil
+}
+
+func (coreTasks) begin(r *Request, t *Task) {
+	t.owner, t.requestor = r.session(), sessionRequestor{r.session()}
+	t.progress, t.hasToken = r.in.meta.progressToken, r.in.meta.hasProgress
+	t.ttl = requestedTTL(r.in.task)
+}
+
+func (coreTasks) owner(r *Request) (any, error) { return r.session(), nil }
+
+func (c coreTasks) create(t *Task) wire.Marshaler    { return c.codec.Create(t.info()) }
+func (c coreTasks) get(t *Task) wire.Marshaler       { return c.codec.Get(t.info()) }
+func (c coreTasks) cancelled(t *Task) wire.Marshaler { return c.codec.Cancel(t.info()) }
+func (c coreTasks) status(t *Task) wire.Marshaler    { return c.codec.Status(t.info()) }
+
+// list writes a tasks/list page: the tasks in the revision's Task shape.
+func (c coreTasks) list(ts []*Task, next string) wire.Marshaler {
+	return encoderFunc(func(e *wire.Encoder) {
+		e.ObjectStart()
+		e.FieldRaw(`"tasks":`)
+		e.ArrayStart()
+		for _, t := range ts {
+			c.codec.Task(t.info()).EncodeJSON(e)
+		}
+		e.ArrayEnd()
+		if next != "" {
+			e.FieldRaw(`"nextCursor":`)
+			e.Str(next)
+		}
+		e.ObjectEnd()
+	})
+}
+
+func (coreTasks) cancelEnded(t *Task) error {
+	return InvalidParams("/params/taskId", "the task has already ended ("+string(t.Status())+")")
+}
+
+func (coreTasks) outcome(t *Task, result wire.Raw) (wire.Raw, bool) {
+	return result, t.role == RoleToolsCall && isErrorResult(result)
+}
+
+// extensionTasks is the design of the 2026 io.modelcontextprotocol/tasks
+// extension (SEP-2663): the client declares the extension per request and
+// the server decides; tasks belong to the request's principal (and
+// TaskOptions.Owner); requestors poll tasks/get, which inlines the result,
+// error or input requests, and answer input with tasks/update. No schema
+// defines its shapes: they are the extension's, written here.
+type extensionTasks struct{}
+
+func (extensionTasks) requested(r *Request) bool {
+	return r.HasClientCapability("extensions", TasksExtension)
+}
+
+func (extensionTasks) mustBeTask(r *Request) error         { return r.RequireTasks() }
+func (extensionTasks) cannotBeTask(*Request) error         { return nil }
+func (extensionTasks) list([]*Task, string) wire.Marshaler { return nil }
+func (extensionTasks) status(*Task) wire.Marshaler         { return nil }
+func (extensionTasks) cancelEnded(*Task) error             { return nil } // idempotent: the same ack
+
+func (extensionTasks) begin(r *Request, t *Task) {
+	t.owner = r.server.statelessOwner(r.ctx, r)
+	t.clientCaps, t.proto = r.ClientCapabilities(), r.Protocol
+}
+
+func (extensionTasks) owner(r *Request) (any, error) {
+	if !r.HasClientCapability("extensions", TasksExtension) {
+		return nil, MissingCapability(r.Protocol, "extensions", TasksExtension)
+	}
+	return r.server.statelessOwner(r.ctx, r), nil
+}
+
+func (extensionTasks) create(t *Task) wire.Marshaler {
+	return encoderFunc(func(e *wire.Encoder) {
+		e.ObjectStart()
+		e.FieldRaw(`"resultType":`)
+		e.Str("task")
+		extensionFields(e, t.info())
+		e.ObjectEnd()
+	})
+}
+
+// get writes the task with its result, error or input requests inlined.
+func (extensionTasks) get(t *Task) wire.Marshaler {
+	return encoderFunc(func(e *wire.Encoder) {
+		e.ObjectStart()
+		e.FieldRaw(`"resultType":`)
+		e.Str("complete")
+		extensionFields(e, t.info())
+		t.mu.Lock()
+		switch t.status {
+		case TaskCompleted:
+			e.FieldRaw(`"result":`)
+			e.Raw(t.result)
+		case TaskFailed:
+			e.FieldRaw(`"error":`)
+			t.err.EncodeJSON(e)
+		case TaskInputRequired:
+			e.FieldRaw(`"inputRequests":`)
+			e.ObjectStart()
+			for _, k := range t.inputKeys {
+				e.Field(k)
+				e.Raw(t.inputs[k].request)
+			}
+			e.ObjectEnd()
+		}
+		t.mu.Unlock()
+		e.ObjectEnd()
+	})
+}
+
+func (extensionTasks) cancelled(*Task) wire.Marshaler { return ackComplete }
+
+// outcome gives the inlined result its resultType: it is the request's
+// standard result, which carries one.
+func (extensionTasks) outcome(_ *Task, result wire.Raw) (wire.Raw, bool) {
+	return withResultType(result), false
+}
+
+// extensionFields writes the members of an extension task.
+func extensionFields(e *wire.Encoder, t *TaskInfo) {
+	e.FieldRaw(`"taskId":`)
+	e.Str(t.ID)
+	e.FieldRaw(`"status":`)
+	e.Str(t.Status)
+	if t.Message != "" {
+		e.FieldRaw(`"statusMessage":`)
+		e.Str(t.Message)
+	}
+	e.FieldRaw(`"createdAt":`)
+	e.Str(t.CreatedAt)
+	e.FieldRaw(`"lastUpdatedAt":`)
+	e.Str(t.LastUpdatedAt)
+	e.FieldRaw(`"ttlMs":`)
+	e.Int64(t.TTLMs)
+	e.FieldRaw(`"pollIntervalMs":`)
+	e.Int64(t.PollIntervalMs)
+}
+
+// serve answers one tasks request (role r) of owner, in design d; ok is
+// false for roles that are not the tasks methods.
+func (h *taskHost) serve(ctx context.Context, r Role, params wire.Raw, owner any, d taskDesign) (wire.Marshaler, error, bool) {
+	q := parseTaskParams(params)
+	switch r {
+	case RoleTaskList:
+		res, err := h.list(owner, q.cursor, d)
+		return res, err, true
+	case RoleTaskGet, RoleTaskUpdate, RoleTaskCancel, RoleTaskResult:
 	default:
 		return nil, nil, false
 	}
@@ -215,22 +385,20 @@ func (h *taskHost) serve(ctx context.Context, method string, params wire.Raw, ow
 	if t == nil {
 		return nil, InvalidParams("/params/taskId", "no task "+strconv.Quote(q.id)), true
 	}
-	switch method {
-	case "tasks/get":
-		return encoderFunc(t.encodeDetailed), nil, true
-	case "tasks/update":
+	switch r {
+	case RoleTaskGet:
+		return d.get(t), nil, true
+	case RoleTaskUpdate:
 		t.respond(q.responses)
 		return ackComplete, nil, true
-	case "tasks/cancel":
-		if t.stateless {
-			t.cancelTask(ctx) // idempotent: the same ack for an ended task
-			return ackComplete, nil, true
-		}
-		if st := t.Status(); st.terminal() {
-			return nil, InvalidParams("/params/taskId", "the task has already ended ("+string(st)+")"), true
+	case RoleTaskCancel:
+		if t.terminal() {
+			if err := d.cancelEnded(t); err != nil {
+				return nil, err, true
+			}
 		}
 		t.cancelTask(ctx)
-		return encoderFunc(t.encodeDetailed), nil, true
+		return d.cancelled(t), nil, true
 	}
 	res, err := t.await(ctx)
 	return res, err, true
@@ -259,7 +427,7 @@ func (t *Task) await(ctx context.Context) (wire.Marshaler, error) {
 
 // list serves tasks/list (2025): owner's tasks, oldest first, a page at a
 // time.
-func (h *taskHost) list(owner any, cursor string) (wire.Marshaler, error) {
+func (h *taskHost) list(owner any, cursor string, d taskDesign) (wire.Marshaler, error) {
 	after, err := parseTaskCursor(cursor)
 	if err != nil {
 		return nil, err
@@ -279,22 +447,7 @@ func (h *taskHost) list(owner any, cursor string) (wire.Marshaler, error) {
 		ts = ts[:h.opts.PageSize]
 		next = taskOrder(ts[len(ts)-1]).cursor()
 	}
-	return encoderFunc(func(e *wire.Encoder) {
-		e.ObjectStart()
-		e.FieldRaw(`"tasks":`)
-		e.ArrayStart()
-		for _, t := range ts {
-			e.ObjectStart()
-			t.encodeFields(e)
-			e.ObjectEnd()
-		}
-		e.ArrayEnd()
-		if next != "" {
-			e.FieldRaw(`"nextCursor":`)
-			e.Str(next)
-		}
-		e.ObjectEnd()
-	}), nil
+	return encoderFunc(func(e *wire.Encoder) { d.list(ts, next).EncodeJSON(e) }), nil
 }
 
 // taskPos is a position in the listing order: creation time, then id.
@@ -376,81 +529,12 @@ func parseTaskParams(params wire.Raw) taskParams {
 
 func iso(tm time.Time) string { return tm.UTC().Format(time.RFC3339Nano) }
 
-// encodeFields writes the Task members.
-func (t *Task) encodeFields(e *wire.Encoder) {
+// info is the task as a TaskCodec writes it.
+func (t *Task) info() *TaskInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	e.FieldRaw(`"taskId":`)
-	e.Str(t.ID)
-	e.FieldRaw(`"status":`)
-	e.Str(string(t.status))
-	if t.message != "" {
-		e.FieldRaw(`"statusMessage":`)
-		e.Str(t.message)
-	}
-	e.FieldRaw(`"createdAt":`)
-	e.Str(iso(t.created))
-	e.FieldRaw(`"lastUpdatedAt":`)
-	e.Str(iso(t.updated))
-	if t.stateless {
-		e.FieldRaw(`"ttlMs":`)
-		e.Int64(t.ttl.Milliseconds())
-		e.FieldRaw(`"pollIntervalMs":`)
-	} else {
-		e.FieldRaw(`"ttl":`)
-		e.Int64(t.ttl.Milliseconds())
-		e.FieldRaw(`"pollInterval":`)
-	}
-	e.Int64(t.host.opts.PollInterval.Milliseconds())
-}
-
-// encodeCreate writes the CreateTaskResult: flat with resultType "task"
-// (2026), or the task under task (2025).
-func (t *Task) encodeCreate(e *wire.Encoder) {
-	e.ObjectStart()
-	if t.stateless {
-		e.FieldRaw(`"resultType":`)
-		e.Str("task")
-		t.encodeFields(e)
-	} else {
-		e.FieldRaw(`"task":`)
-		e.ObjectStart()
-		t.encodeFields(e)
-		e.ObjectEnd()
-	}
-	e.ObjectEnd()
-}
-
-// encodeDetailed writes the tasks/get result: the task with its result,
-// error or input requests inlined (2026), or the plain task (2025).
-func (t *Task) encodeDetailed(e *wire.Encoder) {
-	e.ObjectStart()
-	if t.stateless {
-		e.FieldRaw(`"resultType":`)
-		e.Str("complete")
-	}
-	t.encodeFields(e)
-	if t.stateless {
-		t.mu.Lock()
-		switch t.status {
-		case TaskCompleted:
-			e.FieldRaw(`"result":`)
-			e.Raw(t.result)
-		case TaskFailed:
-			e.FieldRaw(`"error":`)
-			t.err.EncodeJSON(e)
-		case TaskInputRequired:
-			e.FieldRaw(`"inputRequests":`)
-			e.ObjectStart()
-			for _, k := range t.inputKeys {
-				e.Field(k)
-				e.Raw(t.inputs[k].request)
-			}
-			e.ObjectEnd()
-		}
-		t.mu.Unlock()
-	}
-	e.ObjectEnd()
+	return &TaskInfo{ID: t.ID, Status: string(t.status), Message: t.message, CreatedAt: iso(t.created), LastUpdatedAt: iso(t.updated),
+		TTLMs: t.ttl.Milliseconds(), PollIntervalMs: t.host.opts.PollInterval.Milliseconds()}
 }
 
 // withResultType gives a 2026 result object its resultType when the
@@ -546,24 +630,6 @@ func splitRequest(request wire.Raw) (string, wire.Raw, error) {
 		return "", nil, errors.New("mcp: a task's input request must be {\"method\": ..., \"params\": {...}}: " + err.Error())
 	}
 	return method, params, nil
-}
-
-// NameParam returns the params member the Mcp-Name header mirrors for a
-// request of method on the stateless revision p: the method table's
-// (tools/call name, resources/read uri, ...), or taskId for tasks/get,
-// tasks/update and tasks/cancel of the tasks extension, which no schema
-// lists. It is "" for methods without one.
-func NameParam(p *Protocol, method string) string {
-	if md := p.Method(method); md != nil && md.NameParam != "" {
-		return md.NameParam
-	}
-	if p.Stateless {
-		switch method {
-		case "tasks/get", "tasks/update", "tasks/cancel":
-			return "taskId"
-		}
-	}
-	return ""
 }
 
 // memberRaw returns the raw value of params' member name, or nil.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +25,8 @@ type fakeRequestor struct {
 	answer wire.Raw
 }
 
-func (f *fakeRequestor) notify(_ context.Context, method string, params wire.Marshaler) {
+func (f *fakeRequestor) notify(_ context.Context, r Role, params wire.Marshaler) {
+	method := map[Role]string{RoleProgress: "notifications/progress", RoleTaskStatus: "notifications/tasks/status"}[r]
 	b, _ := wire.Marshal(params)
 	f.mu.Lock()
 	f.notes = append(f.notes, method+" "+string(b))
@@ -42,6 +45,26 @@ func (f *fakeRequestor) all() ([]string, []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.notes...), append([]string(nil), f.calls...)
+}
+
+// testCore is the core design of tasks with the shapes of 2025-11-25, as
+// a generated package's TaskCodec writes them.
+var testCore = coreTasks{&TaskCodec{
+	Task:   func(t *TaskInfo) wire.Marshaler { return testTask(t, "", "") },
+	Create: func(t *TaskInfo) wire.Marshaler { return testTask(t, `{"task":`, "}") },
+	Get:    func(t *TaskInfo) wire.Marshaler { return testTask(t, "", "") },
+	Cancel: func(t *TaskInfo) wire.Marshaler { return testTask(t, "", "") },
+	Status: func(t *TaskInfo) wire.Marshaler { return testTask(t, "", "") },
+}}
+
+// testTask writes a 2025-11-25 Task between before and after.
+func testTask(t *TaskInfo, before, after string) wire.Marshaler {
+	msg := ""
+	if t.Message != "" {
+		msg = `"statusMessage":` + strconv.Quote(t.Message) + `,`
+	}
+	return wire.Raw(fmt.Sprintf(`%s{"taskId":%q,"status":%q,%s"createdAt":%q,"lastUpdatedAt":%q,"ttl":%d,"pollInterval":%d}%s`,
+		before, t.ID, t.Status, msg, t.CreatedAt, t.LastUpdatedAt, t.TTLMs, t.PollIntervalMs, after))
 }
 
 // clock is a settable clock.
@@ -89,21 +112,21 @@ func TestTaskListPages(t *testing.T) {
 	h, clk := newHost(TaskOptions{PageSize: 2})
 	var ids []string
 	for range 5 {
-		task, err := h.start(context.Background(), &Task{owner: "a"}, func(context.Context, *Task) (wire.Marshaler, error) { return wire.Raw(`{}`), nil })
+		task, err := h.start(context.Background(), &Task{design: testCore, owner: "a"}, func(context.Context, *Task) (wire.Marshaler, error) { return wire.Raw(`{}`), nil })
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, task.ID)
 		clk.add(time.Millisecond)
 	}
-	_, _ = h.start(context.Background(), &Task{owner: "b"}, func(context.Context, *Task) (wire.Marshaler, error) { return wire.Raw(`{}`), nil })
+	_, _ = h.start(context.Background(), &Task{design: testCore, owner: "b"}, func(context.Context, *Task) (wire.Marshaler, error) { return wire.Raw(`{}`), nil })
 	var got []string
 	cursor := ""
 	for pages := 0; ; pages++ {
 		if pages > 5 {
 			t.Fatal("no end to the pages")
 		}
-		res, err := h.list("a", cursor)
+		res, err := h.list("a", cursor, testCore)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +143,7 @@ func TestTaskListPages(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(ids, ",") {
 		t.Errorf("listed %v, want %v (oldest first, only the owner's)", got, ids)
 	}
-	if _, err := h.list("a", "garbage!"); err == nil || !strings.Contains(err.Error(), "/params/cursor") {
+	if _, err := h.list("a", "garbage!", testCore); err == nil || !strings.Contains(err.Error(), "/params/cursor") {
 		t.Errorf("bad cursor: %v", err)
 	}
 }
@@ -136,15 +159,15 @@ func TestTaskTTLAndBounds(t *testing.T) {
 		}
 		return wire.Raw(`{}`), nil
 	}
-	a, _ := h.start(context.Background(), &Task{owner: "", ttl: 10 * time.Second}, run)
+	a, _ := h.start(context.Background(), &Task{design: testCore, owner: "", ttl: 10 * time.Second}, run)
 	if a.ttl != 10*time.Second {
 		t.Errorf("requested TTL not honoured: %v", a.ttl)
 	}
-	b, _ := h.start(context.Background(), &Task{owner: "", ttl: time.Hour}, run)
+	b, _ := h.start(context.Background(), &Task{design: testCore, owner: "", ttl: time.Hour}, run)
 	if b.ttl != time.Minute {
 		t.Errorf("TTL above the maximum: %v", b.ttl)
 	}
-	if _, err := h.start(context.Background(), &Task{owner: ""}, run); !errors.Is(err, errTooManyTasks) {
+	if _, err := h.start(context.Background(), &Task{design: testCore, owner: ""}, run); !errors.Is(err, errTooManyTasks) {
 		t.Errorf("a third running task with MaxTasks 2: %v", err)
 	}
 	clk.add(11 * time.Second)
@@ -159,7 +182,7 @@ func TestTaskTTLAndBounds(t *testing.T) {
 func TestStatefulTaskTalksToItsRequestor(t *testing.T) {
 	h, _ := newHost(TaskOptions{})
 	fr := &fakeRequestor{answer: wire.Raw(`{"action":"accept","content":{"ok":true}}`)}
-	task, err := h.start(context.Background(), &Task{owner: "s", method: "tools/call", requestor: fr, progress: wire.StringValue("tok"), hasToken: true},
+	task, err := h.start(context.Background(), &Task{design: testCore, owner: "s", role: RoleToolsCall, requestor: fr, progress: wire.StringValue("tok"), hasToken: true},
 		func(ctx context.Context, task *Task) (wire.Marshaler, error) {
 			if err := task.Progress(ctx, 1, 2, "half"); err != nil {
 				return nil, err
@@ -210,13 +233,13 @@ func TestStatefulTaskTalksToItsRequestor(t *testing.T) {
 func TestTaskCancelAndFailure(t *testing.T) {
 	h, _ := newHost(TaskOptions{})
 	started := make(chan struct{})
-	task, _ := h.start(context.Background(), &Task{owner: "s"}, func(ctx context.Context, _ *Task) (wire.Marshaler, error) {
+	task, _ := h.start(context.Background(), &Task{design: testCore, owner: "s"}, func(ctx context.Context, _ *Task) (wire.Marshaler, error) {
 		close(started)
 		<-ctx.Done()
 		return wire.Raw(`{"late":true}`), nil
 	})
 	<-started
-	if _, err, _ := h.serve(context.Background(), "tasks/cancel", wire.Raw(`{"taskId":"`+task.ID+`"}`), "s"); err != nil {
+	if _, err, _ := h.serve(context.Background(), RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, task)
@@ -224,26 +247,26 @@ func TestTaskCancelAndFailure(t *testing.T) {
 	if task.Status() != TaskCancelled {
 		t.Errorf("status %s after cancel", task.Status())
 	}
-	if _, err, _ := h.serve(context.Background(), "tasks/cancel", wire.Raw(`{"taskId":"`+task.ID+`"}`), "s"); err == nil || err.(*jsonrpc.Error).Code != jsonrpc.CodeInvalidParams {
+	if _, err, _ := h.serve(context.Background(), RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err == nil || err.(*jsonrpc.Error).Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("cancelling an ended 2025 task: %v", err)
 	}
 	if _, err := task.await(context.Background()); err == nil {
 		t.Error("tasks/result of a cancelled task answered a result")
 	}
 
-	failed, _ := h.start(context.Background(), &Task{owner: "s", stateless: true}, func(context.Context, *Task) (wire.Marshaler, error) {
+	failed, _ := h.start(context.Background(), &Task{design: extensionTasks{}, owner: "s"}, func(context.Context, *Task) (wire.Marshaler, error) {
 		return nil, &jsonrpc.Error{Code: -32000, Message: "boom"}
 	})
 	wait(t, failed)
-	got := decodeMap(t, encoderFunc(failed.encodeDetailed))
+	got := decodeMap(t, extensionTasks{}.get(failed))
 	if got["status"] != "failed" || got["error"].(map[string]any)["message"] != "boom" || got["result"] != nil {
 		t.Errorf("failed task: %v", got)
 	}
-	other, _ := h.start(context.Background(), &Task{owner: "s", stateless: true}, func(context.Context, *Task) (wire.Marshaler, error) {
+	other, _ := h.start(context.Background(), &Task{design: extensionTasks{}, owner: "s"}, func(context.Context, *Task) (wire.Marshaler, error) {
 		return nil, errors.New("a secret")
 	})
 	wait(t, other)
-	if b := encode(t, encoderFunc(other.encodeDetailed)); strings.Contains(b, "secret") || !strings.Contains(b, `"code":-32603`) {
+	if b := encode(t, extensionTasks{}.get(other)); strings.Contains(b, "secret") || !strings.Contains(b, `"code":-32603`) {
 		t.Errorf("an internal error leaks or is not -32603: %s", b)
 	}
 }

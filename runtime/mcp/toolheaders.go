@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -144,28 +143,30 @@ func isToken(s string) bool {
 	return true
 }
 
-// ToolParamHeaders returns the x-mcp-header annotations of the tool a
-// stateless tools/call request names (nil for other requests, unknown
-// tools and tools without annotations; tools whose annotations are invalid
-// have none). They are learned with the tools' schemas: the tools are
-// listed through the handler once, with the request's _meta, and again
-// after the tool list changes.
-func (s *Server) ToolParamHeaders(ctx context.Context, req *jsonrpc.Request) ([]ParamHeader, error) {
-	if req.Method != "tools/call" {
-		return nil, nil
+// toolHeaders returns the x-mcp-header annotations of the tool a
+// tools/call of mount m names (nil for unknown tools and tools without
+// annotations; tools whose annotations are invalid have none). They are
+// learned with the tools' schemas: the tools are listed through the
+// handler once, with the request's _meta, and again after the tool list
+// changes.
+func (s *Server) toolHeaders(ctx context.Context, in *Inbound, m *mounted) []ParamHeader {
+	if ts := s.tools.learned(m); ts != nil {
+		if tool := ts.tools[in.toolName()]; tool != nil {
+			return tool.headers
+		}
+		return nil
 	}
-	m := s.byRev[MetaVersion(req.Params)]
-	if m == nil || !m.Protocol.Stateless {
-		return nil, nil
-	}
+	// The first call lists the tools through the handler, as a request
+	// of its own.
 	rc := &reqCtx{Context: ctx}
-	rc.r = Request{Method: req.Method, ID: req.ID, Protocol: m.Protocol, server: s, out: discardOut{}, meta: parseMeta(req.Params)}
+	rc.r = Request{Method: in.req.Method, ID: in.req.ID, Protocol: m.Protocol, server: s, mount: m, out: discardOut{}, in: *in}
+	rc.r.client = statelessClient{&rc.r}
+	rc.r.ctx = rc
 	defer rc.r.finish()
-	name, _ := toolCallArgs(req.Params)
-	if ts := s.tools.set(rc, m, req.Params).tools[name]; ts != nil {
-		return ts.headers, nil
+	if ts := s.tools.set(rc, m, in.req.Params).tools[in.toolName()]; ts != nil {
+		return ts.headers
 	}
-	return nil, nil
+	return nil
 }
 
 // discardOut drops the related messages of an internal request.

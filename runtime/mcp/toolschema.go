@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -26,11 +27,12 @@ import (
 type toolSchemas struct {
 	srv  *Server
 	mu   sync.Mutex
-	sets map[*Mount]*toolSet
+	sets map[*mounted]*toolSet
 }
 
 type toolSet struct {
 	once  sync.Once
+	done  atomic.Bool // tools is learned
 	tools map[string]*toolSchema
 }
 
@@ -43,16 +45,16 @@ type toolSchema struct {
 	headers []ParamHeader
 }
 
-func (t *toolSchemas) init(s *Server) { t.srv, t.sets = s, map[*Mount]*toolSet{} }
+func (t *toolSchemas) init(s *Server) { t.srv, t.sets = s, map[*mounted]*toolSet{} }
 
 // forget drops every learned schema.
 func (t *toolSchemas) forget() {
 	t.mu.Lock()
-	t.sets = map[*Mount]*toolSet{}
+	t.sets = map[*mounted]*toolSet{}
 	t.mu.Unlock()
 }
 
-func (t *toolSchemas) set(rc *reqCtx, m *Mount, params wire.Raw) *toolSet {
+func (t *toolSchemas) set(rc *reqCtx, m *mounted, params wire.Raw) *toolSet {
 	t.mu.Lock()
 	ts := t.sets[m]
 	if ts == nil {
@@ -60,16 +62,33 @@ func (t *toolSchemas) set(rc *reqCtx, m *Mount, params wire.Raw) *toolSet {
 		t.sets[m] = ts
 	}
 	t.mu.Unlock()
-	ts.once.Do(func() { ts.tools = t.learn(rc, m, params) })
+	ts.once.Do(func() {
+		ts.tools = t.learn(rc, m, params)
+		ts.done.Store(true)
+	})
+	return ts
+}
+
+// learned returns m's tool set if it is learned already, else nil.
+func (t *toolSchemas) learned(m *mounted) *toolSet {
+	t.mu.Lock()
+	ts := t.sets[m]
+	t.mu.Unlock()
+	if ts == nil || !ts.done.Load() {
+		return nil
+	}
 	return ts
 }
 
 // learn lists the tools through the handler, compiles their schemas (unless
-// DisableToolSchemas) and, on a stateless revision, reads their
+// DisableToolSchemas) and, on a revision whose tools/call is mirrored in
+// headers (Mcp-Name: the stateless Streamable HTTP transport), reads their
 // x-mcp-header annotations: one listing serves both.
-func (t *toolSchemas) learn(rc *reqCtx, m *Mount, callParams wire.Raw) map[string]*toolSchema {
+func (t *toolSchemas) learn(rc *reqCtx, m *mounted, callParams wire.Raw) map[string]*toolSchema {
 	out := map[string]*toolSchema{}
-	list := m.Protocol.Methods["tools/list"]
+	call := m.Protocol.Role(RoleToolsCall)
+	headers := call != nil && call.NameParam != ""
+	list := m.Protocol.Role(RoleToolsList)
 	if list == nil || list.Serve == nil || list.Implemented == nil || !list.Implemented(m.Handler) {
 		return out
 	}
@@ -118,7 +137,7 @@ func (t *toolSchemas) learn(rc *reqCtx, m *Mount, callParams wire.Raw) map[strin
 				}
 				ts.out = t.compile(tool.Name, "output", tool.OutputSchema)
 			}
-			if m.Protocol.Stateless {
+			if headers {
 				hs, err := ParamHeaders(tool.InputSchema)
 				if err != nil {
 					t.srv.log.Warn("mcp: tool has an invalid x-mcp-header annotation; its headers are not checked", "tool", tool.Name, "err", err)
@@ -162,12 +181,12 @@ func (t *toolSchemas) compile(tool, kind string, raw json.RawMessage) *jsonschem
 
 // checkCall validates the arguments of a tools/call. A non-nil result is
 // the tool execution error to answer with.
-func (t *toolSchemas) checkCall(rc *reqCtx, m *Mount, params wire.Raw) (wire.Marshaler, error) {
+func (t *toolSchemas) checkCall(rc *reqCtx, m *mounted) (wire.Marshaler, error) {
 	if t.srv.opts.DisableToolSchemas {
 		return nil, nil
 	}
-	name, args := rc.r.toolName, rc.r.toolArgs
-	ts := t.set(rc, m, params).tools[name]
+	name, args := rc.r.in.toolName(), rc.r.in.args
+	ts := t.set(rc, m, rc.r.in.req.Params).tools[name]
 	if ts == nil || ts.in == nil {
 		return nil, nil
 	}
@@ -176,7 +195,7 @@ func (t *toolSchemas) checkCall(rc *reqCtx, m *Mount, params wire.Raw) (wire.Mar
 	}
 	if ts.flat != nil {
 		if msg := ts.flat.check(args); msg != "" {
-			return toolError(m.Protocol, "invalid arguments for tool "+name+": "+msg), nil
+			return toolError(m.Protocol, "invalid arguments for tool "+name+": "+msg)
 		}
 		return nil, nil
 	}
@@ -185,18 +204,18 @@ func (t *toolSchemas) checkCall(rc *reqCtx, m *Mount, params wire.Raw) (wire.Mar
 		return nil, nil // not JSON-valid arguments are the decoder's business
 	}
 	if err := ts.in.Validate(v); err != nil {
-		return toolError(m.Protocol, "invalid arguments for tool "+name+": "+describeViolation(err)), nil
+		return toolError(m.Protocol, "invalid arguments for tool "+name+": "+describeViolation(err))
 	}
 	return nil, nil
 }
 
 // checkResult validates structuredContent against the outputSchema.
-func (t *toolSchemas) checkResult(rc *reqCtx, m *Mount, params wire.Raw, res wire.Marshaler) error {
+func (t *toolSchemas) checkResult(rc *reqCtx, m *mounted, res wire.Marshaler) error {
 	if t.srv.opts.DisableToolSchemas {
 		return nil
 	}
-	name := rc.r.toolName
-	ts := t.set(rc, m, params).tools[name]
+	name := rc.r.in.toolName()
+	ts := t.set(rc, m, rc.r.in.req.Params).tools[name]
 	if ts == nil || ts.out == nil {
 		return nil
 	}
@@ -237,33 +256,6 @@ func (t *toolSchemas) checkResult(rc *reqCtx, m *Mount, params wire.Raw, res wir
 	return nil
 }
 
-// toolCallArgs reads name and arguments of tools/call params, in place.
-func toolCallArgs(params wire.Raw) (string, wire.Raw) {
-	var name string
-	var args wire.Raw
-	if len(params) == 0 {
-		return "", nil
-	}
-	d := wire.NewDecoder(params)
-	_ = d.Object(func(key []byte) error {
-		var err error
-		switch string(key) {
-		case "name":
-			if d.Peek() == wire.String {
-				name, err = d.Str()
-				return err
-			}
-			err = d.Skip()
-		case "arguments":
-			args, err = d.Raw()
-		default:
-			err = d.Skip()
-		}
-		return err
-	})
-	return name, args
-}
-
 // metaOf returns params._meta, or nil.
 func metaOf(params wire.Raw) wire.Raw {
 	if len(params) == 0 {
@@ -299,29 +291,15 @@ func describeViolation(err error) string {
 	return loc + ": " + strings.TrimSpace(ve.Message)
 }
 
-// toolError is a CallToolResult reporting a tool execution error, written
-// without revision types: its shape is the same in every revision.
-func toolError(p *Protocol, text string) wire.Marshaler {
-	e := wire.GetEncoder()
-	defer wire.PutEncoder(e)
-	e.ObjectStart()
-	if p.Stateless {
-		e.FieldRaw(`"resultType":`)
-		e.Str("complete")
+// toolError is the answer to arguments that break a tool's inputSchema: a
+// tool execution error (the revision's CallToolResult with isError), as
+// the tools specification asks, so the model can correct itself; -32602
+// in a revision whose generated package has no such result.
+func toolError(p *Protocol, text string) (wire.Marshaler, error) {
+	if p.ToolError == nil {
+		return nil, InvalidParams("/params/arguments", text)
 	}
-	e.FieldRaw(`"content":`)
-	e.ArrayStart()
-	e.ObjectStart()
-	e.FieldRaw(`"type":`)
-	e.Str("text")
-	e.FieldRaw(`"text":`)
-	e.Str(text)
-	e.ObjectEnd()
-	e.ArrayEnd()
-	e.FieldRaw(`"isError":`)
-	e.Bool(true)
-	e.ObjectEnd()
-	return append(wire.Raw(nil), e.Bytes()...)
+	return p.ToolError(text), nil
 }
 
 // decodeAny decodes JSON the way jsonschema wants it: numbers as

@@ -19,12 +19,17 @@ import (
 // DefaultMaxMessageSize is the default limit on one incoming message.
 const DefaultMaxMessageSize = 16 << 20
 
-// Options configures a Stream.
+// Options configures a Stream and, where the stdio transport serves or
+// dials a connection on it, the connection.
 type Options struct {
 	// MaxMessageSize limits one incoming message (one line, without its line
 	// terminator); default 16 MiB. A longer line is skipped without being
 	// buffered whole and reported as a *jsonrpc.TooLargeError.
 	MaxMessageSize int
+	// Conn configures the JSON-RPC connection of Serve, ServeHandler and
+	// the transports (concurrency, limits, timeouts); Serve's Logger
+	// defaults to the server's. NewStream ignores it.
+	Conn jsonrpc.Options
 }
 
 const (
@@ -253,14 +258,15 @@ func (s *Stream) Close() error {
 	return s.closeErr
 }
 
-// Serve serves h on os.Stdin and os.Stdout until the input ends (nil), ctx
-// is done or the Conn is closed; the first two drain the connection first
-// (see jsonrpc.Options.DrainTimeout). Logs go to o.Logger, by default a text
+// ServeHandler serves a plain JSON-RPC handler h (no MCP) on os.Stdin and
+// os.Stdout until the input ends (nil), ctx is done or the Conn is closed;
+// the first two drain the connection first (see
+// jsonrpc.Options.DrainTimeout). Logs go to o.Logger, by default a text
 // logger on os.Stderr (standard output carries only protocol messages).
-// Standard input and output are not closed; if Serve returns before
+// Standard input and output are not closed; if ServeHandler returns before
 // standard input ends, its reading goroutine stays blocked in Read until
 // input comes or the process exits.
-func Serve(ctx context.Context, h jsonrpc.Handler, o jsonrpc.Options) error {
+func ServeHandler(ctx context.Context, h jsonrpc.Handler, o jsonrpc.Options) error {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}

@@ -253,7 +253,7 @@ func TestServe(t *testing.T) {
 	defer func() { os.Stdin, os.Stdout = oldIn, oldOut }()
 	done := make(chan error)
 	go func() {
-		done <- stdio.Serve(context.Background(), jsonrpc.HandlerFunc(func(_ context.Context, r *jsonrpc.Request) (wire.Marshaler, error) {
+		done <- stdio.ServeHandler(context.Background(), jsonrpc.HandlerFunc(func(_ context.Context, r *jsonrpc.Request) (wire.Marshaler, error) {
 			return nil, nil
 		}), jsonrpc.Options{})
 	}()

@@ -154,7 +154,7 @@ func (h *Handler) challenge(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusForbidden {
 		msg = "forbidden"
 	}
-	writeJSONError(w, status, jsonrpc.ID{}, false, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg + ": " + ae.Error()})
+	h.writeError(w, r, status, jsonrpc.ID{}, false, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg + ": " + ae.Error()})
 }
 
 // quoteParam makes s safe inside a quoted auth-param.

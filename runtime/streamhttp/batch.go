@@ -45,33 +45,38 @@ func errBatchesUnsupported(why string) *jsonrpc.Error {
 
 // serveBatch serves a POST whose body is a JSON array.
 func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, acc accept) {
-	msgs, err := parseBatch(body, h.o.MaxBatchMessages)
-	var pe errParse
+	msgs, err := h.parseBatch(body)
+	var pe *jsonrpc.ParseError
 	switch {
 	case errors.As(err, &pe):
-		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeParseError, "parse error: %v", err))
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeParseError, "parse error: %v", err))
 		return
-	case errors.Is(err, errBatchTooLarge):
-		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: a batch holds at most %d messages", h.o.MaxBatchMessages))
+	case errors.Is(err, jsonrpc.ErrBatchTooLarge):
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: a batch holds at most %d messages", h.o.MaxBatchMessages))
 		return
 	case err != nil:
-		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %v", err))
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %v", err))
 		return
 	case len(msgs) == 0:
-		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: empty batch"))
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: empty batch"))
 		return
 	}
-	if rev, ok := h.statelessBatch(r, msgs); ok {
+	// The core reads each element once.
+	ins := make([]*mcp.Inbound, len(msgs))
+	for i, m := range msgs {
+		ins[i] = h.classify(m)
+	}
+	if rev, ok := h.statelessBatch(r, ins); ok {
 		why := "the stateless protocol has no batches"
 		if rev != "" {
 			why = "the stateless protocol (" + rev + ") has no batches"
 		}
-		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported(why))
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported(why))
 		return
 	}
-	for _, m := range msgs {
-		if m.kind != kindInvalid && m.kind != kindResponse && m.method == "initialize" {
-			writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: initialize must not be batched"))
+	for _, in := range ins {
+		if in != nil && h.srv.OpensSession(in) {
+			h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: initialize must not be batched"))
 			return
 		}
 	}
@@ -85,10 +90,10 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		if p != nil {
 			rev = "protocol revision " + p.Revision
 		}
-		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported(rev+" has no JSON-RPC batches"))
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported(rev+" has no JSON-RPC batches"))
 		return
 	}
-	s.serveBatch(w, r, msgs, acc)
+	s.serveBatch(w, r, msgs, ins, acc)
 }
 
 // statelessBatch reports a batch of the stateless era, as modern decides
@@ -96,10 +101,10 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 // MCP-Protocol-Version header the server serves statelessly (or does not
 // know), or a server without stateful revisions. rev is the version named,
 // if any.
-func (h *Handler) statelessBatch(r *http.Request, msgs []*message) (rev string, ok bool) {
-	for _, m := range msgs {
-		if v := mcp.MetaVersion(m.params); v != "" {
-			return v, true
+func (h *Handler) statelessBatch(r *http.Request, ins []*mcp.Inbound) (rev string, ok bool) {
+	for _, in := range ins {
+		if in != nil && in.Version() != "" {
+			return in.Version(), true
 		}
 	}
 	if v := strings.TrimSpace(r.Header.Get(hdrProtocolVersion)); v != "" && h.srv.IsModernVersion(v) {
@@ -111,41 +116,42 @@ func (h *Handler) statelessBatch(r *http.Request, msgs []*message) (rev string, 
 // serveBatch serves the elements of a batch in order: responses and
 // notifications at once, requests on their own goroutines, every answer
 // on one stream (see the comment at the top of the file).
-func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*message, acc accept) {
+func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.Message, ins []*mcp.Inbound, acc accept) {
 	owed := false
 	for _, m := range msgs {
-		if m.kind == kindRequest || m.kind == kindInvalid {
+		if m.Kind == jsonrpc.KindRequest || m.Kind == jsonrpc.KindInvalid {
 			owed = true
 			break
 		}
 	}
 	if !owed {
-		for _, m := range msgs {
-			s.oneWay(r.Context(), m)
+		for i, m := range msgs {
+			s.oneWay(r.Context(), m, ins[i])
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	st, c, err := s.postStream(w, acc, true)
 	if err != nil {
-		writeJSONError(w, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
+		s.h.writeError(w, r, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
 		return
 	}
 	// One more response is owed until every element is dispatched: the
 	// stream cannot end before.
 	st.owe()
-	for _, m := range msgs {
-		switch m.kind {
-		case kindRequest:
+	noID := s.noID()
+	for i, m := range msgs {
+		switch m.Kind {
+		case jsonrpc.KindRequest:
 			st.owe()
-			if _, je := s.start(r, m, st); je != nil {
-				st.answer(encodeError(m.id, true, je))
+			if _, je := s.start(r, m, ins[i], st); je != nil {
+				st.answer(errorBody(m.ID, true, noID, je))
 			}
-		case kindInvalid:
+		case jsonrpc.KindInvalid:
 			st.owe()
-			st.answer(encodeError(m.id, m.hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s", m.problem)))
+			st.answer(errorBody(m.ID, m.HasID, noID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s", m.Problem)))
 		default:
-			s.oneWay(r.Context(), m)
+			s.oneWay(r.Context(), m, ins[i])
 		}
 	}
 	st.answer(nil)
@@ -154,11 +160,11 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*mes
 
 // oneWay dispatches a message that gets no answer: a response goes to the
 // call waiting for it, a notification to the session.
-func (s *session) oneWay(ctx context.Context, m *message) {
-	switch m.kind {
-	case kindResponse:
-		s.response(m)
-	case kindNotification:
-		_, _ = s.ms.Handle(ctx, m.request(), discardOut{})
+func (s *session) oneWay(ctx context.Context, m *jsonrpc.Message, in *mcp.Inbound) {
+	switch m.Kind {
+	case jsonrpc.KindResponse:
+		s.calls.Deliver(m, nil, false)
+	case jsonrpc.KindNotification:
+		_, _ = s.ms.Serve(ctx, in, discardOut{})
 	}
 }

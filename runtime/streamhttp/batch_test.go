@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -623,73 +622,4 @@ func TestClientBatchedMessages(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestParseBatch(t *testing.T) {
-	for _, tc := range []struct {
-		in    string
-		max   int
-		kinds []kind
-		err   error // errBatchTooLarge, or errParse (any)
-	}{
-		{in: `[]`},
-		{in: ` [ {"jsonrpc":"2.0","id":1,"method":"m"} ] `, kinds: []kind{kindRequest}},
-		{
-			in:    `[{"jsonrpc":"2.0","id":1,"method":"m"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":"a","result":{}},1,[],null,"s",{"jsonrpc":"1.0","id":3,"method":"m"}]`,
-			kinds: []kind{kindRequest, kindNotification, kindResponse, kindInvalid, kindInvalid, kindInvalid, kindInvalid, kindInvalid},
-		},
-		{in: `[[{"jsonrpc":"2.0","method":"n"}]]`, kinds: []kind{kindInvalid}},
-		{in: `[1,2]`, max: 2, kinds: []kind{kindInvalid, kindInvalid}},
-		{in: `[1,2,3]`, max: 2, err: errBatchTooLarge},
-		{in: `[{},`, err: errParse{}},
-		{in: `[1]x`, err: errParse{}},
-		{in: `[{"a":"\xff"}]`, err: errParse{}},
-	} {
-		msgs, err := parseBatch([]byte(tc.in), tc.max)
-		switch {
-		case tc.err == errBatchTooLarge && !errors.Is(err, errBatchTooLarge):
-			t.Errorf("%s: %v, want too large", tc.in, err)
-		case tc.err != nil && tc.err != errBatchTooLarge && !errors.As(err, new(errParse)):
-			t.Errorf("%s: %v, want a parse error", tc.in, err)
-		case tc.err == nil && err != nil:
-			t.Errorf("%s: %v", tc.in, err)
-		case tc.err == nil:
-			var kinds []kind
-			for _, m := range msgs {
-				kinds = append(kinds, m.kind)
-				if m.kind == kindInvalid && m.problem == "" {
-					t.Errorf("%s: an invalid element without a problem", tc.in)
-				}
-			}
-			if !equalKinds(kinds, tc.kinds) {
-				t.Errorf("%s: kinds %v, want %v", tc.in, kinds, tc.kinds)
-			}
-		}
-	}
-	// The invalid element with a usable id keeps it, for its error.
-	msgs, _ := parseBatch([]byte(`[{"jsonrpc":"1.0","id":3,"method":"m"},17]`), 0)
-	if !msgs[0].hasID || msgs[0].id.String() != "3" || msgs[1].hasID || msgs[1].problem != "a message must be an object" {
-		t.Errorf("%+v %+v", msgs[0], msgs[1])
-	}
-	// parseMessages: one message or a batch.
-	for in, n := range map[string]int{`{"jsonrpc":"2.0","method":"n"}`: 1, `[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":1,"result":1}]`: 2, `[]`: 0} {
-		if ms, err := parseMessages([]byte(in)); err != nil || len(ms) != n {
-			t.Errorf("%s: %d messages, %v", in, len(ms), err)
-		}
-	}
-	if _, err := parseMessages([]byte(`[`)); err == nil {
-		t.Error("malformed batch parsed")
-	}
-}
-
-func equalKinds(a, b []kind) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -88,7 +88,6 @@ func (t *ClientTransport) Dial(_ context.Context, h jsonrpc.Handler) (mcp.Client
 		h:       h,
 		retries: t.MaxRetries,
 		log:     t.Logger,
-		pending: map[int64]chan *message{},
 		serving: map[string]context.CancelFunc{},
 		tools:   map[string][]mcp.ParamHeader{},
 	}
@@ -124,25 +123,58 @@ type clientConn struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
+	calls jsonrpc.Calls // the conn's requests waiting for responses
+
 	mu        sync.Mutex
+	proto     *mcp.Protocol // the revision spoken; nil before negotiation
 	version   string
 	stateless bool
 	sessionID string
 	closed    bool
 	listening bool
-	lastID    int64
-	pending   map[int64]chan *message
 	serving   map[string]context.CancelFunc // the server's requests being handled
 	tools     map[string][]mcp.ParamHeader  // x-mcp-header annotations by tool
 }
 
 var _ mcp.Negotiator = (*clientConn)(nil)
 
-// Negotiated implements mcp.Negotiator.
-func (c *clientConn) Negotiated(version string, stateless bool) {
+// Negotiated implements mcp.Negotiator. nil (a stateful open beginning,
+// perhaps after a failed stateless probe) forgets the version and the
+// session: initialize carries neither.
+func (c *clientConn) Negotiated(p *mcp.Protocol) {
 	c.mu.Lock()
-	c.version, c.stateless = version, stateless
+	defer c.mu.Unlock()
+	c.proto = p
+	if p == nil {
+		c.stateless, c.version, c.sessionID = false, "", ""
+		return
+	}
+	c.version, c.stateless = p.Revision, p.Stateless
+}
+
+// Opened implements mcp.Negotiator: a stateful session's conn opens its
+// GET stream, and waits until it is open (or refused), so that the server
+// knows it before the session's first request.
+func (c *clientConn) Opened(ctx context.Context) {
+	c.mu.Lock()
+	start := !c.stateless && !c.listening && !c.closed
+	if start {
+		c.listening = true
+		c.wg.Add(1)
+	}
 	c.mu.Unlock()
+	if !start {
+		return
+	}
+	ready := make(chan struct{})
+	go c.listen(ready)
+	t := time.NewTimer(2 * time.Second)
+	select {
+	case <-ready:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	t.Stop()
 }
 
 var _ mcp.AbortCanceller = (*clientConn)(nil)
@@ -155,20 +187,8 @@ func (c *clientConn) AbortCancels() bool {
 	return c.stateless
 }
 
-// nameParams are the params members Mcp-Name mirrors. The conn does not
-// see the method table of the revision it speaks, so it has its own copy
-// of the three methods 2026-07-28 names, and the task methods of the tasks
-// extension (mcp.NameParam is the server's view of the same).
-var nameParams = map[string]string{
-	"tools/call":     "name",
-	"prompts/get":    "name",
-	"resources/read": "uri",
-	"tasks/get":      "taskId",
-	"tasks/update":   "taskId",
-	"tasks/cancel":   "taskId",
-}
-
-// headers builds the headers of a POST of body (a message with method).
+// headers builds the headers of a POST of body (a message with method;
+// "" for a response).
 func (c *clientConn) headers(method string, body []byte) http.Header {
 	hd := c.header.Clone()
 	if hd == nil {
@@ -177,11 +197,8 @@ func (c *clientConn) headers(method string, body []byte) http.Header {
 	hd.Set("Content-Type", "application/json")
 	hd.Set("Accept", "application/json, text/event-stream")
 	c.mu.Lock()
-	version, stateless, sid := c.version, c.stateless, c.sessionID
+	p, version, stateless, sid := c.proto, c.version, c.stateless, c.sessionID
 	c.mu.Unlock()
-	if method == "initialize" {
-		return hd // before negotiation: no version, no session
-	}
 	if version != "" {
 		hd.Set(hdrProtocolVersion, version)
 	}
@@ -191,69 +208,23 @@ func (c *clientConn) headers(method string, body []byte) http.Header {
 		}
 		return hd
 	}
-	if method == "" {
+	if method == "" || p == nil {
 		return hd
 	}
-	hd.Set(hdrMethod, method)
-	params, _ := member(body, "params")
-	if p := nameParams[method]; p != "" {
-		if v, ok := stringMember(params, p); ok {
-			hd.Set(hdrName, encodeHeaderValue(v))
-		}
+	var params []byte
+	if m, err := jsonrpc.Parse(body); err == nil {
+		params = m.Params
 	}
-	if method == "tools/call" {
-		c.paramHeaders(hd, params)
-	}
+	mcp.SetRequestHeaders(p, method, params, c.paramHeaders, hd.Set)
 	return hd
 }
 
-// paramHeaders mirrors the annotated arguments of a tools/call.
-func (c *clientConn) paramHeaders(hd http.Header, params wire.Raw) {
-	name, _ := stringMember(params, "name")
+// paramHeaders are the x-mcp-header annotations of a tool, as learned
+// from tools/list.
+func (c *clientConn) paramHeaders(tool string) []mcp.ParamHeader {
 	c.mu.Lock()
-	phs := c.tools[name]
-	c.mu.Unlock()
-	if len(phs) == 0 {
-		return
-	}
-	args, _ := member(params, "arguments")
-	for _, ph := range phs {
-		v, ok := args, len(args) > 0
-		for _, p := range ph.Path {
-			if !ok {
-				break
-			}
-			v, ok = member(v, p)
-		}
-		if !ok {
-			continue
-		}
-		d := wire.NewDecoder(v)
-		var s string
-		switch v.Kind() {
-		case wire.String:
-			str, err := d.Str()
-			if err != nil {
-				continue
-			}
-			s = encodeHeaderValue(str)
-		case wire.Bool:
-			b, err := d.Bool()
-			if err != nil {
-				continue
-			}
-			s = strconv.FormatBool(b)
-		case wire.Number:
-			n, err := d.Int64()
-			if err != nil {
-				continue
-			}
-			s = strconv.FormatInt(n, 10)
-		default:
-			continue // null or not a primitive: no header
-		}
-		hd.Set(hdrParamPrefix+ph.Name, s)
-	}
+	defer c.mu.Unlock()
+	return c.tools[tool]
 }
 
 // vetTools records the x-mcp-header annotations of a tools/list result
@@ -264,7 +235,7 @@ func (c *clientConn) paramHeaders(hd http.Header, params wire.Raw) {
 // exclude them, so one bad definition does not stop the others being
 // used. Each exclusion is logged as a warning naming the tool and why.
 func (c *clientConn) vetTools(result wire.Raw) wire.Raw {
-	tools, ok := member(result, "tools")
+	tools, ok := wire.MemberOf(result, "tools")
 	if !ok || tools.Kind() != wire.Array {
 		return result
 	}
@@ -281,7 +252,7 @@ func (c *clientConn) vetTools(result wire.Raw) wire.Raw {
 			return err
 		}
 		name, _ := stringMember(tool, "name")
-		schema, _ := member(tool, "inputSchema")
+		schema, _ := wire.MemberOf(tool, "inputSchema")
 		phs, err := mcp.ParamHeaders(schema)
 		c.mu.Lock()
 		if err != nil || len(phs) == 0 {
@@ -358,63 +329,63 @@ func (c *clientConn) do(ctx context.Context, method string, body []byte, hd http
 // CallWithID implements mcp.ClientConn.
 func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	closed, p := c.closed, c.proto
+	c.mu.Unlock()
+	if closed {
 		return jsonrpc.ErrClosed
 	}
-	if method == "initialize" {
-		// A legacy open (perhaps after a failed stateless probe).
-		c.stateless, c.version, c.sessionID = false, "", ""
+	// A tools/list result is vetted (and its annotations learned) before
+	// it is decoded.
+	var raw wire.Raw
+	out := result
+	vet := p != nil && mcp.RoleOf(p, method) == mcp.RoleToolsList
+	if vet {
+		out = &raw
 	}
-	c.lastID++
-	n := c.lastID
-	ch := make(chan *message, 1)
-	c.pending[n] = ch
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.pending, n)
-		c.mu.Unlock()
-	}()
-	id := wire.IntValue(n)
-	if onID != nil {
-		onID(id)
-	}
-	body, err := encodeRequest(id, true, method, params)
+	pc, err := c.calls.Start(out)
 	if err != nil {
 		return err
 	}
-	if err := c.exchange(ctx, method, body, ch); err != nil {
+	id := pc.ID()
+	if onID != nil {
+		onID(id)
+	}
+	body, err := jsonrpc.AppendRequest(nil, id, method, params)
+	if err == nil {
+		err = c.exchange(ctx, method, body, pc)
+	}
+	if err != nil {
+		c.calls.Abandon(pc)
 		return err
 	}
-	var m *message
-	select {
-	case m = <-ch:
-	default:
+	err, answered := c.calls.Poll(pc)
+	if !answered {
 		return errors.New("streamhttp: the server ended the response without answering " + method)
 	}
-	if m.err != nil {
-		return m.err
+	if err != nil || !vet {
+		return err
 	}
-	if method == "tools/list" {
-		m.result = c.vetTools(m.result)
-	}
+	raw = c.vetTools(raw)
 	if result != nil {
-		return wire.UnmarshalShared(m.result, result) // the message owns its bytes
+		return wire.UnmarshalShared(raw, result) // the message owns its bytes
 	}
 	return nil
 }
 
 // exchange POSTs a request and reads its answer (JSON, or an SSE stream
 // resumed as needed), routing every message it carries.
-func (c *clientConn) exchange(ctx context.Context, method string, body []byte, ch chan *message) error {
+func (c *clientConn) exchange(ctx context.Context, method string, body []byte, pc *jsonrpc.Pending) error {
 	resp, done, err := c.do(ctx, http.MethodPost, body, c.headers(method, body))
 	if err != nil {
 		return err
 	}
 	defer done()
 	defer resp.Body.Close()
-	if method == "initialize" && resp.StatusCode/100 == 2 {
+	c.mu.Lock()
+	opening := c.proto == nil
+	c.mu.Unlock()
+	if opening && resp.StatusCode/100 == 2 {
+		// The answer to initialize names the session.
 		if sid := resp.Header.Get(hdrSessionID); sid != "" {
 			c.mu.Lock()
 			c.sessionID = sid
@@ -428,17 +399,17 @@ func (c *clientConn) exchange(ctx context.Context, method string, body []byte, c
 		return errors.New("streamhttp: the server accepted " + method + " without answering it")
 	}
 	if isSSE(resp) {
-		return c.readResponseStream(ctx, resp.Body, ch)
+		return c.readResponseStream(ctx, resp.Body, pc)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxMessage))
 	if err != nil {
 		return err
 	}
 	// One response, or (2025-03-26) a batch that holds it.
-	msgs, err := parseMessages(b)
+	msgs, err := jsonrpc.ParseMessages(b)
 	responses := 0
 	for _, m := range msgs {
-		if m.kind == kindResponse {
+		if m.Kind == jsonrpc.KindResponse {
 			responses++
 		}
 	}
@@ -446,7 +417,7 @@ func (c *clientConn) exchange(ctx context.Context, method string, body []byte, c
 		return fmt.Errorf("streamhttp: the answer to %s is not a JSON-RPC response", method)
 	}
 	for _, m := range msgs {
-		if m.kind != kindInvalid {
+		if m.Kind != jsonrpc.KindInvalid {
 			c.dispatch(m)
 		}
 	}
@@ -461,10 +432,10 @@ func (c *clientConn) checkStatus(resp *http.Response) error {
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	var je *jsonrpc.Error
-	if msgs, err := parseMessages(b); err == nil {
+	if msgs, err := jsonrpc.ParseMessages(b); err == nil {
 		for _, m := range msgs {
-			if m.kind == kindResponse && m.err != nil {
-				je = m.err
+			if m.Kind == jsonrpc.KindResponse && m.Error != nil {
+				je = m.Error
 				break
 			}
 		}
@@ -495,8 +466,8 @@ func isSSE(resp *http.Response) bool {
 
 // readResponseStream reads the SSE answer of a request until the response
 // arrives, resuming the stream (stateful) when it breaks first.
-func (c *clientConn) readResponseStream(ctx context.Context, body io.Reader, ch chan *message) error {
-	answered := func() bool { return len(ch) > 0 }
+func (c *clientConn) readResponseStream(ctx context.Context, body io.Reader, pc *jsonrpc.Pending) error {
+	answered := pc.Answered
 	lastID, retry := "", time.Second
 	failures := 0
 	closeCur := func() {}
@@ -586,9 +557,9 @@ func (c *clientConn) consume(body io.Reader, lastID *string, retry *time.Duratio
 		}
 		if len(bytes.TrimSpace(ev.data)) > 0 {
 			// One message, or (2025-03-26) a batch of them.
-			msgs, _ := parseMessages(ev.data)
+			msgs, _ := jsonrpc.ParseMessages(ev.data)
 			for _, m := range msgs {
-				if m.kind != kindInvalid {
+				if m.Kind != jsonrpc.KindInvalid {
 					c.dispatch(m)
 				}
 			}
@@ -615,22 +586,16 @@ func sleep(a, b context.Context, d time.Duration) error {
 // dispatch routes a message from the server: a response to its call, a
 // notification to the handler (in order), a request to the handler in its
 // own goroutine, whose answer is POSTed back.
-func (c *clientConn) dispatch(m *message) {
-	switch m.kind {
-	case kindResponse:
-		if !m.id.IsInt() {
-			return
-		}
+func (c *clientConn) dispatch(m *jsonrpc.Message) {
+	switch m.Kind {
+	case jsonrpc.KindResponse:
+		c.calls.Deliver(m, nil, false)
+	case jsonrpc.KindNotification:
 		c.mu.Lock()
-		ch := c.pending[m.id.Int()]
-		delete(c.pending, m.id.Int())
+		p := c.proto
 		c.mu.Unlock()
-		if ch != nil {
-			ch <- m
-		}
-	case kindNotification:
-		if m.method == "notifications/cancelled" {
-			if id, ok := cancelledRequest(m.params); ok {
+		if p != nil && mcp.RoleOf(p, m.Method) == mcp.RoleCancelled {
+			if id, ok := cancelledRequest(m.Params); ok {
 				c.mu.Lock()
 				cancel := c.serving[idKey(id)]
 				c.mu.Unlock()
@@ -639,8 +604,8 @@ func (c *clientConn) dispatch(m *message) {
 				}
 			}
 		}
-		_, _ = c.h.Handle(c.ctx, m.request())
-	case kindRequest:
+		_, _ = c.h.Handle(c.ctx, m.Request())
+	case jsonrpc.KindRequest:
 		c.mu.Lock()
 		if c.stateless || c.closed {
 			// The stateless protocol has no server requests (MRTR instead).
@@ -648,14 +613,14 @@ func (c *clientConn) dispatch(m *message) {
 			return
 		}
 		ctx, cancel := context.WithCancel(c.ctx)
-		key := idKey(m.id)
+		key := idKey(m.ID)
 		c.serving[key] = cancel
 		c.wg.Add(1)
 		c.mu.Unlock()
 		go func() {
 			defer c.wg.Done()
 			defer cancel()
-			res, err := c.h.Handle(ctx, m.request())
+			res, err := c.h.Handle(ctx, m.Request())
 			c.mu.Lock()
 			delete(c.serving, key)
 			c.mu.Unlock()
@@ -664,19 +629,30 @@ func (c *clientConn) dispatch(m *message) {
 			}
 			var body []byte
 			if err == nil {
-				body, err = encodeResult(m.id, res)
+				body, err = encodeResult(m.ID, res)
 			}
 			if err != nil {
 				je, _ := asRPCError(err)
-				body = encodeError(m.id, true, je)
+				body = errorBody(m.ID, true, c.noID(), je)
 			}
 			_ = c.post(c.ctx, "", body)
 		}()
 	}
 }
 
+// noID is how the conn writes an error without an id: as its revision
+// says.
+func (c *clientConn) noID() jsonrpc.NoID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.proto == nil {
+		return jsonrpc.NullID
+	}
+	return c.proto.NoID
+}
+
 func cancelledRequest(params wire.Raw) (jsonrpc.ID, bool) {
-	v, ok := member(params, "requestId")
+	v, ok := wire.MemberOf(params, "requestId")
 	if !ok {
 		return jsonrpc.ID{}, false
 	}
@@ -703,8 +679,7 @@ func (c *clientConn) post(ctx context.Context, method string, body []byte) error
 	return nil
 }
 
-// Notify implements mcp.ClientConn. After notifications/initialized the
-// conn opens the session's GET stream.
+// Notify implements mcp.ClientConn.
 func (c *clientConn) Notify(ctx context.Context, method string, params wire.Marshaler) error {
 	c.mu.Lock()
 	closed := c.closed
@@ -712,36 +687,11 @@ func (c *clientConn) Notify(ctx context.Context, method string, params wire.Mars
 	if closed {
 		return jsonrpc.ErrClosed
 	}
-	body, err := encodeRequest(jsonrpc.ID{}, false, method, params)
+	body, err := jsonrpc.AppendNotification(nil, method, params)
 	if err != nil {
 		return err
 	}
-	if err := c.post(ctx, method, body); err != nil {
-		return err
-	}
-	if method == "notifications/initialized" {
-		c.mu.Lock()
-		start := !c.stateless && !c.listening && !c.closed
-		if start {
-			c.listening = true
-			c.wg.Add(1)
-		}
-		c.mu.Unlock()
-		if start {
-			// Wait until the stream is open (or refused): then the
-			// server knows it before the session's first request.
-			ready := make(chan struct{})
-			go c.listen(ready)
-			t := time.NewTimer(2 * time.Second)
-			select {
-			case <-ready:
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			t.Stop()
-		}
-	}
-	return nil
+	return c.post(ctx, method, body)
 }
 
 // listen keeps the session's GET stream open: it takes the server's
@@ -807,6 +757,7 @@ func (c *clientConn) Close() error {
 	sid, stateless := c.sessionID, c.stateless
 	c.mu.Unlock()
 	c.cancel()
+	c.calls.Close(jsonrpc.ErrClosed)
 	if sid != "" && !stateless {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		hd := c.header.Clone()
@@ -831,4 +782,17 @@ func (c *clientConn) Close() error {
 	}
 	c.wg.Wait()
 	return nil
+}
+
+// stringMember returns a string member of an object.
+func stringMember(obj wire.Raw, name string) (string, bool) {
+	if len(obj) == 0 {
+		return "", false
+	}
+	d := wire.NewDecoder(obj)
+	k, s, err := d.PeekMember(name)
+	if err != nil || k != wire.String {
+		return "", false
+	}
+	return string(s), true
 }

@@ -68,9 +68,9 @@ func (h *Handler) draining() bool {
 }
 
 // refuseDraining answers a request that arrived during a drain.
-func refuseDraining(w http.ResponseWriter, id jsonrpc.ID, hasID bool) {
+func (h *Handler) refuseDraining(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, hasID bool) {
 	w.Header().Set("Connection", "close")
-	writeJSONError(w, http.StatusServiceUnavailable, id, hasID, errShuttingDown)
+	h.writeError(w, r, http.StatusServiceUnavailable, id, hasID, errShuttingDown)
 }
 
 // Shutdown drains the handler, then closes it: it refuses new requests
@@ -184,7 +184,7 @@ func (s *session) expireRequests() {
 			ir.st.answer(nil)
 		} else {
 			s.h.log.Debug("streamhttp: request cut short by shutdown", "session", s.id, "id", ir.id.String())
-			ir.st.answer(encodeError(ir.id, true, errDrainExpired))
+			ir.st.answer(errorBody(ir.id, true, s.noID(), errDrainExpired))
 		}
 		ir.cancel()
 	}

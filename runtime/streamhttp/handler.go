@@ -138,9 +138,10 @@ type Handler struct {
 	store    EventStore
 	stateful bool // a stateful revision is mounted
 
-	base   context.Context // cancelled by Close
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // handlers of stateful requests
+	base    context.Context // cancelled by Close
+	cancel  context.CancelFunc
+	parsers sync.Pool      // *jsonrpc.Parser, interning the server's methods
+	wg      sync.WaitGroup // handlers of stateful requests
 
 	hooks atomic.Pointer[serverHooks] // last ListenAndServe seen
 
@@ -195,6 +196,8 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 		h.store = NewMemoryEventStore(1000, 100)
 	}
 	h.stateful = len(srv.StatefulVersions()) > 0
+	methods := srv.Methods()
+	h.parsers.New = func() any { return jsonrpc.NewParser(methods, 0) }
 	if md := o.ResourceMetadata; md != nil && md.Resource == "" && slices.Contains(o.AllowedHosts, "*") {
 		h.log.Warn("streamhttp: ResourceMetadata.Resource is empty and AllowedHosts accepts any host: the resource identifier is derived only from hosts the list names; set Resource")
 	}
@@ -246,11 +249,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The same checks guard the endpoint and its metadata (which names the
 	// endpoint, so it must not be derived from a Host nobody vetted).
 	if !h.originOK(r.Header.Get("Origin")) {
-		writeJSONError(w, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Origin %q is not allowed", r.Header.Get("Origin")))
+		h.writeError(w, r, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Origin %q is not allowed", r.Header.Get("Origin")))
 		return
 	}
 	if !h.hostOK(r.Host) {
-		writeJSONError(w, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Host %q is not allowed", r.Host))
+		h.writeError(w, r, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Host %q is not allowed", r.Host))
 		return
 	}
 	if h.o.ResourceMetadata != nil && strings.HasPrefix(r.URL.Path, wellKnownPRM) {
@@ -258,7 +261,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.isClosed() {
-		writeJSONError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server is shutting down"))
+		h.writeError(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server is shutting down"))
 		return
 	}
 	if h.o.Auth != nil {
@@ -276,10 +279,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.servePost(w, r)
 	case http.MethodGet, http.MethodDelete:
-		if v := r.Header.Get(hdrProtocolVersion); !h.stateful || (v != "" && h.srv.IsModernVersion(v)) {
+		if h.srv.Stateless(nil, r.Header.Get(hdrProtocolVersion)) {
 			// Stateless: no GET stream, no sessions to delete.
 			w.Header().Set("Allow", http.MethodPost)
-			writeJSONError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed: the stateless protocol uses POST only"))
+			h.writeError(w, r, http.StatusMethodNotAllowed, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed: the stateless protocol uses POST only"))
 			return
 		}
 		if r.Method == http.MethodGet {
@@ -293,7 +296,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			allow = http.MethodPost
 		}
 		w.Header().Set("Allow", allow)
-		writeJSONError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed"))
+		h.writeError(w, r, http.StatusMethodNotAllowed, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed"))
 	}
 }
 
@@ -309,60 +312,63 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeJSONError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, false,
+			h.writeError(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, false,
 				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body exceeds %d bytes", h.o.MaxBodyBytes))
 			return
 		}
-		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "reading the request body: %v", err))
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "reading the request body: %v", err))
 		return
 	}
 	// The body is in: from now on the connection's read deadline would
 	// only cut long handlers short (and cancel their context).
 	clearDeadlines(w)
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		id, ok := idOf(body)
-		writeJSONError(w, http.StatusUnsupportedMediaType, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json"))
+		id, ok := jsonrpc.PeekID(body)
+		h.writeError(w, r, http.StatusUnsupportedMediaType, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json"))
 		return
 	}
 	acc := parseAccept(r.Header.Values("Accept"))
 	if !acc.json && !acc.sse {
-		id, ok := idOf(body)
-		writeJSONError(w, http.StatusNotAcceptable, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow application/json or text/event-stream"))
+		id, ok := jsonrpc.PeekID(body)
+		h.writeError(w, r, http.StatusNotAcceptable, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow application/json or text/event-stream"))
 		return
 	}
-	if isBatch(body) {
+	if jsonrpc.IsBatch(body) {
 		h.serveBatch(w, r, body, acc)
 		return
 	}
-	msg, err := parseMessage(body)
+	msg, err := h.parse(body)
 	if err != nil {
-		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeParseError, "parse error: %v", err))
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeParseError, "parse error: %v", err))
 		return
 	}
-	if msg.kind == kindInvalid {
-		writeJSONError(w, http.StatusBadRequest, msg.id, msg.hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s", msg.problem))
+	if msg.Kind == jsonrpc.KindInvalid {
+		h.writeError(w, r, http.StatusBadRequest, msg.ID, msg.HasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s", msg.Problem))
 		return
 	}
-	if h.modern(r, msg) {
-		h.serveStateless(w, r, msg, acc)
+	// The core reads the message once; the era, the header rules and the
+	// serving all use what it found.
+	in := h.classify(msg)
+	if h.srv.Stateless(in, strings.TrimSpace(r.Header.Get(hdrProtocolVersion))) {
+		h.serveStateless(w, r, msg, in, acc)
 		return
 	}
-	h.serveStateful(w, r, msg, acc)
+	h.serveStateful(w, r, msg, in, acc)
 }
 
-// modern decides the era of a POST: stateless when the body's _meta names
-// a protocol version or the MCP-Protocol-Version header names one the
-// server serves statelessly (or does not know, so that it is answered
-// -32022); also everything but initialize on a server without stateful
-// revisions.
-func (h *Handler) modern(r *http.Request, msg *message) bool {
-	if mcp.MetaVersion(msg.params) != "" {
-		return true
+// classify is the core's reading of a request or notification; nil for a
+// response.
+func (h *Handler) classify(msg *jsonrpc.Message) *mcp.Inbound {
+	if msg.Kind != jsonrpc.KindRequest && msg.Kind != jsonrpc.KindNotification {
+		return nil
 	}
-	if v := strings.TrimSpace(r.Header.Get(hdrProtocolVersion)); v != "" && h.srv.IsModernVersion(v) {
-		return true
-	}
-	return !h.stateful && !(msg.kind == kindRequest && msg.method == "initialize")
+	// One allocation holds the request and what the core read of it.
+	c := &struct {
+		req jsonrpc.Request
+		in  mcp.Inbound
+	}{req: jsonrpc.Request{ID: msg.ID, IsNotification: msg.Kind == jsonrpc.KindNotification, Method: msg.Method, Params: msg.Params}}
+	c.in = h.srv.Classify(&c.req)
+	return &c.in
 }
 
 // accept is what an Accept header allows.
@@ -452,11 +458,6 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-}
-
-// writeJSONError writes a JSON-RPC error response.
-func writeJSONError(w http.ResponseWriter, status int, id jsonrpc.ID, hasID bool, je *jsonrpc.Error) {
-	writeJSON(w, status, encodeError(id, hasID, je))
 }
 
 // writeStall bounds one write to a client that stopped reading.

@@ -32,8 +32,33 @@ type server interface {
 	Has(method string) bool
 }
 
+// roles give each method what a generated table gives the runtime: its
+// role, and for the methods the runtime answers, the feature (their Serve
+// is then unused).
+var roles = map[string]struct {
+	role    mcp.Role
+	feature mcp.Feature
+}{
+	"initialize":                               {mcp.RoleInitialize, mcp.FeatureLifecycle},
+	"notifications/initialized":                {mcp.RoleInitialized, mcp.FeatureLifecycle},
+	"ping":                                     {mcp.RolePing, mcp.FeatureLifecycle},
+	"notifications/cancelled":                  {mcp.RoleCancelled, mcp.FeatureLifecycle},
+	"notifications/progress":                   {mcp.RoleProgress, mcp.FeatureLifecycle},
+	"logging/setLevel":                         {mcp.RoleSetLevel, mcp.FeatureLogging},
+	"server/discover":                          {mcp.RoleDiscover, mcp.FeatureDiscover},
+	"subscriptions/listen":                     {mcp.RoleListen, mcp.FeatureListen},
+	"notifications/subscriptions/acknowledged": {mcp.RoleListenAcknowledged, 0},
+	"notifications/message":                    {mcp.RoleLog, 0},
+	"notifications/tools/list_changed":         {mcp.RoleToolsListChanged, 0},
+	"tools/list":                               {mcp.RoleToolsList, 0},
+	"tools/call":                               {mcp.RoleToolsCall, 0},
+	"resources/read":                           {mcp.RoleResourcesRead, 0},
+	"sampling/createMessage":                   {mcp.RoleSampling, 0},
+}
+
 func method(name string, from string, notification bool) *mcp.Method {
 	m := &mcp.Method{Name: name, Notification: notification, FromClient: strings.Contains(from, "c"), FromServer: strings.Contains(from, "s")}
+	m.Role, m.Feature = roles[name].role, roles[name].feature
 	m.Implemented = func(h any) bool {
 		s, ok := h.(server)
 		return ok && s.Has(name)
@@ -62,7 +87,10 @@ func protocol(rev string, stateless bool) *mcp.Protocol {
 	p.Methods["tools/call"].NameParam = "name"
 	p.Methods["prompts/get"].NameParam = "name"
 	p.Methods["resources/read"].NameParam = "uri"
+	p.NoID = jsonrpc.OmitID
 	if stateless {
+		p.ServerCapabilities = append(p.ServerCapabilities, "extensions")
+		p.MissingCapabilityCode = mcp.CodeMissingRequiredClientCapability
 		p.Methods["tools/list"].Cacheable = true
 		add(method("server/discover", "c", false))
 		add(method("subscriptions/listen", "c", false))
@@ -182,7 +210,7 @@ func (s *testServer) Serve(ctx context.Context, method string, params wire.Raw) 
 		return nil, jsonrpc.MethodNotFound(method)
 	}
 	name, _ := stringMember(params, "name")
-	args, _ := member(params, "arguments")
+	args, _ := wire.MemberOf(params, "arguments")
 	var a struct {
 		Text string `json:"text"`
 		Key  string `json:"key"`

@@ -40,8 +40,7 @@ type session struct {
 	uses       int // HTTP requests after initialize
 	lastUsed   time.Time
 	inflight   map[string]*inflightReq
-	calls      map[int64]chan *message
-	nextCall   int64
+	calls      jsonrpc.Calls // the session's requests to the client
 	nextStream int
 	streams    map[string]*stream // streams that may still get events
 	standalone *stream            // the GET stream
@@ -74,29 +73,29 @@ func newSessionID() string {
 
 // initialize opens a session (or, on a server without stateful
 // revisions, answers with the supported versions).
-func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *message, acc accept) {
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, acc accept) {
 	if h.draining() {
-		refuseDraining(w, msg.id, true)
+		h.refuseDraining(w, r, msg.ID, true)
 		return
 	}
 	if !h.stateful {
 		tmp := h.srv.NewSession(discardCaller{}, nil)
-		_, err := tmp.Handle(r.Context(), msg.request(), discardOut{})
+		_, err := tmp.Serve(r.Context(), in, discardOut{})
 		tmp.Close()
 		if err == nil {
 			err = errInternal
 		}
 		je, _ := asRPCError(err)
-		writeJSONError(w, mcp.HTTPStatus(je), msg.id, true, je)
+		h.writeError(w, r, mcp.HTTPStatus(je), msg.ID, true, je)
 		return
 	}
-	s := &session{h: h, id: newSessionID(), principal: mcp.PrincipalFrom(r.Context()), inflight: map[string]*inflightReq{}, calls: map[int64]chan *message{}, streams: map[string]*stream{}, lastUsed: time.Now()}
+	s := &session{h: h, id: newSessionID(), principal: mcp.PrincipalFrom(r.Context()), inflight: map[string]*inflightReq{}, streams: map[string]*stream{}, lastUsed: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(h.base)
 	s.ms = h.srv.NewSession(s, s.cancelRequest)
-	res, err := s.ms.Handle(r.Context(), msg.request(), discardOut{})
+	res, err := s.ms.Serve(r.Context(), in, discardOut{})
 	var body []byte
 	if err == nil {
-		body, err = encodeResult(msg.id, res)
+		body, err = encodeResult(msg.ID, res)
 	}
 	if err != nil {
 		s.ms.Close()
@@ -105,7 +104,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *messag
 		if !ok {
 			h.log.Error("streamhttp: initialize failed", "err", err)
 		}
-		writeJSONError(w, http.StatusBadRequest, msg.id, true, je)
+		h.writeError(w, r, http.StatusBadRequest, msg.ID, true, je)
 		return
 	}
 	key := h.clientKey(r)
@@ -120,7 +119,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *messag
 		h.evict(evicted)
 		s.ms.Close()
 		s.cancel()
-		writeJSONError(w, status, msg.id, true, refusal)
+		h.writeError(w, r, status, msg.ID, true, refusal)
 		return
 	}
 	h.addLocked(s, key)
@@ -146,7 +145,7 @@ func writeResponse(w http.ResponseWriter, acc accept, body []byte) {
 func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, hasID bool) *session {
 	sid := r.Header.Get(hdrSessionID)
 	if sid == "" {
-		writeJSONError(w, http.StatusBadRequest, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first"))
+		h.writeError(w, r, http.StatusBadRequest, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first"))
 		return nil
 	}
 	h.mu.Lock()
@@ -165,13 +164,13 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, 
 	}
 	h.mu.Unlock()
 	if s == nil {
-		writeJSONError(w, http.StatusNotFound, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: it expired or was ended; initialize a new one"))
+		h.writeError(w, r, http.StatusNotFound, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: it expired or was ended; initialize a new one"))
 		return nil
 	}
 	if v := r.Header.Get(hdrProtocolVersion); v != "" {
 		if m := h.srv.Mounted(v); m == nil || m.Protocol.Stateless {
 			s.leave()
-			writeJSONError(w, http.StatusBadRequest, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q", v))
+			h.writeError(w, r, http.StatusBadRequest, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q", v))
 			return nil
 		}
 	}
@@ -186,36 +185,31 @@ func (s *session) leave() {
 }
 
 // serveStateful serves one POSTed message of the stateful era.
-func (h *Handler) serveStateful(w http.ResponseWriter, r *http.Request, msg *message, acc accept) {
-	if msg.kind == kindRequest && msg.method == "initialize" && r.Header.Get(hdrSessionID) == "" {
-		h.initialize(w, r, msg, acc)
+func (h *Handler) serveStateful(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, acc accept) {
+	if in != nil && h.srv.OpensSession(in) && r.Header.Get(hdrSessionID) == "" {
+		h.initialize(w, r, msg, in, acc)
 		return
 	}
-	s := h.lookup(w, r, msg.id, msg.hasID)
+	s := h.lookup(w, r, msg.ID, msg.HasID)
 	if s == nil {
 		return
 	}
 	defer s.leave()
-	if msg.kind == kindRequest {
-		s.serveRequest(w, r, msg, acc)
+	if msg.Kind == jsonrpc.KindRequest {
+		s.serveRequest(w, r, msg, in, acc)
 		return
 	}
-	s.oneWay(r.Context(), msg)
+	s.oneWay(r.Context(), msg, in)
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// response hands the client's response to the call waiting for it.
-func (s *session) response(msg *message) {
-	if !msg.id.IsInt() {
-		return
+// noID is how the session writes errors without an id: as its revision
+// says.
+func (s *session) noID() jsonrpc.NoID {
+	if p := s.ms.Protocol(); p != nil {
+		return p.NoID
 	}
-	s.mu.Lock()
-	ch := s.calls[msg.id.Int()]
-	delete(s.calls, msg.id.Int())
-	s.mu.Unlock()
-	if ch != nil {
-		ch <- msg
-	}
+	return s.h.srv.NoID("")
 }
 
 // cancelRequest cancels a client request (notifications/cancelled); no
@@ -238,20 +232,20 @@ func idKey(id jsonrpc.ID) string { return string(id.AppendKey(nil)) }
 // serveRequest serves a client request. Its handler runs on its own: a
 // client that disconnects does not cancel it (2025-11-25: disconnection
 // is not cancellation), and its later events are kept for resumption.
-func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *message, acc accept) {
+func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, acc accept) {
 	st, c, err := s.postStream(w, acc, false)
 	if err != nil {
-		writeJSONError(w, http.StatusNotFound, msg.id, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
+		s.h.writeError(w, r, http.StatusNotFound, msg.ID, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
 		return
 	}
 	st.owe()
-	if status, je := s.start(r, msg, st); je != nil {
+	if status, je := s.start(r, msg, in, st); je != nil {
 		s.removeStream(st)
-		writeJSONError(w, status, msg.id, true, je)
+		s.h.writeError(w, r, status, msg.ID, true, je)
 		return
 	}
 	// Cancelled by the client: no response.
-	s.await(w, r, st, c, acc, msg.id, true, http.StatusNoContent)
+	s.await(w, r, st, c, acc, msg.ID, true, http.StatusNoContent)
 }
 
 // postStream makes the stream of a POST and attaches its response to it.
@@ -273,8 +267,9 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 // one st owes (owe it first). When the request cannot start (the session
 // ended, or its id is in flight) start returns the HTTP status and error
 // to answer it with.
-func (s *session) start(r *http.Request, msg *message, st *stream) (int, *jsonrpc.Error) {
-	key := idKey(msg.id)
+func (s *session) start(r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, st *stream) (int, *jsonrpc.Error) {
+	id := msg.ID
+	key := idKey(id)
 	hctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	stop := context.AfterFunc(s.ctx, cancel)
 	if s.h.draining() {
@@ -291,20 +286,19 @@ func (s *session) start(r *http.Request, msg *message, st *stream) (int, *jsonrp
 		if closed {
 			return http.StatusNotFound, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended")
 		}
-		return http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", msg.id.String())
+		return http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", id.String())
 	}
-	ir := &inflightReq{id: msg.id, st: st, cancel: cancel}
+	ir := &inflightReq{id: id, st: st, cancel: cancel}
 	s.inflight[key] = ir
 	// Under s.mu, before close (which precedes Handler.Close's Wait).
 	s.h.wg.Add(1)
 	s.mu.Unlock()
 	hctx = context.WithValue(hctx, streamKey{}, st)
-	req := msg.request()
 	go func() {
 		defer s.h.wg.Done()
 		defer stop()
 		defer cancel()
-		res, err := s.ms.Handle(hctx, req, st)
+		res, err := s.ms.Serve(hctx, in, st)
 		s.mu.Lock()
 		mine := s.inflight[key] == ir
 		if mine {
@@ -320,14 +314,14 @@ func (s *session) start(r *http.Request, msg *message, st *stream) (int, *jsonrp
 		}
 		var body []byte
 		if err == nil {
-			body, err = encodeResult(req.ID, res)
+			body, err = encodeResult(id, res)
 		}
 		if err != nil {
 			je, ok := asRPCError(err)
 			if !ok {
-				s.h.log.Error("streamhttp: handler failed", "method", req.Method, "id", req.ID.String(), "err", err)
+				s.h.log.Error("streamhttp: handler failed", "method", msg.Method, "id", id.String(), "err", err)
 			}
-			body = encodeError(req.ID, true, je)
+			body = errorBody(id, true, s.noID(), je)
 		}
 		st.answer(body)
 	}()
@@ -353,7 +347,7 @@ func (s *session) await(w http.ResponseWriter, r *http.Request, st *stream, c *s
 	case c.began:
 		// The stream ended (its last response was its last event).
 	case s.ctx.Err() != nil:
-		writeJSONError(w, http.StatusNotFound, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
+		s.h.writeError(w, r, http.StatusNotFound, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
 	default:
 		w.WriteHeader(none)
 	}
@@ -362,11 +356,11 @@ func (s *session) await(w http.ResponseWriter, r *http.Request, st *stream, c *s
 // serveGet opens the GET stream, or resumes a stream (Last-Event-ID).
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if acc := parseAccept(r.Header.Values("Accept")); !acc.sse {
-		writeJSONError(w, http.StatusNotAcceptable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow text/event-stream"))
+		h.writeError(w, r, http.StatusNotAcceptable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow text/event-stream"))
 		return
 	}
 	if h.draining() {
-		refuseDraining(w, jsonrpc.ID{}, false)
+		h.refuseDraining(w, r, jsonrpc.ID{}, false)
 		return
 	}
 	s := h.lookup(w, r, jsonrpc.ID{}, false)
@@ -383,12 +377,12 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		writeJSONError(w, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
+		h.writeError(w, r, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
 		return
 	}
 	if old := s.standalone; old != nil && old.attached() {
 		s.mu.Unlock()
-		writeJSONError(w, http.StatusConflict, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session already has a GET stream"))
+		h.writeError(w, r, http.StatusConflict, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session already has a GET stream"))
 		return
 	}
 	old := s.standalone
@@ -418,7 +412,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
 	_, name, err := s.h.store.Replay(s.id, last)
 	if err != nil {
-		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
+		s.h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
 		return
 	}
 	s.mu.Lock()
@@ -429,7 +423,7 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
 		// The stream is over: what it had left is all in the store.
 		events, _, err := s.h.store.Replay(s.id, last)
 		if err != nil {
-			writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
+			s.h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
 			return
 		}
 		sseHeaders(w)
@@ -447,7 +441,7 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
 	events, _, err := s.h.store.Replay(s.id, last)
 	if err != nil {
 		st.mu.Unlock()
-		writeJSONError(w, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
+		s.h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
 		return
 	}
 	if st.conn != nil {
@@ -513,6 +507,7 @@ func (s *session) close() {
 	s.standalone = nil
 	s.mu.Unlock()
 	s.cancel()
+	s.calls.Close(ErrSessionClosed)
 	for _, st := range streams {
 		st.end()
 	}
@@ -580,7 +575,7 @@ func (s *session) send(st *stream, msg []byte) error {
 // Notify implements mcp.Caller. A notification no stream can take is
 // dropped.
 func (s *session) Notify(ctx context.Context, method string, params wire.Marshaler) error {
-	b, err := encodeRequest(jsonrpc.ID{}, false, method, params)
+	b, err := jsonrpc.AppendNotification(nil, method, params)
 	if err != nil {
 		return err
 	}
@@ -595,46 +590,36 @@ func (s *session) Notify(ctx context.Context, method string, params wire.Marshal
 // response.
 func (s *session) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
 	st := s.target(ctx)
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrSessionClosed
+	p, err := s.calls.Start(result)
+	if err != nil {
+		return err
 	}
-	s.nextCall++
-	n := s.nextCall
-	ch := make(chan *message, 1)
-	s.calls[n] = ch
-	s.mu.Unlock()
-	forget := func() {
-		s.mu.Lock()
-		delete(s.calls, n)
-		s.mu.Unlock()
-	}
-	b, err := encodeRequest(wire.IntValue(n), true, method, params)
+	id := p.ID()
+	b, err := jsonrpc.AppendRequest(nil, id, method, params)
 	if err == nil {
 		err = s.send(st, b)
 	}
 	if err != nil {
-		forget()
+		s.calls.Abandon(p)
 		return err
 	}
-	select {
-	case m := <-ch:
-		if m.err != nil {
-			return m.err
+	err = s.calls.Wait(ctx, p)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// Tell the client to stop; it must not answer anymore.
+		if cancelled := s.protocol().RoleName(mcp.RoleCancelled); cancelled != "" {
+			_ = s.Notify(ctx, cancelled, mcp.CancelledParams(id, ctx.Err().Error()))
 		}
-		if result != nil {
-			return wire.UnmarshalShared(m.result, result) // the message owns its bytes
-		}
-		return nil
-	case <-ctx.Done():
-		forget()
-		_ = s.Notify(ctx, "notifications/cancelled", mcp.CancelledParams(wire.IntValue(n), ctx.Err().Error()))
-		return ctx.Err()
-	case <-s.ctx.Done():
-		forget()
-		return ErrSessionClosed
 	}
+	return err
+}
+
+// protocol is the session's revision (or, before initialize, an empty
+// one).
+func (s *session) protocol() *mcp.Protocol {
+	if p := s.ms.Protocol(); p != nil {
+		return p
+	}
+	return &mcp.Protocol{}
 }
 
 // discardCaller is the peer of a throwaway session.

@@ -42,7 +42,7 @@ var (
 // Notify implements mcp.Outbound for the request the stream answers:
 // related messages go on the stream, else on the GET stream, else nowhere.
 func (st *stream) Notify(_ context.Context, method string, params wire.Marshaler) error {
-	b, err := encodeRequest(jsonrpc.ID{}, false, method, params)
+	b, err := jsonrpc.AppendNotification(nil, method, params)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (st *stream) answer(resp []byte) {
 		return
 	}
 	if c := st.conn; c != nil && !st.started && len(st.answers) > 0 {
-		c.json = joinBatch(st.answers)
+		c.json = jsonrpc.AppendBatch(nil, st.answers)
 	}
 	st.answers = nil
 	st.final = true

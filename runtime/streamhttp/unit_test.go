@@ -14,48 +14,6 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 )
 
-func TestHeaderValueEncoding(t *testing.T) {
-	// The examples of 2026-07-28 "Value Encoding", and the edges.
-	for _, tc := range []struct{ in, out string }{
-		{"us-west1", "us-west1"},
-		{"Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="},
-		{" padded ", "=?base64?IHBhZGRlZCA=?="},
-		{"line1\nline2", "=?base64?bGluZTEKbGluZTI=?="},
-		{"=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="},
-		{"", "=?base64??="},
-		{"a\tb", "=?base64?YQli?="},
-		{"inner space", "inner space"},
-		{"=?base64?SGVsbG8=", "=?base64?SGVsbG8="},
-	} {
-		if got := encodeHeaderValue(tc.in); got != tc.out {
-			t.Errorf("encode %q = %q, want %q", tc.in, got, tc.out)
-		}
-		if back, err := decodeHeaderValue(tc.out); err != nil || back != tc.in {
-			t.Errorf("decode %q = %q, %v", tc.out, back, err)
-		}
-	}
-	for _, tc := range []struct {
-		in, out string
-		bad     bool
-	}{
-		{"=?base64?SGVsbG8=?=", "Hello", false},
-		{"=?base64?SGVsbG8?=", "", true},     // bad padding
-		{"=?base64?SGVs!!!bG8=?=", "", true}, // bad characters
-		{"SGVsbG8=", "SGVsbG8=", false},      // no wrapper: literal
-		{"=?base64?SGVsbG8=", "=?base64?SGVsbG8=", false},
-		{"  x  ", "x", false},
-		{"=?base64?/w==?=", "", true},     // not UTF-8
-		{"=?base64?SGVsbG9=?=", "", true}, // non-zero padding bits
-		{"h\xc3\xa9", "", true},           // raw non-ASCII
-		{"a\x00b", "", true},
-	} {
-		got, err := decodeHeaderValue(tc.in)
-		if (err != nil) != tc.bad || got != tc.out {
-			t.Errorf("decode %q = %q, %v", tc.in, got, err)
-		}
-	}
-}
-
 func TestMemoryEventStore(t *testing.T) {
 	s := NewMemoryEventStore(3, 2)
 	var ids []string
@@ -124,39 +82,6 @@ func TestSSEReader(t *testing.T) {
 	long := newSSEReader(strings.NewReader("data: "+strings.Repeat("x", 2000)+"\n\n"), 1<<10)
 	if _, err := long.next(); !errors.Is(err, errLineTooLong) {
 		t.Fatal(err)
-	}
-}
-
-func TestParseMessage(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		kind kind
-	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"m"}`, kindRequest},
-		{`{"jsonrpc":"2.0","id":"x","method":"m","params":[]}`, kindRequest},
-		{`{"jsonrpc":"2.0","method":"m"}`, kindNotification},
-		{`{"jsonrpc":"2.0","id":1,"result":{}}`, kindResponse},
-		{`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`, kindResponse},
-		{`{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}`, kindResponse},
-		{`{"jsonrpc":"2.0","id":1,"method":"m","result":1}`, kindInvalid},
-		{`{"jsonrpc":"2.0","id":1,"method":"m","params":3}`, kindInvalid},
-		{`{"jsonrpc":"2.0","id":1}`, kindInvalid},
-		{`{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, kindInvalid},
-		{`{"jsonrpc":"2.0","result":1}`, kindInvalid},
-		{`{"id":1,"method":"m"}`, kindInvalid},
-		{`{"jsonrpc":"2.0","id":true,"method":"m"}`, kindInvalid},
-		{`{"jsonrpc":"2.0","id":1e2,"method":"m"}`, kindInvalid},
-		{`{"jsonrpc":"2.0","id":1,"method":5}`, kindInvalid},
-	} {
-		m, err := parseMessage([]byte(tc.in))
-		if err != nil || m.kind != tc.kind {
-			t.Errorf("%s: kind %d (%s), %v; want %d", tc.in, m.kind, m.problem, err, tc.kind)
-		}
-	}
-	for _, bad := range []string{``, `{`, `{"a":1}x`, `{"a":"\xff"}`} {
-		if _, err := parseMessage([]byte(bad)); err == nil {
-			t.Errorf("%q parsed", bad)
-		}
 	}
 }
 

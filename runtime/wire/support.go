@@ -133,3 +133,25 @@ func (d *Decoder) EnterFirstItem() (bool, error) {
 	d.pos = i
 	return true, nil
 }
+
+// MemberOf returns the value of the member name of the object obj (the first,
+// if it repeats) as a view of obj; false when obj is not an object, has no
+// such member, or is malformed.
+func MemberOf(obj Raw, name string) (Raw, bool) {
+	if obj.Kind() != Object {
+		return nil, false
+	}
+	var out Raw
+	found := false
+	d := NewDecoder(obj)
+	d.SetShared(true)
+	_ = d.Object(func(key []byte) error {
+		if found || string(key) != name {
+			return d.Skip()
+		}
+		v, err := d.Raw()
+		out, found = v, err == nil
+		return err
+	})
+	return out, found
+}

@@ -419,3 +419,24 @@ func TestCopyMembers(t *testing.T) {
 		})
 	}
 }
+
+func TestMemberOf(t *testing.T) {
+	for _, tc := range []struct {
+		in, name, want string
+		found          bool
+	}{
+		{`{"a":1,"b":{"c":[2]}}`, "b", `{"c":[2]}`, true},
+		{`{"a":1}`, "b", "", false},
+		{`{"\u0062":"x"}`, "b", `"x"`, true},
+		{`{"b":1,"b":2}`, "b", `1`, true}, // the first
+		{`{"b":null}`, "b", `null`, true},
+		{`[1]`, "b", "", false},
+		{``, "b", "", false},
+		{`{"b":`, "b", "", false},
+	} {
+		got, found := MemberOf(Raw(tc.in), tc.name)
+		if string(got) != tc.want || found != tc.found {
+			t.Errorf("MemberOf(%s, %q) = %s, %v; want %s, %v", tc.in, tc.name, got, found, tc.want, tc.found)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
@@ -44,7 +45,7 @@ func jsonOf(v wire.Marshaler) string {
 
 func demoEra(ctx context.Context, server, url string, era rt.Era) error {
 	name := map[rt.Era]string{rt.Legacy: "stateful (initialize)", rt.Modern: "stateless (_meta on every request)"}[era]
-	var transport rt.ClientTransport = &rt.CommandTransport{Path: server, Stderr: os.Stderr}
+	var transport rt.ClientTransport = &stdio.CommandTransport{Path: server, Stderr: os.Stderr}
 	if url != "" {
 		transport = &streamhttp.ClientTransport{URL: url, Logger: warnings()}
 		show("\n== %s over Streamable HTTP: %s", name, url)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 
 	v25 "example.com/downstream/mcp/v20251125"
 	v26 "example.com/downstream/mcp/v20260728"
@@ -29,7 +30,7 @@ func run(server string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, era := range []mcp.Era{mcp.Legacy, mcp.Modern} {
-		cs, err := mcp.Connect(ctx, &mcp.CommandTransport{Path: server, Stderr: os.Stderr},
+		cs, err := mcp.Connect(ctx, &stdio.CommandTransport{Path: server, Stderr: os.Stderr},
 			mcp.ClientOptions{Name: "downstream-client", Version: "1.0.0", Era: era},
 			v25.Mount(v25.UnimplementedClientHandler{}), v26.Mount(v26.UnimplementedClientHandler{}))
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v25 "example.com/downstream/mcp/v20251125"
@@ -34,7 +35,7 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return srv.ServeStdio(ctx, os.Stdin, os.Stdout, mcp.StreamOptions{})
+	return stdio.Serve(ctx, srv, os.Stdin, os.Stdout, stdio.Options{})
 }
 
 // greeting is what greet answers for its arguments.

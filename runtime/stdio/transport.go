@@ -1,0 +1,151 @@
+package stdio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+)
+
+// Serve serves srv on r and w (a process's standard input and output)
+// until r ends or ctx is done; either drains the connection first (see
+// jsonrpc.Options.DrainTimeout): the requests already read are answered.
+// It returns nil at the end of r and ctx.Err() when ctx ended it. Both
+// eras share the connection (mcp.Server.ServeConn).
+func Serve(ctx context.Context, srv *mcp.Server, r io.Reader, w io.Writer, o Options) error {
+	st := NewStream(r, w, o)
+	defer st.Close()
+	return srv.ServeConn(ctx, st, o.Conn)
+}
+
+// CommandTransport runs a server as a child process and talks to it over
+// its standard input and output (the stdio transport, client side).
+type CommandTransport struct {
+	// Path and Args name the program; Dir and Env are as in exec.Cmd.
+	Path string
+	Args []string
+	Dir  string
+	Env  []string
+	// Stderr receives the server's logs (default: os.Stderr).
+	Stderr io.Writer
+	// Conn configures the JSON-RPC connection.
+	Conn jsonrpc.Options
+	// ShutdownTimeout is how long Close waits for the server to exit after
+	// closing its standard input before killing it (default 5s).
+	ShutdownTimeout time.Duration
+}
+
+var _ mcp.ClientTransport = (*CommandTransport)(nil)
+
+// Dial starts the process.
+func (t *CommandTransport) Dial(ctx context.Context, h jsonrpc.Handler) (mcp.ClientConn, error) {
+	cmd := exec.Command(t.Path, t.Args...)
+	cmd.Dir, cmd.Env = t.Dir, t.Env
+	cmd.Stderr = t.Stderr
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("stdio: starting %s: %w", t.Path, err)
+	}
+	conn := jsonrpc.NewConn(NewStream(stdout, stdin, Options{}), h, t.Conn)
+	c := &commandConn{Conn: conn, cmd: cmd, stdin: stdin, served: make(chan error, 1), timeout: t.ShutdownTimeout}
+	if c.timeout == 0 {
+		c.timeout = 5 * time.Second
+	}
+	go func() { c.served <- conn.Serve(context.Background()) }()
+	return c, nil
+}
+
+type commandConn struct {
+	*jsonrpc.Conn
+	cmd     *exec.Cmd
+	stdin   io.Closer
+	served  chan error
+	timeout time.Duration
+}
+
+// Close shuts the server down as the stdio transport asks: close its
+// standard input, wait for it to exit, then terminate it, then kill it.
+func (c *commandConn) Close() error {
+	_ = c.stdin.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- c.cmd.Wait() }()
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(c.timeout):
+		_ = c.cmd.Process.Signal(os.Interrupt)
+		select {
+		case err = <-exited:
+		case <-time.After(c.timeout):
+			_ = c.cmd.Process.Kill()
+			err = <-exited
+		}
+	}
+	_ = c.Conn.Close()
+	<-c.served
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return nil // the server's exit status is its business
+	}
+	return err
+}
+
+// InProcessTransport connects a client to a Server in the same process
+// over a pair of pipes carrying the stdio framing: what tests and
+// benchmarks use, and a way to embed a server.
+type InProcessTransport struct {
+	Server *mcp.Server
+	// Options configure the server side.
+	Options Options
+	// Conn configures the client side.
+	Conn jsonrpc.Options
+}
+
+var _ mcp.ClientTransport = (*InProcessTransport)(nil)
+
+// Dial starts serving one connection and returns the client's end.
+func (t *InProcessTransport) Dial(ctx context.Context, h jsonrpc.Handler) (mcp.ClientConn, error) {
+	cr, sw := io.Pipe() // server -> client
+	sr, cw := io.Pipe() // client -> server
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(context.Background(), t.Server, sr, sw, t.Options)
+		_ = sw.Close()
+	}()
+	conn := jsonrpc.NewConn(NewStream(cr, cw, Options{}), h, t.Conn)
+	done := make(chan error, 1)
+	go func() { done <- conn.Serve(context.Background()) }()
+	return &inProcessConn{Conn: conn, w: cw, served: served, done: done}, nil
+}
+
+type inProcessConn struct {
+	*jsonrpc.Conn
+	w      io.Closer
+	served chan error
+	done   chan error
+}
+
+// Close ends the connection as a stdio client does: the server sees EOF.
+func (c *inProcessConn) Close() error {
+	_ = c.w.Close()
+	err := <-c.served
+	_ = c.Conn.Close()
+	<-c.done
+	return err
+}

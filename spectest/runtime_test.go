@@ -1,0 +1,123 @@
+package spectest_test
+
+import (
+	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+	"github.com/mcpgen/mcpgen/spectest/mcp/mcp20241105"
+	"github.com/mcpgen/mcpgen/spectest/mcp/mcp20250326"
+	"github.com/mcpgen/mcpgen/spectest/mcp/mcp20250618"
+	"github.com/mcpgen/mcpgen/spectest/mcp/mcp20251125"
+	"github.com/mcpgen/mcpgen/spectest/mcp/mcp20260728"
+	"github.com/mcpgen/mcpgen/spectest/mcp/mcpdraft"
+)
+
+// TestRuntimeData checks what each official revision's generated method
+// table gives the runtime against what its schema says: how an error that
+// cannot name its request writes its id (JSONRPCError requires a string or
+// integer id up to 2025-06-18, so only JSON-RPC's null is left;
+// JSONRPCErrorResponse makes it optional from 2025-11-25 on, and it is
+// left out), the code of a missing client capability, the task encoders,
+// the tool error, the roles the runtime finds methods by, and that
+// NewServer has a route for every method the table gives the runtime.
+func TestRuntimeData(t *testing.T) {
+	for _, tc := range []struct {
+		p       *mcp.Protocol
+		noID    jsonrpc.NoID
+		capCode int64
+		tasks   bool
+	}{
+		{mcp20241105.Protocol(), jsonrpc.NullID, 0, false},
+		{mcp20250326.Protocol(), jsonrpc.NullID, 0, false},
+		{mcp20250618.Protocol(), jsonrpc.NullID, 0, false},
+		{mcp20251125.Protocol(), jsonrpc.OmitID, 0, true},
+		{mcp20260728.Protocol(), jsonrpc.OmitID, mcp.CodeMissingRequiredClientCapability, false},
+		{mcpdraft.Protocol(), jsonrpc.OmitID, mcp.CodeMissingRequiredClientCapability, false},
+	} {
+		t.Run(tc.p.Revision, func(t *testing.T) {
+			p := tc.p
+			if p.NoID != tc.noID {
+				t.Errorf("NoID = %d, want %d", p.NoID, tc.noID)
+			}
+			if p.MissingCapabilityCode != tc.capCode {
+				t.Errorf("MissingCapabilityCode = %d, want %d", p.MissingCapabilityCode, tc.capCode)
+			}
+			if (p.Tasks != nil) != tc.tasks {
+				t.Errorf("task encoders: %v, want %v", p.Tasks != nil, tc.tasks)
+			}
+			if p.ToolError == nil {
+				t.Error("no tool error")
+			}
+			for role, name := range map[mcp.Role]string{mcp.RoleToolsCall: "tools/call", mcp.RoleToolsList: "tools/list", mcp.RoleProgress: "notifications/progress", mcp.RoleCancelled: "notifications/cancelled"} {
+				if got := p.RoleName(role); got != name {
+					t.Errorf("role %d is %q, want %q", role, got, name)
+				}
+			}
+			owned := 0
+			for _, m := range p.Methods {
+				if m.Feature != mcp.FeatureNone {
+					owned++
+					if m.Serve != nil || m.HandlerType != nil {
+						t.Errorf("%s is the runtime's (%s) and a handler's", m.Name, m.Feature)
+					}
+				}
+			}
+			if owned == 0 {
+				t.Error("no method is the runtime's")
+			}
+			if _, err := mcp.NewServer(mcp.ServerOptions{Name: "t", Version: "1", Tasks: &mcp.TaskOptions{}}, mcp.Mount{Protocol: p, Handler: struct{}{}}); err != nil {
+				t.Errorf("NewServer: %v", err)
+			}
+		})
+	}
+}
+
+// TestGeneratedTaskShapes pins what the generated task encoders of
+// 2025-11-25 write: the bytes the runtime wrote by hand before they were
+// generated.
+func TestGeneratedTaskShapes(t *testing.T) {
+	c := mcp20251125.Protocol().Tasks
+	info := &mcp.TaskInfo{ID: "t1", Status: "working", CreatedAt: "2026-01-02T03:04:05Z", LastUpdatedAt: "2026-01-02T03:04:06Z", TTLMs: 60000, PollIntervalMs: 200}
+	task := `{"taskId":"t1","status":"working","createdAt":"2026-01-02T03:04:05Z","lastUpdatedAt":"2026-01-02T03:04:06Z","ttl":60000,"pollInterval":200}`
+	withMessage := *info
+	withMessage.Message = "half way"
+	for _, tc := range []struct {
+		name string
+		got  wire.Marshaler
+		want string
+	}{
+		{"Task", c.Task(info), task},
+		{"CreateTaskResult", c.Create(info), `{"task":` + task + `}`},
+		{"GetTaskResult", c.Get(info), task},
+		{"CancelTaskResult", c.Cancel(info), task},
+		{"TaskStatusNotificationParams", c.Status(info), task},
+		{"statusMessage", c.Task(&withMessage), `{"taskId":"t1","status":"working","statusMessage":"half way","createdAt":"2026-01-02T03:04:05Z","lastUpdatedAt":"2026-01-02T03:04:06Z","ttl":60000,"pollInterval":200}`},
+	} {
+		b, err := wire.Marshal(tc.got)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("%s: %s %v\nwant %s", tc.name, b, err, tc.want)
+		}
+		if v, ok := tc.got.(interface{ Validate() error }); !ok || v.Validate() != nil {
+			t.Errorf("%s does not validate", tc.name)
+		}
+	}
+}
+
+// TestGeneratedToolError pins the tool execution error of each era: the
+// bytes the runtime wrote by hand before it was generated.
+func TestGeneratedToolError(t *testing.T) {
+	for _, tc := range []struct {
+		p    *mcp.Protocol
+		want string
+	}{
+		{mcp20250618.Protocol(), `{"content":[{"type":"text","text":"bad \"x\""}],"isError":true}`},
+		{mcp20251125.Protocol(), `{"content":[{"type":"text","text":"bad \"x\""}],"isError":true}`},
+		{mcp20260728.Protocol(), `{"resultType":"complete","content":[{"type":"text","text":"bad \"x\""}],"isError":true}`},
+	} {
+		if b, err := wire.Marshal(tc.p.ToolError(`bad "x"`)); err != nil || string(b) != tc.want {
+			t.Errorf("%s: %s %v, want %s", tc.p.Revision, b, err, tc.want)
+		}
+	}
+}
