@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/mcpgen/mcpgen/runtime/stdio"
@@ -32,11 +33,29 @@ import (
 	"github.com/mcpgen/mcpgen/bench/echo"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run serves until the end of the input or a signal; its result is the
+// exit status (deferred calls, such as the profile's, run before the exit).
+func run() (exit int) {
 	stack := flag.String("stack", "mcpgen", "the `STACK` to serve: mcpgen, go-sdk, mcp-go, mcp-go-novalidate or plain")
 	addr := flag.String("http", "", "serve HTTP on `ADDR` (at /mcp) instead of stdio; port 0 picks a free one")
 	addrFile := flag.String("addr-file", "", "with --http, write the address listened on to `FILE`")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE`")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatalf("echo-server: %v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatalf("echo-server: %v", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
@@ -46,8 +65,10 @@ func main() {
 		err = serveHTTP(ctx, *stack, *addr, *addrFile)
 	}
 	if err != nil {
-		log.Fatalf("echo-server: %v", err)
+		log.Printf("echo-server: %v", err)
+		return 1
 	}
+	return 0
 }
 
 // quiet is the logger of every stack: the measurement is not of logging.
