@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # blackbox.sh — the black-box comparison: mcpgen, go-sdk, mcp-go and a
-# plain standard-library JSON-RPC loop, each a separate server process
-# (cmd/echo-server) driven by cmd/mcpload over stdio and loopback HTTP.
+# plain standard-library JSON-RPC loop, each a server binary of its own
+# (cmd/echo-STACK) driven by cmd/mcpload over stdio and loopback HTTP.
 # Not part of `make test`; `make bench-blackbox` runs it.
 #
 # Each repetition runs every case for every stack that has it, back to
@@ -26,7 +26,9 @@ VALIDATE=${VALIDATE:-1}        # also run the decode+validate benchmarks of spec
 mkdir -p "$OUT/bin"
 OUT=$(cd "$OUT" && pwd)
 go generate ./...
-go build -o "$OUT/bin/echo-server" ./cmd/echo-server
+for s in mcpgen go-sdk mcp-go plain; do
+	go build -o "$OUT/bin/echo-$s" "./cmd/echo-$s"
+done
 go build -o "$OUT/bin/mcpload" ./cmd/mcpload
 runs="$OUT/runs.jsonl"
 : > "$runs"
@@ -74,7 +76,7 @@ for rep in $(seq 1 "$REPS"); do
 			flags=()
 			[ "$tx" = http ] && flags+=(--http)
 			echo "blackbox: rep $rep $tx $era $conc×${text}B $s" >&2
-			"$OUT/bin/mcpload" --rep "$rep" --label "$s" --cmd "$OUT/bin/echo-server --stack $s" "${flags[@]}" \
+			"$OUT/bin/mcpload" --rep "$rep" --label "$s" --cmd "$OUT/bin/echo-$s" "${flags[@]}" \
 				--era "$era" --concurrency "$conc" --text-bytes "$text" --duration "$DURATION" --warmup "$WARMUP" | tee -a "$runs"
 		done
 	done

@@ -8,13 +8,13 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/mcpgen/mcpgen/bench/echo"
+	"github.com/mcpgen/mcpgen/bench/echo/gosdkecho"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The official Go SDK stack: mcp.NewServer with echo added by the generic
-// mcp.AddTool (the SDK infers the inputSchema from echo.GoSDKIn, validates every
-// call's arguments against it and unmarshals them into echo.GoSDKIn), served on
+// mcp.AddTool (the SDK infers the inputSchema from gosdkecho.In, validates every
+// call's arguments against it and unmarshals them into gosdkecho.In), served on
 // the server's pipe end by an mcp.IOTransport, and an mcp.Client connected
 // by another mcp.IOTransport on the client's end. IOTransport is the
 // SDK's stdio framing (newline-delimited JSON) over any reader and
@@ -65,7 +65,7 @@ func openGoSDK(tb testing.TB, args json.RawMessage) session {
 	tb.Helper()
 	ctx := tb.Context()
 	client, server := newPipes()
-	ss, err := echo.GoSDK(slog.New(slog.DiscardHandler)).Connect(ctx, &gosdk.IOTransport{Reader: server.R, Writer: server.W}, nil)
+	ss, err := gosdkecho.New(slog.New(slog.DiscardHandler)).Connect(ctx, &gosdk.IOTransport{Reader: server.R, Writer: server.W}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

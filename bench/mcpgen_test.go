@@ -12,7 +12,7 @@ import (
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 
-	"github.com/mcpgen/mcpgen/bench/echo"
+	"github.com/mcpgen/mcpgen/bench/echo/mcpgenecho"
 	v25 "github.com/mcpgen/mcpgen/bench/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/bench/mcp/v20260728"
 )
@@ -27,10 +27,10 @@ import (
 // io.Pipes; pipeTransport exists only so that every stack gets the pipes
 // of newPipes.
 
-// newMCPGenServer returns echo.MCPGen's server, logging nowhere.
+// newMCPGenServer returns mcpgenecho.New's server, logging nowhere.
 func newMCPGenServer(tb testing.TB) *rt.Server {
 	tb.Helper()
-	srv, err := echo.MCPGen(slog.New(slog.DiscardHandler))
+	srv, err := mcpgenecho.New(slog.New(slog.DiscardHandler))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
-	"github.com/mcpgen/mcpgen/bench/echo"
+	"github.com/mcpgen/mcpgen/bench/echo/mcpgoecho"
 )
 
 // The mcp-go stack: server.NewMCPServer with the echo tool (its handler
@@ -91,7 +91,7 @@ func openMCPGoNoValidate(tb testing.TB, args json.RawMessage) session {
 func openMCPGoServer(tb testing.TB, args json.RawMessage, validate bool) session {
 	tb.Helper()
 	client, server := newPipes()
-	stdio := mcpgoserver.NewStdioServer(echo.MCPGo(validate))
+	stdio := mcpgoserver.NewStdioServer(mcpgoecho.New(validate))
 	stdio.SetErrorLogger(log.New(io.Discard, "", 0))
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)

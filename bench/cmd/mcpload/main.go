@@ -3,8 +3,8 @@
 // tools/call requests in flight for a while, verifies every response, and
 // prints one JSON line per run:
 //
-//	mcpload --cmd 'bin/echo-server --stack mcpgen' --era 2025-11-25 --concurrency 16 --duration 5s
-//	mcpload --cmd 'bin/echo-server --stack plain' --http --concurrency 16
+//	mcpload --cmd bin/echo-mcpgen --era 2025-11-25 --concurrency 16 --duration 5s
+//	mcpload --cmd bin/echo-plain --http --concurrency 16
 //	mcpload --url http://127.0.0.1:8080/mcp --pid 1234 --era 2026-07-28
 //	mcpload summarize runs.jsonl
 //

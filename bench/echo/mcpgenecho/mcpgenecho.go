@@ -1,10 +1,7 @@
-// Package echo builds the echo tool server of every stack the benchmarks
-// compare — mcpgen, the official go-sdk, mcp-go and a plain standard-library
-// JSON-RPC loop — so that the in-process benchmarks and the black-box
-// servers of cmd/echo-server serve the very same thing: a tool "echo" whose
-// arguments {"text": string} are checked against InputSchema and whose
-// result is one text content block with that text.
-package echo
+// Package mcpgenecho is the echo server of mcpgen: both eras (2025-11-25
+// and 2026-07-28) mounted on one server, the handler reading its argument
+// in place as examples/everything's echo does.
+package mcpgenecho
 
 import (
 	"context"
@@ -14,20 +11,10 @@ import (
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
+	"github.com/mcpgen/mcpgen/bench/echo"
 	v25 "github.com/mcpgen/mcpgen/bench/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/bench/mcp/v20260728"
 )
-
-// InputSchema is the echo tool's inputSchema (what go-sdk infers from its
-// argument struct).
-const InputSchema = `{"type":"object","properties":{"text":{"type":"string","description":"The text to echo"}},"required":["text"]}`
-
-// Description is the echo tool's description.
-const Description = "Echoes its text argument back as one text block."
-
-// ToolList is the tools/list result of the echo servers: the mcpgen server
-// learns the tool's inputSchema from it and checks every call against it.
-const ToolList = `{"tools":[{"name":"echo","description":"` + Description + `","inputSchema":` + InputSchema + `}]}`
 
 // handler25 serves echo for revision 2025-11-25 (the stateful era).
 type handler25 struct{ tools *v25.ListToolsResult }
@@ -79,12 +66,12 @@ func text(tool string, args wire.Raw) (string, error) {
 	return string(s), nil
 }
 
-// MCPGen returns an mcpgen server with echo in both eras (2025-11-25 and
+// New returns an mcpgen server with echo in both eras (2025-11-25 and
 // 2026-07-28 mounted side by side), logging to logger.
-func MCPGen(logger *slog.Logger) (*rt.Server, error) {
+func New(logger *slog.Logger) (*rt.Server, error) {
 	h25 := &handler25{tools: new(v25.ListToolsResult)}
 	h26 := &handler26{tools: new(v26.ListToolsResult)}
-	if err := errors.Join(wire.Unmarshal([]byte(ToolList), h25.tools), wire.Unmarshal([]byte(ToolList), h26.tools)); err != nil {
+	if err := errors.Join(wire.Unmarshal([]byte(echo.ToolList), h25.tools), wire.Unmarshal([]byte(echo.ToolList), h26.tools)); err != nil {
 		return nil, err
 	}
 	return rt.NewServer(rt.ServerOptions{Name: "mcpgen-echo", Version: "bench", Logger: logger},
