@@ -10,7 +10,7 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo test test-go test-history test-spec test-example vet interop-deps conformance bench bench-compare fuzz clean
+.PHONY: all build generate demo test test-go test-history test-spec test-example vet interop-deps conformance bench bench-compare bench-blackbox fuzz clean
 
 all: build
 
@@ -84,6 +84,10 @@ bench: generate
 bench-compare:
 	cd bench && $(GO) generate ./...
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-blackbox: the black-box comparison (separate server processes, bench/cmd/mcpload driving them; medians and per-rep ratios in out/blackbox). Not part of make test.
+bench-blackbox:
+	bench/blackbox.sh
 
 FUZZTIME ?= 60s
 ## fuzz: every fuzz target for FUZZTIME each

@@ -8,34 +8,17 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/bench/echo/gosdkecho"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The official Go SDK stack: mcp.NewServer with echo added by the generic
-// mcp.AddTool (the SDK infers the inputSchema from echoIn, validates every
-// call's arguments against it and unmarshals them into echoIn), served on
+// mcp.AddTool (the SDK infers the inputSchema from gosdkecho.In, validates every
+// call's arguments against it and unmarshals them into gosdkecho.In), served on
 // the server's pipe end by an mcp.IOTransport, and an mcp.Client connected
 // by another mcp.IOTransport on the client's end. IOTransport is the
 // SDK's stdio framing (newline-delimited JSON) over any reader and
 // writer; mcp.StdioTransport is the same over os.Stdin and os.Stdout.
-
-// echoIn is the echo tool's arguments; go-sdk infers the inputSchema
-// {"type":"object","properties":{"text":{"type":"string",...}},"required":["text"]}
-// from it.
-type echoIn struct {
-	Text string `json:"text" jsonschema:"The text to echo"`
-}
-
-// newGoSDKServer returns a go-sdk server with the echo tool.
-func newGoSDKServer() *gosdk.Server {
-	srv := gosdk.NewServer(&gosdk.Implementation{Name: "gosdk-echo", Version: "bench"},
-		&gosdk.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
-	gosdk.AddTool(srv, &gosdk.Tool{Name: "echo", Description: "Echoes its text argument back as one text block."},
-		func(_ context.Context, _ *gosdk.CallToolRequest, in echoIn) (*gosdk.CallToolResult, any, error) {
-			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Text}}}, nil, nil
-		})
-	return srv
-}
 
 // goSDKSession is a go-sdk client session with its server session.
 type goSDKSession struct {
@@ -82,7 +65,7 @@ func openGoSDK(tb testing.TB, args json.RawMessage) session {
 	tb.Helper()
 	ctx := tb.Context()
 	client, server := newPipes()
-	ss, err := newGoSDKServer().Connect(ctx, &gosdk.IOTransport{Reader: server.R, Writer: server.W}, nil)
+	ss, err := gosdkecho.New(slog.New(slog.DiscardHandler)).Connect(ctx, &gosdk.IOTransport{Reader: server.R, Writer: server.W}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

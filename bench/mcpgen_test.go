@@ -11,8 +11,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
-	"github.com/mcpgen/mcpgen/runtime/wire"
 
+	"github.com/mcpgen/mcpgen/bench/echo/mcpgenecho"
 	v25 "github.com/mcpgen/mcpgen/bench/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/bench/mcp/v20260728"
 )
@@ -27,71 +27,10 @@ import (
 // io.Pipes; pipeTransport exists only so that every stack gets the pipes
 // of newPipes.
 
-// echoToolList is the tools/list result of the echo servers: the server
-// learns the tool's inputSchema from it and checks every call against it.
-const echoToolList = `{"tools":[{"name":"echo","description":"Echoes its text argument back as one text block.","inputSchema":` + echoInputSchema + `}]}`
-
-// echo25 serves echo for revision 2025-11-25 (the stateful era).
-type echo25 struct{ tools *v25.ListToolsResult }
-
-// ListTools answers the echo tool; the runtime calls it once to learn
-// the tool's inputSchema.
-func (h *echo25) ListTools(context.Context, *v25.PaginatedRequestParams) (*v25.ListToolsResult, error) {
-	return h.tools, nil
-}
-
-// CallTool answers echo with its text argument as one text block.
-func (h *echo25) CallTool(_ context.Context, p *v25.CallToolRequestParams) (v25.CallToolReply, error) {
-	s, err := echoText(p.Name, wire.Raw(p.Arguments))
-	if err != nil {
-		return nil, err
-	}
-	return &v25.CallToolResult{Content: []v25.ContentBlock{&v25.TextContent{Text: s}}}, nil
-}
-
-// echo26 serves echo for revision 2026-07-28 (the stateless era).
-type echo26 struct{ tools *v26.ListToolsResult }
-
-// ListTools answers the echo tool.
-func (h *echo26) ListTools(context.Context, *v26.PaginatedRequestParams) (*v26.ListToolsResult, error) {
-	return h.tools, nil
-}
-
-// CallTool answers echo with its text argument as one text block.
-func (h *echo26) CallTool(_ context.Context, p *v26.CallToolRequestParams) (v26.CallToolReply, error) {
-	s, err := echoText(p.Name, wire.Raw(p.Arguments))
-	if err != nil {
-		return nil, err
-	}
-	return &v26.CallToolResult{Content: []v26.ContentBlock{&v26.TextContent{Text: s}}}, nil
-}
-
-// echoText returns the text argument of an echo call, reading the raw
-// arguments in place as examples/everything's echoText does (the runtime
-// has already checked them against the inputSchema).
-func echoText(tool string, args wire.Raw) (string, error) {
-	if tool != "echo" {
-		return "", rt.InvalidParams("/params/name", "unknown tool "+tool)
-	}
-	d := wire.NewDecoder(args)
-	k, s, err := d.PeekMember("text")
-	if err != nil || k != wire.String {
-		return "", rt.InvalidParams("/params/arguments/text", "want a string")
-	}
-	return string(s), nil
-}
-
-// newMCPGenServer returns a server with echo in both eras, logging
-// nowhere.
+// newMCPGenServer returns mcpgenecho.New's server, logging nowhere.
 func newMCPGenServer(tb testing.TB) *rt.Server {
 	tb.Helper()
-	h25 := &echo25{tools: new(v25.ListToolsResult)}
-	h26 := &echo26{tools: new(v26.ListToolsResult)}
-	if err := errors.Join(wire.Unmarshal([]byte(echoToolList), h25.tools), wire.Unmarshal([]byte(echoToolList), h26.tools)); err != nil {
-		tb.Fatal(err)
-	}
-	srv, err := rt.NewServer(rt.ServerOptions{Name: "mcpgen-echo", Version: "bench", Logger: slog.New(slog.DiscardHandler)},
-		v25.Mount(h25), v26.Mount(h26))
+	srv, err := mcpgenecho.New(slog.New(slog.DiscardHandler))
 	if err != nil {
 		tb.Fatal(err)
 	}

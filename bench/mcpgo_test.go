@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
+	"github.com/mcpgen/mcpgen/bench/echo/mcpgoecho"
 )
 
 // The mcp-go stack: server.NewMCPServer with the echo tool (its handler
@@ -31,24 +32,6 @@ import (
 // mcp-go's StdioServer keeps its session in a package variable, so one
 // process should serve one stdio connection at a time: the tests and
 // benchmarks open one mcp-go session at a time.
-
-// newMCPGoServer returns an mcp-go server with the echo tool.
-func newMCPGoServer(validate bool) *mcpgoserver.MCPServer {
-	var opts []mcpgoserver.ServerOption
-	if validate {
-		opts = append(opts, mcpgoserver.WithInputSchemaValidation())
-	}
-	srv := mcpgoserver.NewMCPServer("mcpgo-echo", "bench", opts...)
-	srv.AddTool(mcpgo.NewToolWithRawSchema("echo", "Echoes its text argument back as one text block.", []byte(echoInputSchema)),
-		func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			text, err := req.RequireString("text")
-			if err != nil {
-				return mcpgo.NewToolResultError(err.Error()), nil
-			}
-			return mcpgo.NewToolResultText(text), nil
-		})
-	return srv
-}
 
 // mcpGoSession is an mcp-go client with its stdio server.
 type mcpGoSession struct {
@@ -108,7 +91,7 @@ func openMCPGoNoValidate(tb testing.TB, args json.RawMessage) session {
 func openMCPGoServer(tb testing.TB, args json.RawMessage, validate bool) session {
 	tb.Helper()
 	client, server := newPipes()
-	stdio := mcpgoserver.NewStdioServer(newMCPGoServer(validate))
+	stdio := mcpgoserver.NewStdioServer(mcpgoecho.New(validate))
 	stdio.SetErrorLogger(log.New(io.Discard, "", 0))
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)

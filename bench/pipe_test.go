@@ -46,8 +46,3 @@ func echoArgs(tb testing.TB, text string) json.RawMessage {
 	}
 	return b
 }
-
-// echoInputSchema is the echo tool's inputSchema, as the mcpgen and mcp-go
-// servers declare it (go-sdk infers the same schema from its argument
-// struct).
-const echoInputSchema = `{"type":"object","properties":{"text":{"type":"string","description":"The text to echo"}},"required":["text"]}`

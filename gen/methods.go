@@ -435,7 +435,22 @@ func (g *generator) stamp(f *jen.File) {
 		if rt == nil {
 			continue
 		}
-		body := []jen.Code{jen.Id("c").Op(":=").Op("*").Id("r")}
+		// With a _meta to stamp, the copy, its _meta and the Implementation
+		// in it are one allocation.
+		withInfo := meta != nil && meta.Type.Kind == schema.Ref && g.hasServerInfo(meta.Type.Ref)
+		var body []jen.Code
+		if withInfo {
+			body = []jen.Code{
+				jen.Id("x").Op(":=").Op("&").Struct(
+					jen.Id("r").Id(n.name),
+					jen.Id("m").Id(meta.Type.Ref),
+					jen.Id("i").Id("Implementation"),
+				).Values(jen.Dict{jen.Id("r"): jen.Op("*").Id("r")}),
+				jen.Id("c").Op(":=").Op("&").Id("x").Dot("r"),
+			}
+		} else {
+			body = []jen.Code{jen.Id("c").Op(":=").Op("*").Id("r")}
+		}
 		def := "complete"
 		if n.name == "InputRequiredResult" {
 			def = "input_required"
@@ -453,19 +468,23 @@ func (g *generator) stamp(f *jen.File) {
 			}
 			body = append(body, jen.If(jen.Id("c").Dot(scope.GoName).Op("==").Lit("").Op("&&").Id("s").Dot("CacheScope").Op("!=").Lit("")).Block(set...))
 		}
-		if meta != nil && meta.Type.Kind == schema.Ref && g.hasServerInfo(meta.Type.Ref) {
+		if withInfo {
 			body = append(body, jen.If(jen.Id("s").Dot("ServerName").Op("!=").Lit("")).Block(
-				jen.Id("m").Op(":=").Id(meta.Type.Ref).Values(),
-				jen.If(jen.Id("c").Dot(meta.GoName).Op("!=").Nil()).Block(jen.Id("m").Op("=").Op("*").Id("c").Dot(meta.GoName)),
-				jen.If(jen.Id("m").Dot("ServerInfo").Op("==").Nil()).Block(
-					jen.Id("m").Dot("ServerInfo").Op("=").Op("&").Id("Implementation").Values(jen.Dict{
+				jen.If(jen.Id("c").Dot(meta.GoName).Op("!=").Nil()).Block(jen.Id("x").Dot("m").Op("=").Op("*").Id("c").Dot(meta.GoName)),
+				jen.If(jen.Id("x").Dot("m").Dot("ServerInfo").Op("==").Nil()).Block(
+					jen.Id("x").Dot("i").Op("=").Id("Implementation").Values(jen.Dict{
 						jen.Id("Name"): jen.Id("s").Dot("ServerName"), jen.Id("Version"): jen.Id("s").Dot("ServerVersion"),
 					}),
+					jen.Id("x").Dot("m").Dot("ServerInfo").Op("=").Op("&").Id("x").Dot("i"),
 				),
-				jen.Id("c").Dot(meta.GoName).Op("=").Op("&").Id("m"),
+				jen.Id("c").Dot(meta.GoName).Op("=").Op("&").Id("x").Dot("m"),
 			))
 		}
-		body = append(body, jen.Return(jen.Op("&").Id("c")))
+		if withInfo {
+			body = append(body, jen.Return(jen.Id("c")))
+		} else {
+			body = append(body, jen.Return(jen.Op("&").Id("c")))
+		}
 		cases = append(cases, jen.Case(jen.Op("*").Id(n.name)).Block(body...))
 	}
 	body := []jen.Code{jen.Return(jen.Id("result"))}

@@ -605,6 +605,17 @@ type inflight struct {
 // smallParams is the size of params stored inside an inflight.
 const smallParams = 96
 
+// midParams is the size of params stored with an inflight in an
+// inflightMid.
+const midParams = 512
+
+// inflightMid is an inflight with room for params of up to midParams
+// bytes, allocated as one.
+type inflightMid struct {
+	inflight
+	params [midParams]byte
+}
+
 func (e *inflight) stopTimer() {
 	if e.timer != nil {
 		e.timer.Stop()
@@ -650,16 +661,26 @@ func ConnFrom(ctx context.Context) *Conn {
 // dispatchRequest registers a request and starts its handler, or queues it
 // when MaxConcurrent handlers already run.
 func (c *Conn) dispatchRequest(m *Message, b *batch) {
-	e := &inflight{conn: c, batch: b}
-	e.req = Request{ID: m.ID, Method: m.Method}
-	if m.Params != nil {
-		p := m.Params
-		if len(p) <= smallParams {
-			e.req.Params = append(e.small[:0:len(p)], p...)
-		} else {
+	var e *inflight
+	p := m.Params
+	if n := len(p); n > smallParams && n <= midParams {
+		// Params of this size (a 2026-07-28 request with its _meta) share
+		// the inflight's allocation too.
+		w := new(inflightMid)
+		e = &w.inflight
+		e.req.Params = append(w.params[:0:n], p...)
+	} else {
+		e = new(inflight)
+		switch {
+		case p == nil:
+		case n <= smallParams:
+			e.req.Params = append(e.small[:0:n], p...)
+		default:
 			e.req.Params = append(wire.Raw(nil), p...)
 		}
 	}
+	e.conn, e.batch = c, b
+	e.req.ID, e.req.Method = m.ID, m.Method
 	e.parent = c.base
 	if c.timeout > 0 {
 		e.deadline = time.Now().Add(c.timeout)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -132,6 +133,13 @@ func (s *Stream) readLoop() {
 	for i := 0; ; i ^= 1 {
 		if cap(s.bufs[i]) > keepBuf {
 			s.bufs[i] = nil
+		}
+		if s.r.Buffered() == 0 {
+			// The next read may block the thread in a system call. Let the
+			// goroutines this message woke (the one serving it, on this
+			// thread's processor) run first, instead of waiting for another
+			// processor to take them over.
+			runtime.Gosched()
 		}
 		msg, err := s.readLine(s.bufs[i][:0])
 		if msg != nil {

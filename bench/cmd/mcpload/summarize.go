@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// summarize reads the JSON lines of runs (files, or standard input) and
+// prints, for every configuration (label, transport, era, concurrency,
+// text size), the median of each figure over its repetitions and how many
+// repetitions there were.
+func summarize(files []string, out io.Writer) error {
+	var runs []result
+	read := func(r io.Reader) error {
+		s := bufio.NewScanner(r)
+		s.Buffer(make([]byte, 1<<20), 1<<20)
+		for s.Scan() {
+			line := strings.TrimSpace(s.Text())
+			if !strings.HasPrefix(line, "{") {
+				continue
+			}
+			var res result
+			if err := json.Unmarshal([]byte(line), &res); err != nil {
+				return err
+			}
+			runs = append(runs, res)
+		}
+		return s.Err()
+	}
+	if len(files) == 0 {
+		if err := read(os.Stdin); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return err
+		}
+		err = read(fh)
+		fh.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	type key struct {
+		label, transport, era string
+		conc, text            int
+	}
+	groups := map[key][]result{}
+	var order []key
+	for _, r := range runs {
+		k := key{r.Label, r.Transport, r.Era, r.Concurrency, r.TextBytes}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	fmt.Fprintf(out, "%-28s %-5s %-10s %4s %6s %4s %11s %9s %9s %11s %9s\n",
+		"label", "tx", "era", "conc", "text", "reps", "calls/s", "p50 µs", "p99 µs", "cpu µs/call", "rss KiB")
+	for _, k := range order {
+		g := groups[k]
+		med := func(f func(result) float64) float64 {
+			v := make([]float64, len(g))
+			for i, r := range g {
+				v[i] = f(r)
+			}
+			slices.Sort(v)
+			return v[len(v)/2]
+		}
+		fmt.Fprintf(out, "%-28s %-5s %-10s %4d %6d %4d %11.0f %9.1f %9.1f %11.2f %9.0f\n",
+			k.label, k.transport, k.era, k.conc, k.text, len(g),
+			med(func(r result) float64 { return r.CallsPerSec }),
+			med(func(r result) float64 { return r.P50Micros }),
+			med(func(r result) float64 { return r.P99Micros }),
+			med(func(r result) float64 { return r.ServerCPUMicros }),
+			med(func(r result) float64 { return float64(r.ServerPeakRSSKiB) }))
+	}
+	goals(runs, out)
+	return nil
+}
+
+// ratio is one row of the goal table: figure(a)/figure(b) per repetition.
+type ratio struct {
+	name   string
+	a, b   sel
+	figure func(result) float64
+	goal   string
+}
+
+// sel selects the runs of one configuration.
+type sel struct {
+	label, transport, era string
+	conc                  int
+}
+
+func (s sel) match(r result) bool {
+	return r.Label == s.label && r.Transport == s.transport && r.Era == s.era && r.Concurrency == s.conc && r.TextBytes <= 64
+}
+
+// goals prints the rows of the performance issue's table that runs hold:
+// per-repetition ratios (runs of one rep ran back to back) and their median.
+func goals(runs []result, out io.Writer) {
+	const e25, e26 = "2025-11-25", "2026-07-28"
+	tput := func(r result) float64 { return r.CallsPerSec }
+	cpu := func(r result) float64 { return r.ServerCPUMicros }
+	rss := func(r result) float64 { return float64(r.ServerPeakRSSKiB) }
+	rows := []ratio{
+		{"stdio 1 in flight, calls/s vs plain (2025)", sel{"mcpgen", "stdio", e25, 1}, sel{"plain", "stdio", e25, 1}, tput, ">= 0.9"},
+		{"stdio 1 in flight, calls/s vs plain (2026)", sel{"mcpgen", "stdio", e26, 1}, sel{"plain", "stdio", e26, 1}, tput, ">= 0.9"},
+		{"stdio 16 in flight, server CPU/call vs plain (2025)", sel{"mcpgen", "stdio", e25, 16}, sel{"plain", "stdio", e25, 16}, cpu, "<= 1.1"},
+		{"stdio 16 in flight, server CPU/call vs plain (2026)", sel{"mcpgen", "stdio", e26, 16}, sel{"plain", "stdio", e26, 16}, cpu, "<= 1.1"},
+		{"stdio 16 in flight, 2026 vs 2025 calls/s", sel{"mcpgen", "stdio", e26, 16}, sel{"mcpgen", "stdio", e25, 16}, tput, ">= 0.97"},
+		{"HTTP 16 clients, calls/s vs plain (2025 stateful)", sel{"mcpgen", "http", e25, 16}, sel{"plain", "http", e25, 16}, tput, ">= 0.95"},
+		{"HTTP 16 clients, calls/s vs plain (2026)", sel{"mcpgen", "http", e26, 16}, sel{"plain", "http", e26, 16}, tput, ">= 0.95"},
+		{"stdio 16 in flight, peak RSS vs go-sdk", sel{"mcpgen", "stdio", e25, 16}, sel{"go-sdk", "stdio", e25, 16}, rss, "<= 0.8"},
+		{"stdio 16 in flight, peak RSS vs mcp-go", sel{"mcpgen", "stdio", e25, 16}, sel{"mcp-go", "stdio", e25, 16}, rss, "<= 0.8"},
+		{"stdio 16 in flight, calls/s vs mcp-go", sel{"mcpgen", "stdio", e25, 16}, sel{"mcp-go", "stdio", e25, 16}, tput, ""},
+		{"stdio 16 in flight, calls/s vs go-sdk", sel{"mcpgen", "stdio", e25, 16}, sel{"go-sdk", "stdio", e25, 16}, tput, ""},
+		{"HTTP 16 clients, calls/s vs mcp-go (2025)", sel{"mcpgen", "http", e25, 16}, sel{"mcp-go", "http", e25, 16}, tput, ""},
+	}
+	fmt.Fprintf(out, "\n%-52s %-8s %-7s %s\n", "goal row", "median", "goal", "per rep")
+	for _, row := range rows {
+		a, b := map[int]float64{}, map[int]float64{}
+		for _, r := range runs {
+			if row.a.match(r) {
+				a[r.Rep] = row.figure(r)
+			}
+			if row.b.match(r) {
+				b[r.Rep] = row.figure(r)
+			}
+		}
+		var per []float64
+		for rep, x := range a {
+			if y, ok := b[rep]; ok && y > 0 {
+				per = append(per, x/y)
+			}
+		}
+		if len(per) == 0 {
+			continue
+		}
+		slices.Sort(per)
+		reps := make([]string, len(per))
+		for i, v := range per {
+			reps[i] = fmt.Sprintf("%.2f", v)
+		}
+		fmt.Fprintf(out, "%-52s %-8.2f %-7s %s\n", row.name, per[len(per)/2], row.goal, strings.Join(reps, " "))
+	}
+}

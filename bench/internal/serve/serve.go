@@ -1,0 +1,90 @@
+// Package serve is the command line shared by the black-box echo servers
+// (cmd/echo-mcpgen, cmd/echo-go-sdk, cmd/echo-mcp-go, cmd/echo-plain): each
+// is a binary of its own, linking only its stack, so that peak RSS compares
+// the stacks and not one binary holding them all.
+//
+//	echo-STACK [--http ADDR [--addr-file FILE]] [--cpuprofile FILE]
+//
+// Over stdio a server reads newline-delimited JSON on standard input and
+// writes on standard output until the end of the input. With --http it
+// serves HTTP at /mcp until SIGINT or SIGTERM.
+package serve
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"syscall"
+)
+
+// Stack is one server: how it serves stdio, and its HTTP handler.
+type Stack struct {
+	// Stdio serves standard input and output until their end or ctx's.
+	Stdio func(ctx context.Context) error
+	// HTTP returns the handler of the endpoint.
+	HTTP func() (http.Handler, error)
+}
+
+// Main parses the command line, serves s and exits.
+func Main(name string, s Stack) {
+	addr := flag.String("http", "", "serve HTTP on `ADDR` (at /mcp) instead of stdio; port 0 picks a free one")
+	addrFile := flag.String("addr-file", "", "with --http, write the address listened on to `FILE`")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE`")
+	flag.Parse()
+	if err := run(s, *addr, *addrFile, *cpuProfile); err != nil {
+		log.Printf("%s: %v", name, err)
+		os.Exit(1)
+	}
+}
+
+// run serves s, profiling the run if asked to.
+func run(s Stack, addr, addrFile, cpuProfile string) error {
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if addr == "" {
+		return s.Stdio(ctx)
+	}
+	h, err := s.HTTP()
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	if addrFile != "" {
+		if err := os.WriteFile(addrFile, []byte(ln.Addr().String()), 0o644); err != nil {
+			return err
+		}
+	}
+	hs := &http.Server{Handler: mux}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
