@@ -458,9 +458,13 @@ func (g *generator) stamp(f *jen.File) {
 		body = append(body, jen.If(jen.Id("c").Dot(rt.GoName).Op("==").Lit("")).Block(
 			jen.Id("c").Dot(rt.GoName).Op("=").Lit(def)))
 		if ttl != nil && scope != nil {
+			// A handler that set a TTL but no scope keeps its TTL; its
+			// zero TTL means "unset" unless it also chose the scope.
 			set := []jen.Code{
 				jen.Id("c").Dot(scope.GoName).Op("=").Add(g.typeCode(g.goType(scope.Type))).Call(jen.Id("s").Dot("CacheScope")),
-				jen.Id("c").Dot(ttl.GoName).Op("=").Id("s").Dot("TTLMs"),
+				jen.If(jen.Id("c").Dot(ttl.GoName).Op("==").Lit(0)).Block(
+					jen.Id("c").Dot(ttl.GoName).Op("=").Id("s").Dot("TTLMs"),
+				),
 			}
 			// Both are present now, even if a decoded value lacked them.
 			if mask := g.absentMask(n, "ttlMs", "cacheScope"); mask != 0 {
