@@ -526,6 +526,23 @@ func (g *generator) clientCalls(f *jen.File) {
 	}
 }
 
+// typedCall reports whether the calls of side from get a typed call for m.
+// A client calls the methods the runtime answers too (ping, logging
+// level, subscriptions, discovery, tasks), except initialize, which
+// Connect sends, and subscriptions/listen, a stream rather than a call
+// (ClientSession.Listen). The server's peer calls only what handlers
+// answer.
+func typedCall(m *schema.Method, from schema.Side) bool {
+	if !owned(m) {
+		return true
+	}
+	if from != schema.Client {
+		return false
+	}
+	r := runtimeMethods[m.Name].role
+	return r != "RoleInitialize" && r != "RoleListen"
+}
+
 func (g *generator) callType(f *jen.File, name string, from schema.Side, doc string, ctor jen.Code) {
 	comment(f, wrap(doc))
 	f.Type().Id(name).Struct(jen.Id("c").Qual(mcpPkg, "Caller"))
@@ -538,7 +555,7 @@ func (g *generator) callType(f *jen.File, name string, from schema.Side, doc str
 	}
 	f.Add(ctor)
 	for _, m := range g.spec.Methods {
-		if !m.SentBy(from) || m.Kind != schema.Request || owned(m) {
+		if !m.SentBy(from) || m.Kind != schema.Request || !typedCall(m, from) {
 			continue
 		}
 		gm := goMethod(m)

@@ -118,6 +118,7 @@ type ClientSession struct {
 	mu       sync.Mutex
 	progress map[string]func(ProgressUpdate)
 	notes    func(ctx context.Context, method string, params wire.Raw)
+	listens  map[string]*listenQueue // open Listen streams, by subscription id
 
 	tasks *taskHost // with ClientOptions.Tasks
 }
@@ -427,6 +428,12 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Ma
 
 // call sends a request and decodes its result.
 func (cs *ClientSession) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	return cs.callID(ctx, method, params, result, nil)
+}
+
+// callID is call, with onID (if not nil) learning the request's id before
+// it is sent.
+func (cs *ClientSession) callID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
 	onProgress, _ := ctx.Value(progressKey{}).(func(ProgressUpdate))
 	var token string
 	if onProgress != nil {
@@ -452,11 +459,16 @@ func (cs *ClientSession) call(ctx context.Context, method string, params wire.Ma
 		// Nothing can cancel the call, a client never cancels initialize,
 		// or the transport cancels by aborting the request (stateless
 		// HTTP).
-		return cs.conn.CallWithID(ctx, method, send, result, nil)
+		return cs.conn.CallWithID(ctx, method, send, result, onID)
 	}
 	var id jsonrpc.ID
 	var haveID bool
-	err := cs.conn.CallWithID(ctx, method, send, result, func(i jsonrpc.ID) { id, haveID = i, true })
+	err := cs.conn.CallWithID(ctx, method, send, result, func(i jsonrpc.ID) {
+		id, haveID = i, true
+		if onID != nil {
+			onID(i)
+		}
+	})
 	if err != nil && ctx.Err() != nil && haveID {
 		// Tell the server to stop; it must not answer anymore.
 		if name := cs.mount.Protocol.RoleName(RoleCancelled); name != "" {
@@ -615,6 +627,7 @@ func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire
 	}
 	if req.IsNotification {
 		cs.invalidate(req.Method, req.Params)
+		cs.deliverListen(req.Method, req.Params)
 	}
 	m := cs.mount
 	if m == nil {
