@@ -142,7 +142,7 @@ func (c *config) facts() (facts *schema.Facts, sum string, err error) {
 	if c.overrides != "" {
 		data, err := os.ReadFile(c.overrides)
 		if err != nil {
-			return nil, "", fmt.Errorf("reading --overrides: %w", err)
+			return nil, "", fmt.Errorf("reading overrides: %w", err)
 		}
 		f, err := schema.ParseFacts(c.overrides, data, true)
 		if err != nil {
