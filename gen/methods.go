@@ -458,9 +458,13 @@ func (g *generator) stamp(f *jen.File) {
 		body = append(body, jen.If(jen.Id("c").Dot(rt.GoName).Op("==").Lit("")).Block(
 			jen.Id("c").Dot(rt.GoName).Op("=").Lit(def)))
 		if ttl != nil && scope != nil {
+			// A handler that set a TTL but no scope keeps its TTL; its
+			// zero TTL means "unset" unless it also chose the scope.
 			set := []jen.Code{
 				jen.Id("c").Dot(scope.GoName).Op("=").Add(g.typeCode(g.goType(scope.Type))).Call(jen.Id("s").Dot("CacheScope")),
-				jen.Id("c").Dot(ttl.GoName).Op("=").Id("s").Dot("TTLMs"),
+				jen.If(jen.Id("c").Dot(ttl.GoName).Op("==").Lit(0)).Block(
+					jen.Id("c").Dot(ttl.GoName).Op("=").Id("s").Dot("TTLMs"),
+				),
 			}
 			// Both are present now, even if a decoded value lacked them.
 			if mask := g.absentMask(n, "ttlMs", "cacheScope"); mask != 0 {
@@ -522,6 +526,23 @@ func (g *generator) clientCalls(f *jen.File) {
 	}
 }
 
+// typedCall reports whether the calls of side from get a typed call for m.
+// A client calls the methods the runtime answers too (ping, logging
+// level, subscriptions, discovery, tasks), except initialize, which
+// Connect sends, and subscriptions/listen, a stream rather than a call
+// (ClientSession.Listen). The server's peer calls only what handlers
+// answer.
+func typedCall(m *schema.Method, from schema.Side) bool {
+	if !owned(m) {
+		return true
+	}
+	if from != schema.Client {
+		return false
+	}
+	r := runtimeMethods[m.Name].role
+	return r != "RoleInitialize" && r != "RoleListen"
+}
+
 func (g *generator) callType(f *jen.File, name string, from schema.Side, doc string, ctor jen.Code) {
 	comment(f, wrap(doc))
 	f.Type().Id(name).Struct(jen.Id("c").Qual(mcpPkg, "Caller"))
@@ -534,7 +555,7 @@ func (g *generator) callType(f *jen.File, name string, from schema.Side, doc str
 	}
 	f.Add(ctor)
 	for _, m := range g.spec.Methods {
-		if !m.SentBy(from) || m.Kind != schema.Request || owned(m) {
+		if !m.SentBy(from) || m.Kind != schema.Request || !typedCall(m, from) {
 			continue
 		}
 		gm := goMethod(m)

@@ -1,7 +1,7 @@
 package schema
 
 import (
-	_ "embed"
+	"embed"
 	"fmt"
 	"os"
 	"strings"
@@ -48,6 +48,7 @@ const (
 	FactOriginUnion FactKind = "origin-union" // UNION client|server
 	FactForbid      FactKind = "forbid"       // UNION MEMBER...
 	FactExclude     FactKind = "exclude"      // DECLARATION
+	FactMember      FactKind = "member"       // DEFINITION MEMBER TYPE
 )
 
 // factSyntax is each kind's arguments: a fixed count (min == max) or, with
@@ -68,9 +69,10 @@ var factSyntax = map[FactKind]struct {
 	FactOriginUnion: {"UNION client|server", 2, 2, true, oneOf(1, "client", "server")},
 	FactForbid:      {"UNION MEMBER...", 2, -1, false, nil},
 	FactExclude:     {"DECLARATION", 1, 1, true, nil},
+	FactMember:      {"DEFINITION MEMBER string|integer|number|boolean|object", 3, 3, false, oneOf(2, "string", "integer", "number", "boolean", "object")},
 }
 
-var factKinds = []FactKind{FactResult, FactAlternative, FactSender, FactMethodType, FactMCPName, FactSenderUnion, FactOriginUnion, FactForbid, FactExclude}
+var factKinds = []FactKind{FactResult, FactAlternative, FactSender, FactMethodType, FactMCPName, FactSenderUnion, FactOriginUnion, FactForbid, FactExclude, FactMember}
 
 func oneOf(i int, values ...string) func([]string) string {
 	return func(args []string) string {
@@ -94,6 +96,27 @@ func both(a, b func([]string) string) func([]string) string {
 
 //go:embed facts.txt
 var embeddedFacts []byte
+
+//go:embed extensions/*.txt
+var extensions embed.FS
+
+// Extension returns the facts of a named extension mcpgen ships
+// (schema/extensions/NAME.txt: members a proposal adds to a revision's
+// types, such as "resumable"), and the file's bytes for the provenance
+// record.
+func Extension(name string) (*Facts, []byte, error) {
+	src, err := extensions.ReadFile("extensions/" + name + ".txt")
+	if err != nil {
+		entries, _ := extensions.ReadDir("extensions")
+		var names []string
+		for _, e := range entries {
+			names = append(names, strings.TrimSuffix(e.Name(), ".txt"))
+		}
+		return nil, nil, fmt.Errorf("unknown extension %q (mcpgen ships %s)", name, strings.Join(names, ", "))
+	}
+	f, err := ParseFacts("schema/extensions/"+name+".txt", src, true)
+	return f, src, err
+}
 
 var builtin = sync.OnceValues(func() (*Facts, error) {
 	return ParseFacts("schema/facts.txt", embeddedFacts, false)

@@ -96,7 +96,7 @@ func unwrapPathErr(err error) error {
 
 // build assembles the model from the parsed files, in order: schema.json's
 // definitions (checked, compiled, converted), allOf flattened, schema.ts
-// merged, shapes fitted to Go, inline types named, unions analyzed,
+// merged, members stated by facts added (extensions), shapes fitted to Go, inline types named, unions analyzed,
 // methods derived. dirName
 // names the revision when schema.ts does not.
 func build(spec *Spec, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirName string) error {
@@ -171,6 +171,7 @@ func build(spec *Spec, jsonSrc []byte, tsFile *ts.File, tsSrc []byte, dirName st
 			return err
 		}
 	}
+	addMembers(spec)
 	if err := fitShapes(spec); err != nil {
 		return err
 	}

@@ -121,3 +121,38 @@ func TestGeneratedToolError(t *testing.T) {
 		}
 	}
 }
+
+// TestStampCacheFields: the server's cache defaults fill only what a
+// handler left unset — a handler's TTL survives an empty scope, and a
+// handler that chose its scope keeps its TTL, zero included.
+func TestStampCacheFields(t *testing.T) {
+	defaults := &mcp.Stamp{Method: "tools/list", TTLMs: 60000, CacheScope: "public"}
+	for _, tc := range []struct {
+		name  string
+		in    *mcp20260728.ListToolsResult
+		ttl   int64
+		scope string
+	}{
+		{"nothing set: both defaults", &mcp20260728.ListToolsResult{}, 60000, "public"},
+		{"TTL without scope: the handler's TTL", &mcp20260728.ListToolsResult{TTLMs: 5000}, 5000, "public"},
+		{"both set: the handler's", &mcp20260728.ListToolsResult{TTLMs: 5000, CacheScope: "private"}, 5000, "private"},
+		{"scope with a zero TTL: immediately stale", &mcp20260728.ListToolsResult{CacheScope: "private"}, 0, "private"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			orig := *tc.in
+			got, ok := mcp20260728.Protocol().Stamp(tc.in, defaults).(*mcp20260728.ListToolsResult)
+			if !ok {
+				t.Fatalf("stamped %T", got)
+			}
+			if got.TTLMs != tc.ttl || string(got.CacheScope) != tc.scope {
+				t.Errorf("ttlMs %d, cacheScope %q; want %d, %q", got.TTLMs, got.CacheScope, tc.ttl, tc.scope)
+			}
+			if tc.in.TTLMs != orig.TTLMs || tc.in.CacheScope != orig.CacheScope {
+				t.Error("the handler's value was changed (stamping works on a copy)")
+			}
+			if err := got.Validate(); err != nil {
+				t.Errorf("stamped result invalid: %v", err)
+			}
+		})
+	}
+}

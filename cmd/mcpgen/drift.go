@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/gen"
+	"github.com/mcpgen/mcpgen/schema"
 )
 
 // provenanceOf is the record in the files about to be generated.
@@ -122,13 +123,44 @@ func packageName(dir string) string {
 	return ""
 }
 
-// fileSHA256 is the hex SHA-256 of a file (the overrides, for the
-// provenance record).
-func fileSHA256(path string) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("reading --overrides: %w", err)
+// facts reads the facts the user adds: the named extensions (in order),
+// then the --overrides file, whose facts take precedence. sum is the
+// SHA-256 of what was read, for the provenance record: of the overrides
+// file alone when no extension is named (as before extensions existed),
+// else of every extension's name and bytes followed by the file's.
+func (c *config) facts() (facts *schema.Facts, sum string, err error) {
+	h := sha256.New()
+	for _, name := range c.extensions {
+		f, src, err := schema.Extension(name)
+		if err != nil {
+			return nil, "", fmt.Errorf("--extension: %w", err)
+		}
+		facts = f.With(facts)
+		fmt.Fprintf(h, "extension %s %d\n", name, len(src))
+		h.Write(src)
 	}
-	h := sha256.Sum256(data)
-	return hex.EncodeToString(h[:]), nil
+	if c.overrides != "" {
+		data, err := os.ReadFile(c.overrides)
+		if err != nil {
+			return nil, "", fmt.Errorf("reading overrides: %w", err)
+		}
+		f, err := schema.ParseFacts(c.overrides, data, true)
+		if err != nil {
+			return nil, "", err
+		}
+		if facts == nil {
+			facts = f
+		} else {
+			facts = facts.With(f)
+		}
+		if len(c.extensions) == 0 {
+			s := sha256.Sum256(data)
+			return facts, hex.EncodeToString(s[:]), nil
+		}
+		h.Write(data)
+	}
+	if facts == nil {
+		return nil, "", nil
+	}
+	return facts, hex.EncodeToString(h.Sum(nil)), nil
 }

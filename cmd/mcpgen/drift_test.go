@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,8 +99,7 @@ func TestCheckNamesOverridesAndProtocol(t *testing.T) {
 	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
 	os.WriteFile(a, []byte("# no facts of our own yet\n"), 0o644)
 	os.WriteFile(b, []byte("result ping EmptyResult | the same as the embedded fact\n"), 0o644)
-	shaA, _ := fileSHA256(a)
-	shaB, _ := fileSHA256(b)
+	shaA, shaB := fileSum(t, a), fileSum(t, b)
 	out := filepath.Join(dir, "v20241105")
 	gen := []string{"--revision", "2024-11-05", "--out", out}
 	if status, _, stderr := runCLI(append(gen, "--overrides", a)...); status != 0 {
@@ -125,4 +126,15 @@ func TestCheckNamesOverridesAndProtocol(t *testing.T) {
 			t.Errorf("%v: status %d, stderr %q; want %q", tt.args, status, stderr, tt.want)
 		}
 	}
+}
+
+// fileSum is the hex SHA-256 of the file at path.
+func fileSum(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
 }

@@ -31,7 +31,9 @@ type config struct {
 	version   bool
 	strict    bool
 	overrides string
-	protocol  string
+	// extensions name facts files mcpgen ships (schema/extensions).
+	extensions []string
+	protocol   string
 	// commit is the upstream commit of the spec files, once located;
 	// overridesSHA256 the SHA-256 of the overrides file, once read.
 	commit, overridesSHA256 string
@@ -52,13 +54,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.dumpModel, "dump-model", false, "print the spec model (types, unions with discriminators, methods, constants) instead of generating")
 	fs.BoolVar(&cfg.strict, "strict", false, "make every warning an error: stop at the first fact the revision does not let mcpgen derive")
 	fs.StringVar(&cfg.overrides, "overrides", "", "a facts file stating what the revision does not (README: upgrading to a new revision); also read by --check")
+	fs.StringArrayVar(&cfg.extensions, "extension", nil, "add the members of an extension mcpgen ships to the revision's types (repeatable): resumable (resumeToken/nextResumeToken, experimental)")
 	fs.StringVar(&cfg.protocol, "protocol-version", "", "the protocol version the package negotiates (default: the schema's LATEST_PROTOCOL_VERSION), e.g. DRAFT-2026-v1 for a draft that declares a published revision's version")
 	fs.BoolVar(&cfg.version, "version", false, "print the mcpgen version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `mcpgen generates a Go package from one revision of the MCP specification schema.
 
 Usage:
-  mcpgen --revision REV --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
+  mcpgen --revision REV --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--extension NAME] [--protocol-version V]
   mcpgen --spec DIR --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
   mcpgen --spec DIR --dump-model [--strict] [--overrides FILE]
   mcpgen fetch --revision REV        download a revision into the cache
@@ -102,15 +105,9 @@ func (c *config) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts := schema.Options{Strict: c.strict}
-	if c.overrides != "" {
-		facts, err := schema.ReadFacts(c.overrides)
-		if err != nil {
-			return err
-		}
-		opts.Overrides = facts
-		if c.overridesSHA256, err = fileSHA256(c.overrides); err != nil {
-			return err
-		}
+	var err error
+	if opts.Overrides, c.overridesSHA256, err = c.facts(); err != nil {
+		return err
 	}
 	spec, err := schema.LoadWith(c.spec, opts)
 	if err != nil {

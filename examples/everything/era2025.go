@@ -28,6 +28,13 @@ func (l *legacy) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mc
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{&mcp.TextContent{Text: s}}}, nil
 		}
 	}
+	if p.Name == "count_to" {
+		page, next, err := countTo(ctx, l.f.resume, p, p.ResumeToken.Or(""), wire.Raw(p.Arguments))
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{&mcp.TextContent{Text: page}}, NextResumeToken: optional(next)}, nil
+	}
 	x := &exchange{server: l.f, sample: l.sample, elicit: l.elicit}
 	out, err := l.f.callTool(ctx, false, x, p.Name, wire.Raw(p.Arguments))
 	if err != nil {

@@ -48,6 +48,13 @@ func (m *modern) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mc
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{&mcp.TextContent{Text: s}}}, nil
 		}
 	}
+	if p.Name == "count_to" {
+		page, next, err := countTo(ctx, m.f.resume, p, p.ResumeToken.Or(""), wire.Raw(p.Arguments))
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{&mcp.TextContent{Text: page}}, NextResumeToken: optional(next)}, nil
+	}
 	if reply, ok, err := m.inputRequired(ctx, p); ok || err != nil {
 		return reply, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -63,6 +64,8 @@ type exchange struct {
 // trigger tools add and remove.
 type fixtures struct {
 	srv *rt.Server
+	// resume seals and opens count_to's resume tokens.
+	resume *resume.Tokens
 
 	mu          sync.Mutex
 	extraTool   bool
@@ -94,6 +97,7 @@ func (f *fixtures) tools() []tool {
 				s, _ := a["text"].(string)
 				return content(text(s)), nil
 			}},
+		countToTool,
 		{def: `{"name":"test_image_content","description":"Returns an image.","inputSchema":` + noArgsSchema() + `}`,
 			call: func(context.Context, *exchange, map[string]any) (string, error) {
 				return content(`{"type":"image","data":"` + pngData + `","mimeType":"image/png"}`), nil

@@ -1,7 +1,8 @@
 // Command everything is an MCP server that serves two protocol eras from one
 // binary: 2025-11-25 (stateful, initialize) and 2026-07-28 (stateless), on
 // stdio (default) or Streamable HTTP. It implements the fixtures of the
-// official conformance suite plus an echo tool.
+// official conformance suite plus an echo tool and count_to, a resumable
+// tool (the packages are generated with the resumable extension).
 //
 // Its protocol packages are generated, as a user's would be, with go
 // generate: the revisions come from $MCPGEN_SPEC_ROOT when set (make sets
@@ -9,5 +10,5 @@
 // download.
 package main
 
-//go:generate go tool mcpgen --revision 2025-11-25 --out mcp/v20251125
-//go:generate go tool mcpgen --revision 2026-07-28 --out mcp/v20260728
+//go:generate go tool mcpgen --revision 2025-11-25 --extension resumable --out mcp/v20251125
+//go:generate go tool mcpgen --revision 2026-07-28 --extension resumable --out mcp/v20260728

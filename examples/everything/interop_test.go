@@ -62,9 +62,9 @@ func tsClient(t *testing.T, args ...string) map[string]any {
 
 // startHTTP runs the server over Streamable HTTP on a free port for the
 // test and returns its endpoint.
-func startHTTP(t *testing.T) string {
+func startHTTP(t *testing.T, env ...string) string {
 	t.Helper()
-	cmd, url, stderr := launchHTTP(t)
+	cmd, url, stderr := launchHTTP(t, env...)
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		done := make(chan error, 1)
@@ -81,10 +81,13 @@ func startHTTP(t *testing.T) string {
 
 // launchHTTP starts the server over Streamable HTTP on a free port and
 // returns the process, its endpoint and its stderr; the caller stops it.
-func launchHTTP(t *testing.T) (*exec.Cmd, string, *bytes.Buffer) {
+func launchHTTP(t *testing.T, env ...string) (*exec.Cmd, string, *bytes.Buffer) {
 	t.Helper()
 	addrFile := filepath.Join(t.TempDir(), "addr")
 	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--addr-file", addrFile)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stderr := new(bytes.Buffer)
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
@@ -28,6 +29,7 @@ func run() error {
 	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (at /mcp) instead of stdio; port 0 picks a free one")
 	addrFile := flag.String("addr-file", "", "with --http, write the address listened on to `FILE`")
 	verbose := flag.Bool("v", false, "log debug messages to stderr")
+	resumeKeys := flag.String("resume-keys", os.Getenv("EVERYTHING_RESUME_KEYS"), "comma-separated base64 `KEYS` (32 bytes each, the sealing key first) for count_to's resume tokens, shared by instances that honour each other's tokens (default $EVERYTHING_RESUME_KEYS, else a random key)")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -37,7 +39,14 @@ func run() error {
 	// stdout carries only MCP messages: logs go to stderr.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	srv, err := newEverything(logger, rt.ValidateResultsAuto)
+	var keys *resume.KeyRing
+	if *resumeKeys != "" {
+		var err error
+		if keys, err = resume.ParseKeyRing(*resumeKeys); err != nil {
+			return fmt.Errorf("--resume-keys: %w", err)
+		}
+	}
+	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys)
 	if err != nil {
 		return err
 	}
@@ -58,13 +67,14 @@ func run() error {
 }
 
 // newEverything is the server bin/everything runs: both eras, tasks and
-// skills; validate chooses whether it checks the results it sends.
-func newEverything(logger *slog.Logger, validate rt.ResultValidation) (*rt.Server, error) {
+// skills; validate chooses whether it checks the results it sends; keys
+// seal count_to's resume tokens (nil: a random key of this process).
+func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resume.KeyRing) (*rt.Server, error) {
 	catalog, err := loadSkills()
 	if err != nil {
 		return nil, err
 	}
-	f := &fixtures{}
+	f := &fixtures{resume: resume.NewTokens(keys)}
 	srv, err := rt.NewServer(rt.ServerOptions{
 		Name:            "everything",
 		Title:           "mcpgen everything server",

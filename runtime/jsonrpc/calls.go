@@ -112,6 +112,28 @@ func (t *Calls) Abandon(p *Pending) {
 	putPending(p)
 }
 
+// Fail ends the pending request id with err, as if err were its response,
+// and reports whether one was waiting (a peer may end a request of ours
+// without answering it, as an MCP server ends a subscriptions/listen
+// stream on stdio with notifications/cancelled).
+func (t *Calls) Fail(id ID, err error) bool {
+	if !id.IsInt() {
+		return false
+	}
+	t.mu.Lock()
+	p := t.m[id.Int()]
+	if p != nil {
+		delete(t.m, id.Int())
+	}
+	t.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	p.err = err
+	p.done <- struct{}{}
+	return true
+}
+
 // remove takes p out of the table; false when a response or Close already
 // did (and is signalling it).
 func (t *Calls) remove(p *Pending) bool {

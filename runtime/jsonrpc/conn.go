@@ -1032,6 +1032,9 @@ func (b *batch) add(msg []byte) {
 // seal marks every element dispatched.
 func (b *batch) seal() { b.add(nil) }
 
+// FailCall ends the pending Call id with err (see Calls.Fail).
+func (c *Conn) FailCall(id ID, err error) bool { return c.calls.Fail(id, err) }
+
 // handleResponse delivers a response to the Call waiting for it.
 func (c *Conn) handleResponse(m *Message) {
 	if c.calls.Deliver(m, &c.rdec, true) {

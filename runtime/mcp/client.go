@@ -82,6 +82,15 @@ type ClientOptions struct {
 	// typed calls wait for the task handles servers answer with
 	// (AwaitTask); in 2025-11-25 that happens when a call sets params.task.
 	Tasks *TaskOptions
+	// Cache, when set, keeps the results of cacheable requests for their
+	// ttlMs and answers repeated requests from it (see ResponseCache). One
+	// cache may serve many sessions.
+	Cache ResponseCache
+	// CachePartition names the authorization context of a call (for
+	// example a digest of the access token it is sent with): "private"
+	// results are reused only by calls of the same context, "public" ones
+	// by all. Without it, private results are not cached.
+	CachePartition func(ctx context.Context) string
 }
 
 // ClientSession is a client's conversation with one server: the Caller
@@ -109,6 +118,7 @@ type ClientSession struct {
 	mu       sync.Mutex
 	progress map[string]func(ProgressUpdate)
 	notes    func(ctx context.Context, method string, params wire.Raw)
+	listens  map[string]*listenQueue // open Listen streams, by subscription id
 
 	tasks *taskHost // with ClientOptions.Tasks
 }
@@ -406,7 +416,24 @@ func WithProgress(ctx context.Context, f func(ProgressUpdate)) context.Context {
 // carries; calls with a progress callback (WithProgress) add a progress
 // token; a cancelled ctx tells the server (notifications/cancelled, or,
 // on stateless HTTP, the transport closes the request's stream).
+//
+// With ClientOptions.Cache, a fresh cached result of a cacheable method
+// answers the call without a request.
 func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	if cs.cacheable(method) {
+		return cs.cachedCall(ctx, method, params, result)
+	}
+	return cs.call(ctx, method, params, result)
+}
+
+// call sends a request and decodes its result.
+func (cs *ClientSession) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	return cs.callID(ctx, method, params, result, nil)
+}
+
+// callID is call, with onID (if not nil) learning the request's id before
+// it is sent.
+func (cs *ClientSession) callID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
 	onProgress, _ := ctx.Value(progressKey{}).(func(ProgressUpdate))
 	var token string
 	if onProgress != nil {
@@ -432,11 +459,16 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Ma
 		// Nothing can cancel the call, a client never cancels initialize,
 		// or the transport cancels by aborting the request (stateless
 		// HTTP).
-		return cs.conn.CallWithID(ctx, method, send, result, nil)
+		return cs.conn.CallWithID(ctx, method, send, result, onID)
 	}
 	var id jsonrpc.ID
 	var haveID bool
-	err := cs.conn.CallWithID(ctx, method, send, result, func(i jsonrpc.ID) { id, haveID = i, true })
+	err := cs.conn.CallWithID(ctx, method, send, result, func(i jsonrpc.ID) {
+		id, haveID = i, true
+		if onID != nil {
+			onID(i)
+		}
+	})
 	if err != nil && ctx.Err() != nil && haveID {
 		// Tell the server to stop; it must not answer anymore.
 		if name := cs.mount.Protocol.RoleName(RoleCancelled); name != "" {
@@ -590,7 +622,12 @@ func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire
 		cs.onProgress(req.Params)
 		return nil, nil
 	case RoleCancelled:
+		cs.onCancelled(req.Params)
 		return nil, nil
+	}
+	if req.IsNotification {
+		cs.invalidate(req.Method, req.Params)
+		cs.deliverListen(req.Method, req.Params)
 	}
 	m := cs.mount
 	if m == nil {
@@ -615,6 +652,42 @@ func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire
 		return nil, nil
 	}
 	return nil, jsonrpc.MethodNotFound(req.Method)
+}
+
+// ErrCancelledByServer ends a call the server cancelled: on the stateless
+// era's stdio, a subscriptions/listen stream the server tore down.
+var ErrCancelledByServer = errors.New("mcp: the server ended the request")
+
+// onCancelled handles the server's notifications/cancelled. On the
+// stateless era a server sends it only to end one of the client's
+// requests (a subscriptions/listen stream, on stdio): that call returns
+// ErrCancelledByServer, wrapped with the reason. On the stateful era it
+// cancels a request the server sent the client (sampling, elicitation,
+// roots): its handler's context is cancelled and it is not answered.
+func (cs *ClientSession) onCancelled(params wire.Raw) {
+	id, ok := cancelledID(params)
+	if !ok {
+		return // invalid cancellations are ignored
+	}
+	var reason wireString
+	if r, found := wire.MemberOf(params, "reason"); found {
+		_ = wire.Unmarshal(r, &reason)
+	}
+	if cs.stateless {
+		if f, ok := cs.conn.(interface {
+			FailCall(jsonrpc.ID, error) bool
+		}); ok {
+			err := ErrCancelledByServer
+			if reason != "" {
+				err = fmt.Errorf("%w: %s", ErrCancelledByServer, reason)
+			}
+			f.FailCall(id, err)
+		}
+		return
+	}
+	if c, ok := cs.conn.(interface{ Cancel(jsonrpc.ID) bool }); ok {
+		c.Cancel(id)
+	}
 }
 
 func (cs *ClientSession) onProgress(params wire.Raw) {

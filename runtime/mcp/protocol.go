@@ -181,7 +181,9 @@ type Stamp struct {
 	// _meta io.modelcontextprotocol/serverInfo.
 	ServerName, ServerVersion string
 	// TTLMs and CacheScope fill the cache fields of a cacheable result that
-	// the handler left unset.
+	// the handler left unset: an empty scope gets CacheScope, and then a
+	// zero TTL gets TTLMs (a handler that means an immediately stale result
+	// sets its scope too).
 	TTLMs      int64
 	CacheScope string
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -81,7 +82,17 @@ func demoEra(ctx context.Context, server, url string, era rt.Era) error {
 			return err
 		}
 		show("tools/call test_input_required_result_elicitation (the server asked for a name; our handler answered) -> %s", jsonOf(r))
-		return nil
+		return countTo(ctx, func(ctx context.Context, token string) (string, string, error) {
+			p := &v26.CallToolRequestParams{Name: "count_to", Arguments: v26.CallToolRequestParamsArguments(`{"n":25}`)}
+			if token != "" {
+				p.ResumeToken = wire.Some(token)
+			}
+			r, err := c.CallTool(ctx, p)
+			if err != nil {
+				return "", "", err
+			}
+			return pageText(r.Content), r.NextResumeToken.Or(""), nil
+		})
 	}
 	c := v25.NewClient(cs)
 	tools, err := c.ListTools(ctx, nil)
@@ -111,7 +122,38 @@ func demoEra(ctx context.Context, server, url string, era rt.Era) error {
 		return err
 	}
 	show("resources/read test://static-text -> %s", jsonOf(rr))
-	return nil
+	return countTo(ctx, func(ctx context.Context, token string) (string, string, error) {
+		p := &v25.CallToolRequestParams{Name: "count_to", Arguments: v25.CallToolRequestParamsArguments(`{"n":25}`)}
+		if token != "" {
+			p.ResumeToken = wire.Some(token)
+		}
+		r, err := c.CallTool(ctx, p)
+		if err != nil {
+			return "", "", err
+		}
+		return pageText(r.Content), r.NextResumeToken.Or(""), nil
+	})
+}
+
+// countTo follows the resumable tool count_to to its end (resume.Follow):
+// call makes one call with the token and returns the page and the next
+// token.
+func countTo(ctx context.Context, call func(ctx context.Context, token string) (page, next string, err error)) error {
+	pages := 0
+	err := resume.Follow(ctx, func(ctx context.Context, token string) (string, error) {
+		page, next, err := call(ctx, token)
+		if err != nil {
+			return "", err
+		}
+		pages++
+		more := "the last page"
+		if next != "" {
+			more = fmt.Sprintf("nextResumeToken (%d bytes)", len(next))
+		}
+		show("tools/call count_to {n:25} page %d -> %s, %s", pages, page, more)
+		return next, nil
+	})
+	return err
 }
 
 // legacyHandler answers the server's requests in the stateful era.
@@ -148,4 +190,17 @@ func (modernHandler) CreateMessage(context.Context, *v26.CreateMessageRequestPar
 
 func (modernHandler) ListRoots(context.Context, *v26.ListRootsRequestParams) (*v26.ListRootsResult, error) {
 	return &v26.ListRootsResult{Roots: []v26.Root{}}, nil
+}
+
+// pageText is the text of a result's first text block, quoted.
+func pageText[B any](blocks []B) string {
+	for _, b := range blocks {
+		switch t := any(b).(type) {
+		case *v25.TextContent:
+			return fmt.Sprintf("%q", t.Text)
+		case *v26.TextContent:
+			return fmt.Sprintf("%q", t.Text)
+		}
+	}
+	return "(no text)"
 }

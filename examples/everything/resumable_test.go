@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/resume"
+
+	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
+	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
+)
+
+// countCall makes one count_to call of n with token in the session's
+// era and returns the page's text and the next token.
+func countCall(ctx context.Context, cs *rt.ClientSession, n, token string) (string, string, error) {
+	args := `{"n":` + n + `}`
+	if cs.Stateless() {
+		p := &v26.CallToolRequestParams{Name: "count_to", Arguments: v26.CallToolRequestParamsArguments(args), ResumeToken: optional(token)}
+		r, err := v26.NewClient(cs).CallTool(ctx, p)
+		if err != nil {
+			return "", "", err
+		}
+		return r.Content[0].(*v26.TextContent).Text, r.NextResumeToken.Or(""), nil
+	}
+	p := &v25.CallToolRequestParams{Name: "count_to", Arguments: v25.CallToolRequestParamsArguments(args), ResumeToken: optional(token)}
+	r, err := v25.NewClient(cs).CallTool(ctx, p)
+	if err != nil {
+		return "", "", err
+	}
+	return r.Content[0].(*v25.TextContent).Text, r.NextResumeToken.Or(""), nil
+}
+
+var countPages = []string{"1 2 3 4 5 6 7 8 9 10", "11 12 13 14 15 16 17 18 19 20", "21 22 23 24 25"}
+
+// wantInvalidToken checks err is -32602 about resumeToken, saying why.
+func wantInvalidToken(t *testing.T, err error, why string) {
+	t.Helper()
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, "resumeToken") || !strings.Contains(je.Message, why) {
+		t.Errorf("got %v, want -32602 naming resumeToken and saying %q", err, why)
+	}
+}
+
+// TestCountTo: count_to answers 1..n in pages of ten, each but the last
+// with nextResumeToken, over stdio and HTTP in both eras; resume.Follow
+// runs it to the end; a token of the completed operation, a tampered one
+// and one sent with other arguments are -32602.
+func TestCountTo(t *testing.T) { overBoth(t, testCountTo) }
+
+func testCountTo(t *testing.T, url string) {
+	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+		cs := connectCaps(t, url, era, "")
+		ctx := context.Background()
+		var pages, tokens []string
+		err := resume.Follow(ctx, func(ctx context.Context, token string) (string, error) {
+			page, next, err := countCall(ctx, cs, "25", token)
+			pages, tokens = append(pages, page), append(tokens, next)
+			return next, err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", cs.ProtocolVersion(), err)
+		}
+		if strings.Join(pages, "|") != strings.Join(countPages, "|") || tokens[2] != "" {
+			t.Fatalf("%s: pages %q, tokens %q", cs.ProtocolVersion(), pages, tokens)
+		}
+		_, _, err = countCall(ctx, cs, "25", tokens[1])
+		wantInvalidToken(t, err, "completed")
+
+		_, first, err := countCall(ctx, cs, "25", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = countCall(ctx, cs, "26", first)
+		wantInvalidToken(t, err, "other parameters")
+		raw, _ := base64.RawURLEncoding.DecodeString(first)
+		raw[len(raw)/2] ^= 1
+		_, _, err = countCall(ctx, cs, "25", base64.RawURLEncoding.EncodeToString(raw))
+		wantInvalidToken(t, err, "altered")
+		if page, _, err := countCall(ctx, cs, "25", first); err != nil || page != countPages[1] {
+			t.Errorf("%s: the untouched token after the refusals: %q %v", cs.ProtocolVersion(), page, err)
+		}
+	}
+}
+
+// TestCountToAcrossInstances: two server processes sharing a key ring
+// honour each other's tokens, page after page; one with another key
+// refuses them.
+func TestCountToAcrossInstances(t *testing.T) {
+	keys := "EVERYTHING_RESUME_KEYS=" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", resume.KeySize)))
+	other := "EVERYTHING_RESUME_KEYS=" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("o", resume.KeySize)))
+	a, b, c := startHTTP(t, keys), startHTTP(t, keys), startHTTP(t, other)
+	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+		on := map[string]*rt.ClientSession{"a": connectCaps(t, a, era, ""), "b": connectCaps(t, b, era, ""), "c": connectCaps(t, c, era, "")}
+		ctx := context.Background()
+		token := ""
+		for i, server := range []string{"a", "b", "a"} {
+			page, next, err := countCall(ctx, on[server], "25", token)
+			if err != nil || page != countPages[i] {
+				t.Fatalf("%s page %d on %s: %q %v", on[server].ProtocolVersion(), i+1, server, page, err)
+			}
+			if i == 0 {
+				_, _, err := countCall(ctx, on["c"], "25", next)
+				wantInvalidToken(t, err, "altered")
+			}
+			token = next
+		}
+	}
+}

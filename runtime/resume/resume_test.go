@@ -1,0 +1,236 @@
+package resume_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/resume"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+func key(b byte) []byte { return bytes.Repeat([]byte{b}, resume.KeySize) }
+
+func ring(t testing.TB, keys ...[]byte) *resume.KeyRing {
+	t.Helper()
+	r, err := resume.NewKeyRing(keys...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// call is a tools/call of count_to with params.
+func call(params, token string) resume.Call {
+	return resume.Call{Method: "tools/call", Tool: "count_to", Params: wire.Raw(params), Token: token}
+}
+
+// first runs the first call of an operation and returns its token.
+func first(t *testing.T, tok *resume.Tokens, ctx context.Context, params string, state []byte) string {
+	t.Helper()
+	c := call(params, "")
+	op, err := tok.Begin(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.State() != nil {
+		t.Fatalf("a first call has state %q", op.State())
+	}
+	next, err := tok.Next(ctx, c, op, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return next
+}
+
+// TestTokens: a token continues its operation with its state, once it is
+// checked against everything it binds; each way to break one is -32602
+// naming resumeToken.
+func TestTokens(t *testing.T) {
+	const params = `{"name":"count_to","arguments":{"n":25}}`
+	now := time.Now() // the in-memory store keeps completions by the real clock
+	alice := mcp.WithPrincipal(context.Background(), "alice")
+	tests := []struct {
+		name    string
+		ctx     context.Context
+		params  string
+		tamper  func(string) string
+		later   time.Duration
+		keys    *resume.KeyRing
+		complet bool
+		want    string // "" for a valid continuation
+	}{
+		{name: "valid", params: params},
+		{name: "params re-encoded: same members, other order and spacing", params: `{ "arguments": {"n": 25}, "name": "count_to", "_meta": {"progressToken": 3} }`},
+		{name: "a byte flipped", params: params, tamper: flip, want: "altered"},
+		{name: "truncated", params: params, tamper: func(s string) string { return s[:len(s)/2] }, want: "altered"},
+		{name: "not base64", params: params, tamper: func(string) string { return "%%%" }, want: "altered"},
+		{name: "a parameter swapped", params: `{"name":"count_to","arguments":{"n":26}}`, want: "other parameters"},
+		{name: "another tool", params: `{"name":"count_from","arguments":{"n":25}}`, want: "other parameters"},
+		{name: "another principal", ctx: alice, params: params, want: "principal"},
+		{name: "expired", params: params, later: 11 * time.Minute, want: "expired"},
+		{name: "rotated: the old key still opens", params: params, keys: ring(t, key(2), key(1))},
+		{name: "key dropped", params: params, keys: ring(t, key(2)), want: "altered"},
+		{name: "operation completed", params: params, complet: true, want: "completed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := now
+			tok := resume.NewTokens(ring(t, key(1)))
+			tok.Now = func() time.Time { return clock }
+			ctx := context.Background()
+			token := first(t, tok, ctx, params, []byte("11"))
+			if tt.complet {
+				op, err := tok.Begin(ctx, call(params, token))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if next, err := tok.Step(ctx, call(params, token), op, nil, false); err != nil || next != "" {
+					t.Fatalf("Step: %q %v", next, err)
+				}
+			}
+			if tt.tamper != nil {
+				token = tt.tamper(token)
+			}
+			if tt.keys != nil {
+				tok.Keys = tt.keys
+			}
+			clock = clock.Add(tt.later)
+			c := tt.ctx
+			if c == nil {
+				c = ctx
+			}
+			op, err := tok.Begin(c, call(tt.params, token))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(op.State()) != "11" {
+					t.Errorf("state %q, want 11", op.State())
+				}
+				return
+			}
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+				t.Fatalf("error %v, want -32602", err)
+			}
+			if !strings.Contains(err.Error(), "resumeToken") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q, want it to name resumeToken and say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func flip(s string) string {
+	b := []byte(s)
+	i := len(b) / 2
+	if b[i] == 'A' {
+		b[i] = 'B'
+	} else {
+		b[i] = 'A'
+	}
+	return string(b)
+}
+
+// TestTokensAcrossServers: a token minted by one server is honoured by
+// another sharing its key ring (and, for big states, its store); not by
+// one with other keys.
+func TestTokensAcrossServers(t *testing.T) {
+	const params = `{"name":"count_to","arguments":{"n":25}}`
+	ctx := context.Background()
+	store := resume.NewMemoryStore(0, 0)
+	a, b := resume.NewTokens(ring(t, key(7))), resume.NewTokens(ring(t, key(7)))
+	a.Store, b.Store = store, store
+	a.MaxInline, b.MaxInline = 8, 8
+	big := bytes.Repeat([]byte("x"), 100)
+	token := first(t, a, ctx, params, big)
+	if len(token) > 200 {
+		t.Errorf("a token of a stored state is %d bytes", len(token))
+	}
+	op, err := b.Begin(ctx, call(params, token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(op.State(), big) {
+		t.Errorf("state %q", op.State())
+	}
+	other := resume.NewTokens(ring(t, key(8)))
+	if _, err := other.Begin(ctx, call(params, token)); err == nil {
+		t.Error("a server with other keys honoured the token")
+	}
+}
+
+// TestKeyRings: what a key ring accepts.
+func TestKeyRings(t *testing.T) {
+	if _, err := resume.NewKeyRing(); err == nil {
+		t.Error("an empty key ring")
+	}
+	if _, err := resume.NewKeyRing([]byte("short")); err == nil {
+		t.Error("a short key")
+	}
+	r, err := resume.ParseKeyRing("AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=, AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI")
+	if err != nil || r == nil {
+		t.Errorf("ParseKeyRing: %v", err)
+	}
+	if _, err := resume.ParseKeyRing("not base64!"); err == nil {
+		t.Error("ParseKeyRing accepted garbage")
+	}
+}
+
+// TestFollow: Follow calls until no next token, passing each on, and stops
+// on an error or a cancelled context.
+func TestFollow(t *testing.T) {
+	var seen []string
+	err := resume.Follow(context.Background(), func(_ context.Context, token string) (string, error) {
+		seen = append(seen, token)
+		if len(seen) < 3 {
+			return "t" + token, nil
+		}
+		return "", nil
+	})
+	if err != nil || strings.Join(seen, ",") != ",t,tt" {
+		t.Errorf("calls %q, %v", seen, err)
+	}
+	boom := errors.New("boom")
+	if err := resume.Follow(context.Background(), func(context.Context, string) (string, error) { return "", boom }); !errors.Is(err, boom) {
+		t.Errorf("error %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	err = resume.Follow(ctx, func(context.Context, string) (string, error) {
+		n++
+		cancel()
+		return "more", nil
+	})
+	if !errors.Is(err, context.Canceled) || n != 1 {
+		t.Errorf("after cancel: %v after %d calls", err, n)
+	}
+}
+
+// BenchmarkSealOpen: minting a token (Next) and checking it (Begin), with
+// an inline state of 16 bytes.
+func BenchmarkSealOpen(b *testing.B) {
+	tok := resume.NewTokens(ring(b, key(1)))
+	ctx := context.Background()
+	c := call(`{"name":"count_to","arguments":{"n":25}}`, "")
+	op, err := tok.Begin(ctx, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	state := []byte("0123456789abcdef")
+	b.ReportAllocs()
+	for b.Loop() {
+		token, err := tok.Next(ctx, c, op, state)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tok.Begin(ctx, call(`{"name":"count_to","arguments":{"n":25}}`, token)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
