@@ -10,7 +10,7 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo test test-go test-history test-spec test-example vet interop-deps conformance bench bench-compare bench-blackbox fuzz clean
+.PHONY: all build generate demo test test-go test-history test-spec test-example test-redis vet interop-deps conformance bench bench-compare bench-blackbox fuzz clean
 
 all: build
 
@@ -44,7 +44,7 @@ vet:
 	$(GO) vet ./...
 
 ## test: every test — the root module, the spec's history, the generated packages of all six revisions, the example with its interop peers, and the conformance suite
-test: vet test-go test-history test-spec test-example conformance
+test: vet test-go test-history test-spec test-example test-redis conformance
 
 test-go:
 	$(GO) test -race ./...
@@ -59,6 +59,10 @@ test-history:
 # differential test against jsonschema, validation of the strict examples.
 test-spec:
 	cd spectest && $(GO) generate ./... && $(GO) vet ./... && $(GO) test -race ./...
+
+## test-redis: the Redis stores (runtime/store/redis, a module of its own) against a real redis-server the tests start; it must be installed (.ci/run installs it)
+test-redis:
+	cd runtime/store/redis && $(GO) vet ./... && MCPGEN_REQUIRE_REDIS=1 $(GO) test -race ./...
 
 test-example: generate interop-deps
 	cd $(EXAMPLE) && $(GO) vet ./... && MCPGEN_REQUIRE_INTEROP=1 $(GO) test -race ./...

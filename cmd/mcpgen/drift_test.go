@@ -116,6 +116,7 @@ func TestCheckNamesOverridesAndProtocol(t *testing.T) {
 		{[]string{"--overrides", b}, "overrides changed: " + shaA[:12] + ", now " + shaB[:12]},
 		{nil, "overrides changed: " + shaA[:12] + ", now none"},
 		{[]string{"--overrides", a, "--protocol-version", "DRAFT-X"}, "protocol version: 2024-11-05, now DRAFT-X"},
+		{[]string{"--overrides", a, "--extension", "resumable"}, "overrides changed: " + shaA[:12] + ", now "},
 	}
 	for _, tt := range tests {
 		status, _, stderr := runCLI(append(append(gen, "--check"), tt.args...)...)
@@ -137,4 +138,28 @@ func fileSum(t *testing.T, path string) string {
 	}
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:])
+}
+
+// TestExtension: --extension adds the members of an extension mcpgen ships
+// to the generated types, and an unknown one names those it ships.
+func TestExtension(t *testing.T) {
+	t.Setenv(rootEnv, specdir.Root(t))
+	t.Setenv(specEnv, "")
+	out := filepath.Join(t.TempDir(), "v20260728")
+	if status, _, stderr := runCLI("--revision", "2026-07-28", "--extension", "resumable", "--out", out); status != 0 {
+		t.Fatalf("generate: %s", stderr)
+	}
+	src, _ := os.ReadFile(filepath.Join(out, "types.gen.go"))
+	for _, want := range []string{"ResumeToken wire.Opt[string]", "NextResumeToken wire.Opt[string]"} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("types.gen.go lacks %q", want)
+		}
+	}
+	if status, _, stderr := runCLI("--revision", "2026-07-28", "--extension", "resumable", "--out", out, "--check"); status != 0 {
+		t.Errorf("--check with the same extension: %d %s", status, stderr)
+	}
+	status, _, stderr := runCLI("--revision", "2026-07-28", "--extension", "nope", "--out", out)
+	if status == 0 || !strings.Contains(stderr, `unknown extension "nope" (mcpgen ships resumable)`) {
+		t.Errorf("unknown extension: %d %s", status, stderr)
+	}
 }

@@ -1,6 +1,7 @@
 package streamhttp
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -20,18 +21,20 @@ type Event struct {
 // whose stream broke can resume it with GET and Last-Event-ID (2025-03-26
 // … 2025-11-25: Resumability and Redelivery). Event ids are unique within
 // a session and encode the stream they belong to. Implementations must be
-// safe for concurrent use; they may forget old events to bound memory.
+// safe for concurrent use; they may forget old events to bound memory. A
+// store shared by several instances (runtime/store/redis) lets a stream
+// be resumed wherever the session is served.
 type EventStore interface {
 	// Append stores data as the next event of stream in session and
 	// returns its id.
-	Append(session, stream string, data []byte) (id string, err error)
+	Append(ctx context.Context, session, stream string, data []byte) (id string, err error)
 	// Replay returns the events of the stream afterID belongs to that
 	// came after it, in order, and that stream. It fails with
 	// ErrUnknownEvent when afterID is not an event of session, or when
 	// events after it were forgotten.
-	Replay(session, afterID string) (events []Event, stream string, err error)
+	Replay(ctx context.Context, session, afterID string) (events []Event, stream string, err error)
 	// Forget drops every event of session (it ended).
-	Forget(session string)
+	Forget(ctx context.Context, session string) error
 }
 
 // ErrUnknownEvent is returned by EventStore.Replay for an event id it
@@ -71,7 +74,7 @@ func NewMemoryEventStore(perStream, perSession int) *MemoryEventStore {
 }
 
 // Append implements EventStore.
-func (s *MemoryEventStore) Append(session, stream string, data []byte) (string, error) {
+func (s *MemoryEventStore) Append(_ context.Context, session, stream string, data []byte) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ms := s.sessions[session]
@@ -100,7 +103,7 @@ func (s *MemoryEventStore) Append(session, stream string, data []byte) (string, 
 }
 
 // Replay implements EventStore.
-func (s *MemoryEventStore) Replay(session, afterID string) ([]Event, string, error) {
+func (s *MemoryEventStore) Replay(_ context.Context, session, afterID string) ([]Event, string, error) {
 	i := strings.LastIndexByte(afterID, '_')
 	if i < 0 {
 		return nil, "", ErrUnknownEvent
@@ -137,10 +140,11 @@ func (st *memStream) lastLocked() uint64 {
 }
 
 // Forget implements EventStore.
-func (s *MemoryEventStore) Forget(session string) {
+func (s *MemoryEventStore) Forget(_ context.Context, session string) error {
 	s.mu.Lock()
 	delete(s.sessions, session)
 	s.mu.Unlock()
+	return nil
 }
 
 // sessions reports how many sessions have events (for tests).

@@ -410,7 +410,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 // resume replays the events of a stream after last, then goes on with the
 // stream if it is still live.
 func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
-	_, name, err := s.h.store.Replay(s.id, last)
+	_, name, err := s.h.store.Replay(r.Context(), s.id, last)
 	if err != nil {
 		s.h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
 		return
@@ -421,7 +421,7 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
 	c := newConn(w, true)
 	if st == nil {
 		// The stream is over: what it had left is all in the store.
-		events, _, err := s.h.store.Replay(s.id, last)
+		events, _, err := s.h.store.Replay(r.Context(), s.id, last)
 		if err != nil {
 			s.h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
 			return
@@ -438,7 +438,7 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
 	st.mu.Lock()
 	// Under the stream's lock no event is delivered: the replay and the
 	// live events after it meet without gap or repeat.
-	events, _, err := s.h.store.Replay(s.id, last)
+	events, _, err := s.h.store.Replay(r.Context(), s.id, last)
 	if err != nil {
 		st.mu.Unlock()
 		s.h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
@@ -512,7 +512,9 @@ func (s *session) close() {
 		st.end()
 	}
 	s.ms.Close()
-	h.store.Forget(s.id)
+	if err := h.store.Forget(context.WithoutCancel(s.ctx), s.id); err != nil {
+		h.log.Warn("streamhttp: forgetting a session's events failed", "session", s.id, "err", err)
+	}
 }
 
 // newStream makes a stream the session's events can go to; prefix is "p"

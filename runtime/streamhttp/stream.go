@@ -79,7 +79,7 @@ func (st *stream) deliver(msg []byte) error {
 // appendLocked stores an event of the stream and returns its id ("" when
 // the store failed: the event is sent but cannot be replayed).
 func (st *stream) appendLocked(msg []byte) string {
-	id, err := st.sess.h.store.Append(st.sess.id, st.name, msg)
+	id, err := st.sess.h.store.Append(context.WithoutCancel(st.sess.ctx), st.sess.id, st.name, msg)
 	if err != nil {
 		st.sess.h.log.Warn("streamhttp: storing an event failed; it cannot be replayed", "session", st.sess.id, "err", err)
 		return ""
@@ -92,7 +92,7 @@ func (st *stream) appendLocked(msg []byte) string {
 func (st *stream) startLocked() {
 	c := st.conn
 	st.started = true
-	id, err := st.sess.h.store.Append(st.sess.id, st.name, nil)
+	id, err := st.sess.h.store.Append(context.WithoutCancel(st.sess.ctx), st.sess.id, st.name, nil)
 	if err != nil {
 		st.sess.h.log.Warn("streamhttp: storing an event failed", "session", st.sess.id, "err", err)
 	}

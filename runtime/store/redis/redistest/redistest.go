@@ -1,0 +1,117 @@
+// Package redistest starts a real redis-server for tests: on 127.0.0.1, a
+// free port and a temporary directory, persistence off, stopped by its PID
+// when the test ends. Without redis-server on the PATH the test is skipped
+// — or fails when $MCPGEN_REQUIRE_REDIS is set, as make test sets it, so
+// CI cannot pass by skipping.
+package redistest
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// Server is a running redis-server.
+type Server struct {
+	// Addr is its host:port.
+	Addr string
+	t    *testing.T
+	cmd  *exec.Cmd
+	dir  string
+	out  *bytes.Buffer
+}
+
+// Start starts a redis-server for t and stops it when t ends.
+func Start(t *testing.T) *Server {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if os.Getenv("MCPGEN_REQUIRE_REDIS") != "" {
+			t.Fatal("redis-server is not installed (apt-get install redis-server; .ci/run installs it)")
+		}
+		t.Skip("redis-server is not installed")
+	}
+	s := &Server{t: t, dir: t.TempDir(), Addr: freeAddr(t)}
+	s.start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// freeAddr returns a loopback address no one listens on now.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func (s *Server) start() {
+	s.t.Helper()
+	_, port, _ := net.SplitHostPort(s.Addr)
+	s.out = new(bytes.Buffer)
+	s.cmd = exec.Command("redis-server", "--bind", "127.0.0.1", "--port", port, "--dir", s.dir,
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
+	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatalf("starting redis-server: %v", err)
+	}
+	c := goredis.NewClient(&goredis.Options{Addr: s.Addr})
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Ping(context.Background()).Err() != nil {
+		if time.Now().After(deadline) {
+			s.Stop()
+			s.t.Fatalf("redis-server on %s did not answer; its output:\n%s", s.Addr, s.out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Stop stops the server by its PID (SIGTERM, then SIGKILL) and waits for
+// it; a stopped server stays stopped.
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+	s.cmd = nil
+}
+
+// Restart starts the server again on the same address (after Stop).
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	s.start()
+}
+
+// Client returns a client of the server, closed when the test ends.
+func (s *Server) Client() *goredis.Client {
+	c := goredis.NewClient(&goredis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: time.Second})
+	s.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// PID is the server's process id, for tests that kill it themselves.
+func (s *Server) PID() string {
+	if s.cmd == nil {
+		return ""
+	}
+	return strconv.Itoa(s.cmd.Process.Pid)
+}
