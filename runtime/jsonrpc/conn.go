@@ -607,7 +607,7 @@ const smallParams = 96
 
 // midParams is the size of params stored with an inflight in an
 // inflightMid.
-const midParams = 512
+const midParams = 320
 
 // inflightMid is an inflight with room for params of up to midParams
 // bytes, allocated as one.
