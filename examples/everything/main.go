@@ -13,6 +13,9 @@ import (
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
+	redisstore "github.com/mcpgen/mcpgen/runtime/store/redis"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	goredis "github.com/redis/go-redis/v9"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
@@ -29,6 +32,7 @@ func run() error {
 	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (at /mcp) instead of stdio; port 0 picks a free one")
 	addrFile := flag.String("addr-file", "", "with --http, write the address listened on to `FILE`")
 	verbose := flag.Bool("v", false, "log debug messages to stderr")
+	redisURL := flag.String("redis", os.Getenv("EVERYTHING_REDIS"), "share state with other instances in Redis at `URL` (redis://host:port/db): SSE event logs and count_to's operations (default $EVERYTHING_REDIS)")
 	resumeKeys := flag.String("resume-keys", os.Getenv("EVERYTHING_RESUME_KEYS"), "comma-separated base64 `KEYS` (32 bytes each, the sealing key first) for count_to's resume tokens, shared by instances that honour each other's tokens (default $EVERYTHING_RESUME_KEYS, else a random key)")
 	flag.Parse()
 
@@ -46,7 +50,17 @@ func run() error {
 			return fmt.Errorf("--resume-keys: %w", err)
 		}
 	}
-	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys)
+	var shared sharedState
+	if *redisURL != "" {
+		opt, err := goredis.ParseURL(*redisURL)
+		if err != nil {
+			return fmt.Errorf("--redis: %w", err)
+		}
+		client := goredis.NewClient(opt)
+		defer client.Close()
+		shared = sharedState{events: redisstore.NewEventStore(client, redisstore.Options{}), resume: redisstore.NewResumeStore(client, redisstore.Options{})}
+	}
+	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys, shared.resume)
 	if err != nil {
 		return err
 	}
@@ -56,7 +70,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
-		err = serveHTTP(ctx, srv, *httpAddr, *addrFile, logger)
+		err = serveHTTP(ctx, srv, *httpAddr, *addrFile, logger, shared.events)
 	} else {
 		err = stdio.Serve(ctx, srv, os.Stdin, os.Stdout, stdio.Options{})
 	}
@@ -68,13 +82,18 @@ func run() error {
 
 // newEverything is the server bin/everything runs: both eras, tasks and
 // skills; validate chooses whether it checks the results it sends; keys
-// seal count_to's resume tokens (nil: a random key of this process).
-func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resume.KeyRing) (*rt.Server, error) {
+// seal count_to's resume tokens (nil: a random key of this process) and
+// store keeps their big states and completions (nil: this process's
+// memory).
+func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resume.KeyRing, store resume.Store) (*rt.Server, error) {
 	catalog, err := loadSkills()
 	if err != nil {
 		return nil, err
 	}
 	f := &fixtures{resume: resume.NewTokens(keys)}
+	if store != nil {
+		f.resume.Store = store
+	}
 	srv, err := rt.NewServer(rt.ServerOptions{
 		Name:            "everything",
 		Title:           "mcpgen everything server",
@@ -94,4 +113,11 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 	}
 	f.srv = srv
 	return srv, nil
+}
+
+// sharedState is what instances started with the same --redis share; the
+// zero value keeps everything in this process.
+type sharedState struct {
+	events streamhttp.EventStore
+	resume resume.Store
 }

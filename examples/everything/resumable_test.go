@@ -10,6 +10,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/resume"
+	"github.com/mcpgen/mcpgen/runtime/store/redis/redistest"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
@@ -110,4 +111,30 @@ func TestCountToAcrossInstances(t *testing.T) {
 			token = next
 		}
 	}
+}
+
+// TestCountToSharedRedis: instances sharing a key ring and a Redis server
+// (--redis, here a real redis-server the test starts) continue each
+// other's operations and refuse the tokens of an operation any of them
+// completed; instances sharing only the key ring cannot know that.
+func TestCountToSharedRedis(t *testing.T) {
+	redis := redistest.Start(t)
+	keys := "EVERYTHING_RESUME_KEYS=" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("r", resume.KeySize)))
+	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
+	a, b := startHTTP(t, keys, store), startHTTP(t, keys, store)
+	ctx := context.Background()
+	on := map[string]*rt.ClientSession{"a": connectCaps(t, a, rt.Modern, ""), "b": connectCaps(t, b, rt.Modern, "")}
+	var tokens []string
+	token := ""
+	for i, server := range []string{"a", "b", "a"} {
+		page, next, err := countCall(ctx, on[server], "25", token)
+		if err != nil || page != countPages[i] {
+			t.Fatalf("page %d on %s: %q %v", i+1, server, page, err)
+		}
+		tokens = append(tokens, next)
+		token = next
+	}
+	// A completed the operation; B learns it from Redis.
+	_, _, err := countCall(ctx, on["b"], "25", tokens[1])
+	wantInvalidToken(t, err, "completed")
 }
