@@ -303,6 +303,9 @@ func (g *generator) protocol(f *jen.File) {
 			params, results := g.signature(m)
 			iface := jen.Interface(jen.Id(gm).Params(params...).Params(results...))
 			fields[jen.Id("HandlerType")] = jen.Qual("reflect", "TypeFor").Types(iface).Call()
+			if nr := g.newResult(m); nr != nil {
+				fields[jen.Id("NewResult")] = nr
+			}
 		}
 		dict[jen.Id(methodConst(m))] = jen.Values(fields)
 	}
@@ -333,6 +336,9 @@ func (g *generator) protocol(f *jen.File) {
 	if te := g.toolError(f); te != "" {
 		pfields[jen.Id("ToolError")] = jen.Id(te)
 	}
+	if members := g.members(); members != nil {
+		pfields[jen.Id("Members")] = members
+	}
 	for field, def := range map[string]string{"ServerCapabilities": "ServerCapabilities", "ClientCapabilities": "ClientCapabilities"} {
 		if d := g.spec.Def(def); d != nil && d.Type.Kind == schema.Object {
 			var names []jen.Code
@@ -357,6 +363,42 @@ func (g *generator) protocol(f *jen.File) {
 	if irr != "" {
 		g.inputRequired(f, irr)
 	}
+}
+
+// newResult is the function that makes a new, empty complete result of m
+// (for results the runtime writes as JSON and decodes into the revision's
+// type: the features declared in Go), or nil when m has no result of its
+// own or the result is a union.
+func (g *generator) newResult(m *schema.Method) jen.Code {
+	if m.Kind == schema.Notification || m.Result == "" {
+		return nil
+	}
+	gt := g.goType(&schema.Type{Kind: schema.Ref, Ref: m.Result})
+	if u := gt.underlying(); u.shape != shapeStruct || u.named == nil {
+		return nil
+	}
+	return jen.Func().Params().Qual(mcpPkg, "Result").Block(jen.Return(jen.New(g.typeCode(gt))))
+}
+
+// members lists the members of every object definition, by definition
+// name: what the runtime may write in the revision's shapes when it builds
+// a result from JSON (Protocol.Has).
+func (g *generator) members() jen.Code {
+	dict := jen.Dict{}
+	for _, d := range g.spec.Defs {
+		if d.Type.Kind != schema.Object || len(d.Type.Props) == 0 {
+			continue
+		}
+		var names []jen.Code
+		for _, p := range d.Type.Props {
+			names = append(names, jen.Lit(p.Name))
+		}
+		dict[jen.Lit(d.Name)] = jen.Values(names...)
+	}
+	if len(dict) == 0 {
+		return nil
+	}
+	return jen.Map(jen.String()).Index().String().Values(dict)
 }
 
 // inputRequiredField is the Go name of InputRequiredResult's

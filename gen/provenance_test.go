@@ -117,7 +117,9 @@ func TestVersionGuard(t *testing.T) {
 		}
 		switch rel {
 		case filepath.Join("runtime", "runtime.go"):
-			src = []byte(strings.Replace(string(src), "const SupportsGeneratedVersion", "const supportsGeneratedVersion", 1))
+			// The newest version is the one an older runtime lacks.
+			newest := fmt.Sprintf("const SupportsGeneratedVersion%d ", gen.GeneratedVersion)
+			src = []byte(strings.Replace(string(src), newest, "const supportsGeneratedVersionNext ", 1))
 		case filepath.Join("runtime", "wire", "raw.go"):
 			src = []byte(strings.Replace(string(src), "func (m *Members) Add(", "func (m *Members) add(", 1))
 		}

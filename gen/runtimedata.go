@@ -55,6 +55,7 @@ var runtimeMethods = map[string]runtimeMethod{
 	"tools/list":               {"RoleToolsList", ""},
 	"tools/call":               {"RoleToolsCall", ""},
 	"prompts/list":             {"RolePromptsList", ""},
+	"prompts/get":              {"RolePromptsGet", ""},
 	"resources/list":           {"RoleResourcesList", ""},
 	"resources/templates/list": {"RoleResourceTemplatesList", ""},
 	"resources/read":           {"RoleResourcesRead", ""},

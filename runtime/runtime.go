@@ -31,3 +31,8 @@ package runtime
 // SupportsGeneratedVersion1 is referenced by code generated for version 1
 // of the contract: the runtime API as of the first mcpgen release.
 const SupportsGeneratedVersion1 = true
+
+// SupportsGeneratedVersion2 is referenced by code generated for version 2:
+// version 1 and the data a Catalog needs to answer in a revision's types
+// (Method.NewResult, Protocol.Members, RolePromptsGet).
+const SupportsGeneratedVersion2 = true

@@ -71,10 +71,7 @@ func serveListen(rc *reqCtx) (wire.Marshaler, error) {
 		return nil, err
 	}
 	want := parseListenFilter(params)
-	impl := func(r Role) bool {
-		md := m.Protocol.Role(r)
-		return md != nil && md.Implemented != nil && md.Implemented(m.Handler)
-	}
+	impl := func(r Role) bool { return s.serves(m, r) }
 	var got listenFilter
 	if s.opts.ListChanged {
 		got.tools = want.tools && impl(RoleToolsList)

@@ -27,6 +27,7 @@ package mcp
 import (
 	"context"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -78,10 +79,36 @@ type Protocol struct {
 	// shape, and those arguments are answered -32602 instead.
 	ToolError func(text string) wire.Marshaler
 
-	index struct {
+	// Members are the member names of the revision's object definitions,
+	// by definition name (see Has).
+	Members map[string][]string
+	index   struct {
 		once   sync.Once
 		byRole [numRoles]*Method
 	}
+}
+
+// Has reports whether the revision defines def, and, when members are
+// given, whether def has every one of them: what a runtime that builds a
+// result from JSON (ServerOptions.Catalog) may write for this revision.
+func (p *Protocol) Has(def string, members ...string) bool {
+	have, ok := p.Members[def]
+	if !ok {
+		return false
+	}
+	for _, m := range members {
+		if !slices.Contains(have, m) {
+			return false
+		}
+	}
+	return true
+}
+
+// Result is a revision's result type, as NewResult makes it: decoded from
+// JSON, then written as the revision writes it.
+type Result interface {
+	wire.Marshaler
+	wire.Unmarshaler
 }
 
 // Method returns the method named name, or nil.
@@ -168,6 +195,9 @@ type Method struct {
 	// handler and returns its result (nil for a notification). Errors that
 	// are not *jsonrpc.Error become -32603.
 	Serve func(ctx context.Context, handler any, params wire.Raw) (wire.Marshaler, error)
+	// NewResult makes an empty result of the method's own result type
+	// (nil when it has none, or it is a union).
+	NewResult func() Result
 	// ValidateParams checks params without serving (for methods the
 	// runtime answers itself, such as initialize).
 	ValidateParams func(params wire.Raw) error

@@ -50,6 +50,7 @@ const (
 	RoleResourceTemplatesList // resources/templates/list
 	RoleResourcesRead         // resources/read
 	RoleComplete              // completion/complete
+	RolePromptsGet            // prompts/get
 
 	RoleSampling    // sampling/createMessage
 	RoleElicitation // elicitation/create

@@ -21,6 +21,8 @@ type route struct {
 	// serve answers the method; nil when nothing does (-32601, a
 	// notification is dropped).
 	serve routeFunc
+	// catalog reports a method the server's Catalog serves first.
+	catalog bool
 }
 
 // routeFunc serves one request or notification.
@@ -124,8 +126,9 @@ func (s *Server) mount(mount Mount) (*mounted, error) {
 			}
 			rt.serve = pick(f)
 			hasTasks = hasTasks || md.Feature == FeatureTasks
-		case md.Serve != nil:
+		case md.Serve != nil || s.routesCatalog(md):
 			rt.serve = s.serveHandler
+			rt.catalog = s.routesCatalog(md)
 		}
 		m.routes[name] = rt
 	}

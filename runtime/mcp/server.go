@@ -59,6 +59,11 @@ type ServerOptions struct {
 	// Skills serves a skills catalog on the stateless revisions (the
 	// io.modelcontextprotocol/skills extension); nil serves none.
 	Skills *SkillOptions
+	// Catalog serves tools, prompts and resources declared in Go on every
+	// mounted revision (runtime/features, with code mcpgen tools
+	// generates), before the handlers; nil serves none. With a catalog
+	// the server declares listChanged.
+	Catalog Catalog
 	// Logger receives the runtime's logs (default: discard).
 	Logger *slog.Logger
 	// Now is the clock (default time.Now), for tests.
@@ -136,7 +141,14 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 			return nil, fmt.Errorf("mcp: state key: %w", err)
 		}
 	}
+	if opts.Catalog != nil {
+		// A catalog's items may change while the server runs.
+		s.opts.ListChanged = true
+	}
 	for i, mount := range mounts {
+		if mount.Handler == nil && opts.Catalog != nil {
+			mount.Handler = struct{}{} // the catalog serves it all
+		}
 		if mount.Protocol == nil || mount.Handler == nil {
 			return nil, fmt.Errorf("mcp: mount %d has no protocol or handler", i)
 		}
@@ -167,6 +179,7 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 	}
 	sort.Strings(s.methods)
 	s.tools.init(s)
+	s.watchCatalog()
 	return s, nil
 }
 
@@ -293,10 +306,7 @@ func (s *Server) newStamp(method string, cacheable bool) *Stamp {
 // handler implements, in the members the revision knows.
 func (s *Server) capabilities(m *mounted) wire.Raw {
 	p := m.Protocol
-	has := func(r Role) bool {
-		md := p.Role(r)
-		return md != nil && md.Implemented != nil && md.Implemented(m.Handler)
-	}
+	has := func(r Role) bool { return s.serves(m, r) }
 	knows := func(member string) bool { return slices.Contains(p.ServerCapabilities, member) }
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)

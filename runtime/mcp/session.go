@@ -215,7 +215,7 @@ func (sess *Session) handle(ctx context.Context, req *jsonrpc.Request, out Outbo
 // tools/call has its arguments checked before and its structuredContent
 // after; an AnswerWith error is answered with its result.
 func (s *Server) serve(rc *reqCtx) (res wire.Marshaler, err error) {
-	mount, m, params := rc.r.mount, rc.r.route.method, rc.r.in.req.Params
+	mount, m := rc.r.mount, rc.r.route.method
 	call := m.Role == RoleToolsCall
 	if call {
 		if args := rc.r.in.args; len(args) > 0 && args.Kind() != wire.Object {
@@ -223,16 +223,17 @@ func (s *Server) serve(rc *reqCtx) (res wire.Marshaler, err error) {
 			// anything else breaks the params, before any tool sees them.
 			return nil, InvalidParams("/params/arguments", "must be an object")
 		}
-		if res, err := s.tools.checkCall(rc, mount); res != nil || err != nil {
-			return res, err
-		}
 	}
 	// The single-use states the handler opened are spent when the round
 	// completes: not with an error (a panic included) nor with another
 	// round of input.
 	asksInput := false
 	defer func() { rc.r.settleStates(err == nil && res != nil && !asksInput) }()
-	res, err = m.Serve(rc, mount.Handler, params)
+	if rc.r.route.catalog {
+		res, err = s.fromCatalog(rc)
+	} else {
+		res, err = s.fromHandler(rc)
+	}
 	if err != nil {
 		if aw := answerWith(err); aw != nil {
 			return aw.Result, nil

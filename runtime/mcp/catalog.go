@@ -1,0 +1,229 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Catalog serves server features declared once, in Go, for every mounted
+// revision: tools, prompts and resources (package runtime/features, whose
+// code mcpgen tools generates). The runtime gives it the methods of the
+// roles it serves; it answers with the result as JSON in the shape of the
+// request's revision (Protocol.Has tells what that revision can carry),
+// which the runtime decodes into the revision's own result type
+// (Method.NewResult) and then treats as a handler's result: stamped,
+// validated, written as the revision writes it.
+//
+// A handler mounted beside a catalog keeps the rest: a call or read of a
+// name the catalog does not know (ErrNotInCatalog) goes to the handler's
+// method, and a handler's list is served after the catalog's items.
+type Catalog interface {
+	// Serves reports whether the catalog answers the method in role.
+	Serves(role Role) bool
+	// Serve answers one request; ErrNotInCatalog leaves it to the
+	// handler. Errors that are not *jsonrpc.Error are internal errors.
+	Serve(ctx context.Context, req *CatalogRequest) (wire.Raw, error)
+	// Watch registers changed, which the catalog calls with the list
+	// whenever its items change; the server announces it to its clients.
+	Watch(changed func(list ListKind))
+}
+
+// CatalogRequest is a request a Catalog serves.
+type CatalogRequest struct {
+	// Role is the method's role (RoleToolsCall, RolePromptsGet, …).
+	Role Role
+	// Protocol is the request's revision.
+	Protocol *Protocol
+	// Params are the request's params (nil when absent).
+	Params wire.Raw
+	// Name is params.name (the tool of tools/call, the prompt of
+	// prompts/get), and Arguments params.arguments of tools/call, as the
+	// runtime read them when it classified the request.
+	Name      string
+	Arguments wire.Raw
+	// Handled reports a method the mounted handler also serves: the
+	// catalog answers a name it does not know with ErrNotInCatalog (else
+	// with the revision's error for an unknown name).
+	Handled bool
+	// Merged reports a list the handler continues: the catalog lists all
+	// its items, unpaginated, on the first page.
+	Merged bool
+}
+
+// ErrNotInCatalog is a Catalog's answer to a name it does not serve.
+var ErrNotInCatalog = errors.New("mcp: not in the catalog")
+
+// catalogRoles are the roles whose methods a catalog may serve, and the
+// lists among them.
+var catalogRoles = map[Role]bool{
+	RoleToolsList: true, RoleToolsCall: false,
+	RolePromptsList: true, RolePromptsGet: false,
+	RoleResourcesList: true, RoleResourceTemplatesList: true, RoleResourcesRead: false,
+}
+
+// routesCatalog reports whether the catalog serves md on this server.
+func (s *Server) routesCatalog(md *Method) bool {
+	c := s.opts.Catalog
+	if c == nil || md.NewResult == nil {
+		return false
+	}
+	_, ok := catalogRoles[md.Role]
+	return ok && c.Serves(md.Role)
+}
+
+// fromCatalog produces the result of a request the catalog serves: its
+// answer, decoded into the revision's type, or the handler's where the
+// catalog leaves the request to it.
+func (s *Server) fromCatalog(rc *reqCtx) (wire.Marshaler, error) {
+	mount, m := rc.r.mount, rc.r.route.method
+	handled := m.Implemented != nil && m.Implemented(mount.Handler)
+	list := catalogRoles[m.Role]
+	req := &CatalogRequest{Role: m.Role, Protocol: mount.Protocol, Params: rc.r.in.req.Params, Handled: handled, Merged: list && handled}
+	if m.Role == RoleToolsCall {
+		req.Name, req.Arguments = rc.r.in.toolName(), rc.r.in.args
+	} else if m.Role == RolePromptsGet {
+		req.Name = rc.r.in.named[0]
+	}
+	data, err := s.opts.Catalog.Serve(rc, req)
+	switch {
+	case errors.Is(err, ErrNotInCatalog) && handled:
+		return s.fromHandler(rc)
+	case err != nil:
+		return nil, err
+	}
+	if req.Merged {
+		more, err := s.fromHandler(rc)
+		if err != nil {
+			return nil, err
+		}
+		if data, err = mergeLists(data, more); err != nil {
+			return nil, fmt.Errorf("mcp: %s: %w", m.Name, err)
+		}
+	}
+	res := m.NewResult()
+	if err := wire.Unmarshal(data, res); err != nil {
+		return nil, fmt.Errorf("mcp: %s: the catalog's result does not decode as revision %s's: %w", m.Name, mount.Protocol.Revision, err)
+	}
+	return res, nil
+}
+
+// fromHandler produces a result with the mounted handler, checking a
+// tools/call's arguments against the schema the handler lists first.
+func (s *Server) fromHandler(rc *reqCtx) (wire.Marshaler, error) {
+	mount, m := rc.r.mount, rc.r.route.method
+	if m.Role == RoleToolsCall {
+		if res, err := s.tools.checkCall(rc, mount); res != nil || err != nil {
+			return res, err
+		}
+	}
+	return m.Serve(rc, mount.Handler, rc.r.in.req.Params)
+}
+
+// mergeLists appends the items of the handler's list result (its only
+// array member) to the catalog's, and keeps the handler's other members
+// (nextCursor).
+func mergeLists(catalog wire.Raw, handler wire.Marshaler) (wire.Raw, error) {
+	more, err := wire.Marshal(handler)
+	if err != nil {
+		return nil, err
+	}
+	items := map[string]wire.Raw{}
+	var rest wire.Members
+	d := wire.NewDecoder(more)
+	if err := d.Object(func(key []byte) error {
+		v, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		if v.Kind() == wire.Array {
+			items[string(key)] = v
+		} else {
+			rest = append(rest, wire.Member{Name: string(key), Value: v})
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	var e wire.Encoder
+	e.ObjectStart()
+	d = wire.NewDecoder(catalog)
+	if err := d.Object(func(key []byte) error {
+		v, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		e.Field(string(key))
+		if h, ok := items[string(key)]; ok && v.Kind() == wire.Array {
+			e.Raw(joinArrays(v, h))
+			return nil
+		}
+		e.Raw(v)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for _, m := range rest {
+		if m.Name == "nextCursor" || m.Name == "_meta" {
+			e.Field(m.Name)
+			e.Raw(m.Value)
+		}
+	}
+	e.ObjectEnd()
+	return e.Bytes(), e.Err()
+}
+
+// joinArrays joins two JSON arrays.
+func joinArrays(a, b wire.Raw) wire.Raw {
+	ai, bi := trimArray(a), trimArray(b)
+	out := make(wire.Raw, 0, len(ai)+len(bi)+3)
+	out = append(out, '[')
+	out = append(out, ai...)
+	if len(ai) > 0 && len(bi) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, bi...)
+	return append(out, ']')
+}
+
+// trimArray returns the items of a JSON array, without the brackets and
+// surrounding space.
+func trimArray(a wire.Raw) []byte {
+	s := []byte(a)
+	for len(s) > 0 && s[0] != '[' {
+		s = s[1:]
+	}
+	for len(s) > 0 && s[len(s)-1] != ']' {
+		s = s[:len(s)-1]
+	}
+	if len(s) < 2 {
+		return nil
+	}
+	s = s[1 : len(s)-1]
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\n' || s[0] == '\t' || s[0] == '\r') {
+		s = s[1:]
+	}
+	return s
+}
+
+// watchCatalog announces the catalog's list changes.
+func (s *Server) watchCatalog() {
+	if s.opts.Catalog == nil {
+		return
+	}
+	s.opts.Catalog.Watch(func(list ListKind) {
+		s.NotifyListChanged(context.Background(), list)
+	})
+}
+
+// serves reports whether the server answers the method in role r on a
+// mounted revision: its handler implements it, or the catalog serves it.
+func (s *Server) serves(m *mounted, r Role) bool {
+	md := m.Protocol.Role(r)
+	if md == nil {
+		return false
+	}
+	return (md.Implemented != nil && md.Implemented(m.Handler)) || s.routesCatalog(md)
+}
