@@ -8,6 +8,7 @@
 //	mcpgen --spec DIR --dump-model
 //	mcpgen fetch --revision REV
 //	mcpgen diff --from REV --to REV [--json]
+//	mcpgen tools [--func NAME] [--file NAME] [--check] [PACKAGE]
 //
 // A revision is read from --spec-root ($MCPGEN_SPEC_ROOT) when it holds it,
 // else from the user cache, else downloaded from the upstream repository at
@@ -73,6 +74,8 @@ func subcommand(name string) func(ctx context.Context, args []string, stdout, st
 		return runFetch
 	case "diff":
 		return runDiff
+	case "tools":
+		return runTools
 	}
 	return nil
 }

@@ -1,0 +1,288 @@
+// Package fromgo is mcpgen tools: it reads a Go package, finds the tools,
+// prompts and resources declared in it with //mcp: directives, and
+// generates what serves them — the JSON Schemas of their argument and
+// result types, reflection-free decoders, validators and encoders, and a
+// function returning a *features.Set of them (runtime/features).
+//
+// The declarations are doc-comment directives on plain functions:
+//
+//	//mcp:tool [NAME] [title="…"] [readOnly] [destructive] [idempotent] [openWorld] [task=optional|required]
+//	//mcp:prompt [NAME] [title="…"]
+//	//mcp:resource URI [name=…] [title="…"] [mimeType=…]
+//	//mcp:template URI-TEMPLATE [name=…] [title="…"] [mimeType=…]
+//
+// The rest of the doc comment is the description. Directives were chosen
+// over a struct literal because the declaration then sits on the function
+// it declares, reads statically (no constant evaluation), and the doc
+// comment is the description once for both Go readers and the model.
+//
+// The pipeline: load (go/packages) → collect the directives → model the
+// argument and result types (types.go, which refuses what JSON Schema
+// cannot express, naming the field) → emit (emit.go).
+package fromgo
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Options say what to generate.
+type Options struct {
+	// Dir is the directory of the package (default ".").
+	Dir string
+	// Pattern is the package pattern to load (default ".").
+	Pattern string
+	// Func is the name of the generated function returning the set
+	// (default "Features").
+	Func string
+	// File is the generated file's name in the package directory (default
+	// "features.gen.go").
+	File string
+}
+
+// Output is the generated file.
+type Output struct {
+	// Path is where it goes; Content its bytes (gofmt-clean).
+	Path    string
+	Content []byte
+	// Declared counts the package's declarations.
+	Tools, Prompts, Resources, Templates int
+}
+
+// Generate loads the package and generates its features file.
+func Generate(opts Options) (*Output, error) {
+	if opts.Dir == "" {
+		opts.Dir = "."
+	}
+	if opts.Pattern == "" {
+		opts.Pattern = "."
+	}
+	if opts.Func == "" {
+		opts.Func = "Features"
+	}
+	if opts.File == "" {
+		opts.File = "features.gen.go"
+	}
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
+		Dir:  opts.Dir,
+	}
+	pkgs, err := packages.Load(cfg, opts.Pattern)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", opts.Pattern, err)
+	}
+	if len(pkgs) != 1 {
+		return nil, fmt.Errorf("load %s: want one package, found %d", opts.Pattern, len(pkgs))
+	}
+	pkg := pkgs[0]
+	if pkg.Types == nil || len(pkg.Syntax) == 0 {
+		return nil, fmt.Errorf("load %s: %v", opts.Pattern, pkg.Errors)
+	}
+	l := &loader{pkg: pkg, docs: map[token.Pos]string{}, opts: opts}
+	l.indexDocs()
+	decls, err := l.collect()
+	if err != nil {
+		return nil, err
+	}
+	if pkg.TypesInfo == nil {
+		return nil, fmt.Errorf("load %s: no type information: %v", opts.Pattern, pkg.Errors)
+	}
+	m := newModeler(l)
+	for _, d := range decls {
+		if err := m.declare(d); err != nil {
+			return nil, err
+		}
+	}
+	content, err := emit(l, m, decls)
+	if err != nil {
+		return nil, err
+	}
+	out := &Output{Content: content}
+	dir := opts.Dir
+	if len(pkg.GoFiles) > 0 {
+		dir = dirOf(pkg.GoFiles[0])
+	}
+	out.Path = dir + "/" + opts.File
+	for _, d := range decls {
+		switch d.kind {
+		case "tool":
+			out.Tools++
+		case "prompt":
+			out.Prompts++
+		case "resource":
+			out.Resources++
+		case "template":
+			out.Templates++
+		}
+	}
+	return out, nil
+}
+
+func dirOf(path string) string {
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		return path[:i]
+	}
+	return "."
+}
+
+// loader holds the loaded package and its doc comments.
+type loader struct {
+	pkg  *packages.Package
+	opts Options
+	// docs are the doc comments of struct fields and type names, by the
+	// position of their identifier.
+	docs map[token.Pos]string
+}
+
+// indexDocs records every field's and type's doc comment.
+func (l *loader) indexDocs() {
+	for _, f := range l.pkg.Syntax {
+		if strings.HasSuffix(l.pkg.Fset.Position(f.Pos()).Filename, l.opts.File) {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.GenDecl:
+				if n.Tok == token.TYPE && len(n.Specs) == 1 && n.Doc != nil {
+					ts := n.Specs[0].(*ast.TypeSpec)
+					if ts.Doc == nil {
+						l.docs[ts.Name.Pos()] = n.Doc.Text()
+					}
+				}
+			case *ast.TypeSpec:
+				if n.Doc != nil {
+					l.docs[n.Name.Pos()] = n.Doc.Text()
+				}
+			case *ast.Field:
+				doc := n.Doc
+				if doc == nil {
+					doc = n.Comment
+				}
+				if doc != nil {
+					for _, name := range n.Names {
+						l.docs[name.Pos()] = doc.Text()
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// decl is one declaration: a directive and its function.
+type decl struct {
+	kind string // tool, prompt, resource, template
+	// arg is the directive's first positional argument (the name, or the
+	// URI / URI template); attrs its key=value and flag attributes.
+	arg   string
+	attrs map[string]string
+	fn    *types.Func
+	doc   string
+	pos   token.Position
+}
+
+// collect finds the directives, in source order.
+func (l *loader) collect() ([]*decl, error) {
+	var out []*decl
+	for _, f := range l.pkg.Syntax {
+		if strings.HasSuffix(l.pkg.Fset.Position(f.Pos()).Filename, l.opts.File) {
+			continue // our own output
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Doc == nil {
+				continue
+			}
+			for _, c := range fd.Doc.List {
+				text, ok := strings.CutPrefix(c.Text, "//mcp:")
+				if !ok {
+					continue
+				}
+				pos := l.pkg.Fset.Position(c.Pos())
+				kind, rest, _ := strings.Cut(text, " ")
+				switch kind {
+				case "tool", "prompt", "resource", "template":
+				default:
+					return nil, fmt.Errorf("%s: unknown directive //mcp:%s (want tool, prompt, resource or template)", pos, kind)
+				}
+				if fd.Recv != nil {
+					return nil, fmt.Errorf("%s: //mcp:%s on a method: declare a function", pos, kind)
+				}
+				arg, attrs, err := parseDirective(rest)
+				if err != nil {
+					return nil, fmt.Errorf("%s: //mcp:%s: %w", pos, kind, err)
+				}
+				fn, _ := l.pkg.TypesInfo.Defs[fd.Name].(*types.Func)
+				if fn == nil {
+					return nil, fmt.Errorf("%s: %s: no type information (does the package compile?)", pos, fd.Name.Name)
+				}
+				out = append(out, &decl{kind: kind, arg: arg, attrs: attrs, fn: fn, doc: strings.TrimSpace(fd.Doc.Text()), pos: pos})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].pos, out[j].pos
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Offset < b.Offset
+	})
+	return out, nil
+}
+
+// parseDirective splits a directive's text into its positional argument
+// and its attributes: key=value (value optionally double-quoted) and bare
+// flags (value "true").
+func parseDirective(s string) (arg string, attrs map[string]string, err error) {
+	attrs = map[string]string{}
+	for {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return arg, attrs, nil
+		}
+		var tok string
+		end := 0
+		inQuote := false
+		for end < len(s) && (inQuote || s[end] != ' ') {
+			if s[end] == '"' {
+				inQuote = !inQuote
+			} else if s[end] == '\\' && inQuote {
+				end++
+			}
+			end++
+		}
+		if inQuote {
+			return "", nil, fmt.Errorf("unterminated quote in %q", s)
+		}
+		tok, s = s[:end], s[end:]
+		key, val, isAttr := strings.Cut(tok, "=")
+		if flags[tok] {
+			attrs[tok] = "true"
+			continue
+		}
+		if !isAttr || strings.ContainsAny(key, "/:{") {
+			if arg != "" {
+				return "", nil, fmt.Errorf("two names: %q and %q", arg, tok)
+			}
+			arg = tok
+			continue
+		}
+		if strings.HasPrefix(val, `"`) {
+			var uq string
+			if _, err := fmt.Sscanf(val, "%q", &uq); err != nil {
+				return "", nil, fmt.Errorf("%s: bad quoted value %s", key, val)
+			}
+			val = uq
+		}
+		attrs[key] = val
+	}
+}
+
+// flags are the attributes that stand alone (meaning =true).
+var flags = map[string]bool{"readOnly": true, "destructive": true, "idempotent": true, "openWorld": true}

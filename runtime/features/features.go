@@ -1,0 +1,219 @@
+// Package features serves tools, prompts and resources declared in plain
+// Go on every revision a server mounts.
+//
+// A user writes functions and marks them with directives:
+//
+//	// Greet says hello to someone.
+//	//
+//	//mcp:tool greet readOnly
+//	func greet(ctx context.Context, in GreetIn) (Greeting, error)
+//
+// and mcpgen tools generates, at go generate time, the JSON Schemas of the
+// argument and result types, their reflection-free decoders, validators
+// and encoders, and a function returning a *Set of the package's
+// declarations. The Set is an mcp.Catalog: given to
+// mcp.ServerOptions.Catalog, it answers tools/list (paginated), tools/call,
+// prompts/list, prompts/get, resources/list, resources/templates/list and
+// resources/read in the shape of each request's revision, and announces
+// list changes when items are added or removed at run time.
+//
+// The types here are what generated code builds and what functions may
+// return when they want more than one structured value: content blocks
+// (Text, Image, Audio, Embedded, Link), a tool Result, prompt Messages,
+// resource Contents.
+package features
+
+import (
+	"context"
+	"encoding/base64"
+
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Tool is a tool: its definition and the generated function that decodes,
+// validates and runs a call.
+type Tool struct {
+	// Name is the tool's name; Title and Description describe it.
+	Name, Title, Description string
+	// Annotations are the tool's behaviour hints.
+	Annotations Annotations
+	// InputSchema and OutputSchema are JSON Schemas of the arguments and
+	// of structuredContent (nil: the tool returns no structured content).
+	InputSchema, OutputSchema wire.Raw
+	// Task says whether a call may or must run as a task.
+	Task mcp.TaskSupport
+	// Call decodes the arguments (nil when absent), checks them and runs
+	// the tool. An *ArgumentError reports arguments that break the input
+	// schema; a *jsonrpc.Error is answered as a protocol error; any other
+	// error is a tool execution error (isError), its text the message.
+	Call func(ctx context.Context, args wire.Raw) (*Result, error)
+}
+
+// Annotations are a tool's hints (all optional).
+type Annotations struct {
+	Title                                        string
+	ReadOnly, Destructive, Idempotent, OpenWorld wire.Opt[bool]
+}
+
+func (a Annotations) empty() bool {
+	return a.Title == "" && !a.ReadOnly.Set && !a.Destructive.Set && !a.Idempotent.Set && !a.OpenWorld.Set
+}
+
+// Result is what a tool call returns.
+type Result struct {
+	// Content is the unstructured result.
+	Content []Content
+	// Structured is structuredContent (JSON), nil when none.
+	Structured wire.Raw
+	// IsError reports a tool execution error.
+	IsError bool
+}
+
+// Content is one content block, kept as the JSON every revision that has
+// its type shares.
+type Content struct {
+	// def is the schema definition of the block's type (TextContent, …),
+	// for revisions that lack it.
+	def  string
+	json wire.Raw
+}
+
+// Text is a text content block.
+func Text(s string) Content {
+	var e wire.Encoder
+	e.ObjectStart()
+	e.FieldRaw(`"type":"text","text":`)
+	e.Str(s)
+	e.ObjectEnd()
+	return Content{def: "TextContent", json: e.Bytes()}
+}
+
+// Image is an image content block.
+func Image(data []byte, mimeType string) Content {
+	return media("ImageContent", "image", data, mimeType)
+}
+
+// Audio is an audio content block (revisions before 2025-03-26 get a text
+// block saying what was left out).
+func Audio(data []byte, mimeType string) Content {
+	return media("AudioContent", "audio", data, mimeType)
+}
+
+func media(def, typ string, data []byte, mimeType string) Content {
+	var e wire.Encoder
+	e.ObjectStart()
+	e.FieldRaw(`"type":"` + typ + `","data":`)
+	e.Str(base64.StdEncoding.EncodeToString(data))
+	e.Field("mimeType")
+	e.Str(mimeType)
+	e.ObjectEnd()
+	return Content{def: def, json: e.Bytes()}
+}
+
+// Embedded is an embedded resource content block.
+func Embedded(c Contents) Content {
+	var e wire.Encoder
+	e.ObjectStart()
+	e.FieldRaw(`"type":"resource","resource":`)
+	c.encode(&e)
+	e.ObjectEnd()
+	return Content{def: "EmbeddedResource", json: e.Bytes()}
+}
+
+// Link is a resource link content block (revisions before 2025-06-18 get
+// a text block with the URI).
+func Link(uri, name, mimeType string) Content {
+	var e wire.Encoder
+	e.ObjectStart()
+	e.FieldRaw(`"type":"resource_link","uri":`)
+	e.Str(uri)
+	e.Field("name")
+	e.Str(name)
+	if mimeType != "" {
+		e.Field("mimeType")
+		e.Str(mimeType)
+	}
+	e.ObjectEnd()
+	return Content{def: "ResourceLink", json: e.Bytes()}
+}
+
+// write writes the block for revision p, or a text block standing in for
+// a type the revision lacks.
+func (c Content) write(e *wire.Encoder, p *mcp.Protocol) {
+	if c.def == "TextContent" || p.Has(c.def) {
+		e.Raw(c.json)
+		return
+	}
+	Text("["+c.def+" left out: revision "+p.Revision+" has no such content]").write(e, p)
+}
+
+// Contents is the contents of a resource: Text, or Blob when Text is
+// empty and Blob is not nil.
+type Contents struct {
+	URI, MIMEType string
+	Text          string
+	Blob          []byte
+}
+
+func (c Contents) encode(e *wire.Encoder) {
+	e.ObjectStart()
+	e.Field("uri")
+	e.Str(c.URI)
+	if c.MIMEType != "" {
+		e.Field("mimeType")
+		e.Str(c.MIMEType)
+	}
+	if c.Blob != nil && c.Text == "" {
+		e.Field("blob")
+		e.Str(base64.StdEncoding.EncodeToString(c.Blob))
+	} else {
+		e.Field("text")
+		e.Str(c.Text)
+	}
+	e.ObjectEnd()
+}
+
+// Message is one message of a prompt.
+type Message struct {
+	// Role is "user" or "assistant".
+	Role    string
+	Content Content
+}
+
+// User and Assistant are messages from either side.
+func User(c Content) Message      { return Message{Role: "user", Content: c} }
+func Assistant(c Content) Message { return Message{Role: "assistant", Content: c} }
+
+// Prompt is a prompt: its definition and the generated function that
+// checks its arguments and renders it.
+type Prompt struct {
+	Name, Title, Description string
+	Arguments                []PromptArgument
+	// Get renders the prompt with its arguments (absent ones missing from
+	// the map). A *jsonrpc.Error is answered as it is, any other error as
+	// an internal error.
+	Get func(ctx context.Context, args map[string]string) (description string, messages []Message, err error)
+}
+
+// PromptArgument is an argument of a prompt.
+type PromptArgument struct {
+	Name, Title, Description string
+	Required                 bool
+}
+
+// Resource is a resource with a fixed URI.
+type Resource struct {
+	URI, Name, Title, Description, MIMEType string
+	// Read returns its contents.
+	Read func(ctx context.Context, uri string) ([]Contents, error)
+}
+
+// Template is a family of resources named by a URI template (RFC 6570,
+// simple {var} expressions).
+type Template struct {
+	URITemplate, Name, Title, Description, MIMEType string
+	// Read returns the contents of a URI the template matches, with the
+	// values of its variables.
+	Read func(ctx context.Context, uri string, vars map[string]string) ([]Contents, error)
+}

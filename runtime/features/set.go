@@ -1,0 +1,662 @@
+package features
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Set holds the tools, prompts and resources a server serves from Go. It is
+// safe for concurrent use; adding or removing items announces the change
+// (notifications/…/list_changed, listen streams) to the server's clients.
+type Set struct {
+	// PageSize is how many items a list page holds (0: all on one page).
+	PageSize int
+
+	mu        sync.RWMutex
+	tools     []*Tool
+	prompts   []*Prompt
+	resources []*Resource
+	templates []*Template
+	// kinds records the lists the set ever had items in: it serves their
+	// methods, and the server declares their capabilities.
+	kinds    [numKinds]bool
+	watchers []func(mcp.ListKind)
+}
+
+type kind int
+
+const (
+	kindTools kind = iota
+	kindPrompts
+	kindResources
+	numKinds
+)
+
+var _ mcp.Catalog = (*Set)(nil)
+
+// NewSet returns an empty set.
+func NewSet() *Set { return &Set{} }
+
+// AddTools adds tools; a name already in the set is replaced.
+func (s *Set) AddTools(ts ...Tool) *Set {
+	s.mu.Lock()
+	for i := range ts {
+		t := ts[i]
+		s.tools = replace(s.tools, &t, func(x *Tool) bool { return x.Name == t.Name })
+	}
+	s.kinds[kindTools] = true
+	s.mu.Unlock()
+	s.changed(mcp.ToolsList)
+	return s
+}
+
+// AddPrompts adds prompts; a name already in the set is replaced.
+func (s *Set) AddPrompts(ps ...Prompt) *Set {
+	s.mu.Lock()
+	for i := range ps {
+		p := ps[i]
+		s.prompts = replace(s.prompts, &p, func(x *Prompt) bool { return x.Name == p.Name })
+	}
+	s.kinds[kindPrompts] = true
+	s.mu.Unlock()
+	s.changed(mcp.PromptsList)
+	return s
+}
+
+// AddResources adds resources; a URI already in the set is replaced.
+func (s *Set) AddResources(rs ...Resource) *Set {
+	s.mu.Lock()
+	for i := range rs {
+		r := rs[i]
+		s.resources = replace(s.resources, &r, func(x *Resource) bool { return x.URI == r.URI })
+	}
+	s.kinds[kindResources] = true
+	s.mu.Unlock()
+	s.changed(mcp.ResourcesList)
+	return s
+}
+
+// AddTemplates adds resource templates; a template already in the set is
+// replaced.
+func (s *Set) AddTemplates(ts ...Template) *Set {
+	s.mu.Lock()
+	for i := range ts {
+		t := ts[i]
+		s.templates = replace(s.templates, &t, func(x *Template) bool { return x.URITemplate == t.URITemplate })
+	}
+	s.kinds[kindResources] = true
+	s.mu.Unlock()
+	s.changed(mcp.ResourcesList)
+	return s
+}
+
+// RemoveTools removes the named tools.
+func (s *Set) RemoveTools(names ...string) {
+	s.mu.Lock()
+	s.tools = slices.DeleteFunc(s.tools, func(t *Tool) bool { return slices.Contains(names, t.Name) })
+	s.mu.Unlock()
+	s.changed(mcp.ToolsList)
+}
+
+// RemovePrompts removes the named prompts.
+func (s *Set) RemovePrompts(names ...string) {
+	s.mu.Lock()
+	s.prompts = slices.DeleteFunc(s.prompts, func(p *Prompt) bool { return slices.Contains(names, p.Name) })
+	s.mu.Unlock()
+	s.changed(mcp.PromptsList)
+}
+
+// RemoveResources removes the resources and templates with the given URIs
+// (URI templates for templates).
+func (s *Set) RemoveResources(uris ...string) {
+	s.mu.Lock()
+	s.resources = slices.DeleteFunc(s.resources, func(r *Resource) bool { return slices.Contains(uris, r.URI) })
+	s.templates = slices.DeleteFunc(s.templates, func(t *Template) bool { return slices.Contains(uris, t.URITemplate) })
+	s.mu.Unlock()
+	s.changed(mcp.ResourcesList)
+}
+
+// Tool returns the named tool.
+func (s *Set) Tool(name string) (Tool, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if t := s.tool(name); t != nil {
+		return *t, true
+	}
+	return Tool{}, false
+}
+
+func (s *Set) tool(name string) *Tool {
+	for _, t := range s.tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func replace[T any](items []*T, item *T, same func(*T) bool) []*T {
+	if i := slices.IndexFunc(items, same); i >= 0 {
+		items[i] = item
+		return items
+	}
+	return append(items, item)
+}
+
+func (s *Set) changed(k mcp.ListKind) {
+	s.mu.RLock()
+	ws := slices.Clone(s.watchers)
+	s.mu.RUnlock()
+	for _, w := range ws {
+		w(k)
+	}
+}
+
+// Watch implements mcp.Catalog.
+func (s *Set) Watch(changed func(mcp.ListKind)) {
+	s.mu.Lock()
+	s.watchers = append(s.watchers, changed)
+	s.mu.Unlock()
+}
+
+// Serves implements mcp.Catalog: the methods of every list the set has
+// had items in.
+func (s *Set) Serves(role mcp.Role) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	switch role {
+	case mcp.RoleToolsList, mcp.RoleToolsCall:
+		return s.kinds[kindTools]
+	case mcp.RolePromptsList, mcp.RolePromptsGet:
+		return s.kinds[kindPrompts]
+	case mcp.RoleResourcesList, mcp.RoleResourceTemplatesList, mcp.RoleResourcesRead:
+		return s.kinds[kindResources]
+	}
+	return false
+}
+
+// Serve implements mcp.Catalog.
+func (s *Set) Serve(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
+	switch req.Role {
+	case mcp.RoleToolsList:
+		return s.listTools(req)
+	case mcp.RoleToolsCall:
+		return s.callTool(ctx, req)
+	case mcp.RolePromptsList:
+		return s.listPrompts(req)
+	case mcp.RolePromptsGet:
+		return s.getPrompt(ctx, req)
+	case mcp.RoleResourcesList:
+		return s.listResources(req)
+	case mcp.RoleResourceTemplatesList:
+		return s.listTemplates(req)
+	case mcp.RoleResourcesRead:
+		return s.readResource(ctx, req)
+	}
+	return nil, mcp.ErrNotInCatalog
+}
+
+// page cuts a list for a request: everything when a handler continues it.
+func page[T any](s *Set, req *mcp.CatalogRequest, items []T) ([]T, string, error) {
+	if req.Merged {
+		return items, "", nil
+	}
+	cursor, err := stringParam(req.Params, "cursor")
+	if err != nil {
+		return nil, "", err
+	}
+	return mcp.Page(items, cursor, s.PageSize)
+}
+
+// list writes {"<member>":[items…],"nextCursor":…}.
+func list[T any](s *Set, req *mcp.CatalogRequest, member string, items []T, write func(*wire.Encoder, T)) (wire.Raw, error) {
+	items, next, err := page(s, req, items)
+	if err != nil {
+		return nil, err
+	}
+	var e wire.Encoder
+	e.ObjectStart()
+	e.Field(member)
+	e.ArrayStart()
+	for _, it := range items {
+		write(&e, it)
+	}
+	e.ArrayEnd()
+	if next != "" {
+		e.Field("nextCursor")
+		e.Str(next)
+	}
+	e.ObjectEnd()
+	return e.Bytes(), e.Err()
+}
+
+func (s *Set) listTools(req *mcp.CatalogRequest) (wire.Raw, error) {
+	s.mu.RLock()
+	tools := slices.Clone(s.tools)
+	s.mu.RUnlock()
+	return list(s, req, "tools", tools, func(e *wire.Encoder, t *Tool) { writeTool(e, req.Protocol, t) })
+}
+
+// writeTool writes a tool's definition with the members revision p has.
+func writeTool(e *wire.Encoder, p *mcp.Protocol, t *Tool) {
+	e.ObjectStart()
+	e.Field("name")
+	e.Str(t.Name)
+	optString(e, p, "Tool", "title", t.Title)
+	optString(e, p, "Tool", "description", t.Description)
+	e.Field("inputSchema")
+	if t.InputSchema != nil {
+		e.Raw(t.InputSchema)
+	} else {
+		e.Raw(wire.Raw(`{"type":"object"}`))
+	}
+	if t.OutputSchema != nil && p.Has("Tool", "outputSchema") {
+		e.Field("outputSchema")
+		e.Raw(t.OutputSchema)
+	}
+	if !t.Annotations.empty() && p.Has("Tool", "annotations") {
+		a := t.Annotations
+		e.Field("annotations")
+		e.ObjectStart()
+		optString(e, p, "ToolAnnotations", "title", a.Title)
+		for _, h := range []struct {
+			name string
+			v    wire.Opt[bool]
+		}{{"readOnlyHint", a.ReadOnly}, {"destructiveHint", a.Destructive}, {"idempotentHint", a.Idempotent}, {"openWorldHint", a.OpenWorld}} {
+			if h.v.Set && p.Has("ToolAnnotations", h.name) {
+				e.Field(h.name)
+				e.Bool(h.v.Value)
+			}
+		}
+		e.ObjectEnd()
+	}
+	if t.Task != mcp.TaskForbidden && p.Has("Tool", "execution") {
+		e.FieldRaw(`"execution":{"taskSupport":`)
+		e.Str(t.Task.String())
+		e.ObjectEnd()
+	}
+	e.ObjectEnd()
+}
+
+// optString writes a string member when it is set and def has it.
+func optString(e *wire.Encoder, p *mcp.Protocol, def, member, v string) {
+	if v != "" && p.Has(def, member) {
+		e.Field(member)
+		e.Str(v)
+	}
+}
+
+func (s *Set) callTool(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
+	s.mu.RLock()
+	t := s.tool(req.Name)
+	s.mu.RUnlock()
+	if t == nil {
+		if req.Handled {
+			return nil, mcp.ErrNotInCatalog
+		}
+		return nil, mcp.InvalidParams("/params/name", "unknown tool "+req.Name)
+	}
+	p := req.Protocol
+	if t.Task != mcp.TaskForbidden {
+		r := mcp.RequestFrom(ctx)
+		asTask, err := r.TaskMode(t.Task)
+		if err != nil {
+			return nil, err
+		}
+		if asTask {
+			return nil, r.StartTask(func(ctx context.Context, _ *mcp.Task) (wire.Marshaler, error) {
+				return s.runTool(ctx, p, t, req.Arguments)
+			})
+		}
+	}
+	return s.runTool(ctx, p, t, req.Arguments)
+}
+
+// runTool runs a call and writes its CallToolResult for revision p.
+func (s *Set) runTool(ctx context.Context, p *mcp.Protocol, t *Tool, args wire.Raw) (wire.Raw, error) {
+	res, err := t.Call(ctx, args)
+	if err != nil {
+		var ae *ArgumentError
+		var je *jsonrpc.Error
+		var aw *mcp.AnswerWith
+		switch {
+		case errors.As(err, &aw), errors.As(err, &je), ctx.Err() != nil:
+			return nil, err
+		case errors.As(err, &ae) && !argumentErrorsAreResults(p):
+			return nil, mcp.InvalidParams("/params/arguments"+ae.Pointer(), ae.Error())
+		case errors.As(err, &ae):
+			res = &Result{Content: []Content{Text("invalid arguments for tool " + t.Name + ": " + ae.Error())}, IsError: true}
+		default:
+			res = &Result{Content: []Content{Text(err.Error())}, IsError: true}
+		}
+	}
+	if res == nil {
+		return nil, fmt.Errorf("features: tool %s returned no result and no error", t.Name)
+	}
+	return writeResult(p, res)
+}
+
+// argumentErrorsAreResults reports a revision in which arguments that
+// break the input schema are a tool execution error (isError), as
+// 2025-11-25 on ask (SEP-1303), rather than -32602.
+func argumentErrorsAreResults(p *mcp.Protocol) bool {
+	return p.ToolError != nil && (p.Revision >= "2025-11-25" || !isDate(p.Revision))
+}
+
+func isDate(v string) bool { return len(v) == 10 && v[4] == '-' && v[7] == '-' }
+
+// writeResult writes a CallToolResult for revision p.
+func writeResult(p *mcp.Protocol, r *Result) (wire.Raw, error) {
+	e := wire.GetEncoder()
+	defer wire.PutEncoder(e)
+	e.ObjectStart()
+	e.Field("content")
+	e.ArrayStart()
+	for _, c := range r.Content {
+		c.write(e, p)
+	}
+	e.ArrayEnd()
+	if r.Structured != nil && p.Has("CallToolResult", "structuredContent") {
+		e.Field("structuredContent")
+		e.Raw(r.Structured)
+	}
+	if r.IsError {
+		e.FieldRaw(`"isError":true`)
+	}
+	e.ObjectEnd()
+	return append(wire.Raw(nil), e.Bytes()...), e.Err()
+}
+
+func (s *Set) listPrompts(req *mcp.CatalogRequest) (wire.Raw, error) {
+	s.mu.RLock()
+	prompts := slices.Clone(s.prompts)
+	s.mu.RUnlock()
+	p := req.Protocol
+	return list(s, req, "prompts", prompts, func(e *wire.Encoder, pr *Prompt) {
+		e.ObjectStart()
+		e.Field("name")
+		e.Str(pr.Name)
+		optString(e, p, "Prompt", "title", pr.Title)
+		optString(e, p, "Prompt", "description", pr.Description)
+		if len(pr.Arguments) > 0 {
+			e.Field("arguments")
+			e.ArrayStart()
+			for _, a := range pr.Arguments {
+				e.ObjectStart()
+				e.Field("name")
+				e.Str(a.Name)
+				optString(e, p, "PromptArgument", "title", a.Title)
+				optString(e, p, "PromptArgument", "description", a.Description)
+				if a.Required {
+					e.FieldRaw(`"required":true`)
+				}
+				e.ObjectEnd()
+			}
+			e.ArrayEnd()
+		}
+		e.ObjectEnd()
+	})
+}
+
+func (s *Set) getPrompt(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
+	s.mu.RLock()
+	var pr *Prompt
+	for _, x := range s.prompts {
+		if x.Name == req.Name {
+			pr = x
+		}
+	}
+	s.mu.RUnlock()
+	if pr == nil {
+		if req.Handled {
+			return nil, mcp.ErrNotInCatalog
+		}
+		return nil, mcp.InvalidParams("/params/name", "unknown prompt "+req.Name)
+	}
+	args, err := stringMap(req.Params, "arguments")
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range pr.Arguments {
+		if _, ok := args[a.Name]; a.Required && !ok {
+			return nil, mcp.InvalidParams("/params/arguments", "missing required argument "+a.Name)
+		}
+	}
+	desc, msgs, err := pr.Get(ctx, args)
+	if err != nil {
+		var ae *ArgumentError
+		if errors.As(err, &ae) {
+			return nil, mcp.InvalidParams("/params/arguments"+ae.Pointer(), ae.Error())
+		}
+		return nil, err
+	}
+	e := wire.GetEncoder()
+	defer wire.PutEncoder(e)
+	e.ObjectStart()
+	if desc != "" {
+		e.Field("description")
+		e.Str(desc)
+	}
+	e.Field("messages")
+	e.ArrayStart()
+	for _, m := range msgs {
+		e.ObjectStart()
+		e.Field("role")
+		e.Str(m.Role)
+		e.Field("content")
+		m.Content.write(e, req.Protocol)
+		e.ObjectEnd()
+	}
+	e.ArrayEnd()
+	e.ObjectEnd()
+	return append(wire.Raw(nil), e.Bytes()...), e.Err()
+}
+
+func (s *Set) listResources(req *mcp.CatalogRequest) (wire.Raw, error) {
+	s.mu.RLock()
+	rs := slices.Clone(s.resources)
+	s.mu.RUnlock()
+	p := req.Protocol
+	return list(s, req, "resources", rs, func(e *wire.Encoder, r *Resource) {
+		e.ObjectStart()
+		e.Field("uri")
+		e.Str(r.URI)
+		e.Field("name")
+		e.Str(r.Name)
+		optString(e, p, "Resource", "title", r.Title)
+		optString(e, p, "Resource", "description", r.Description)
+		optString(e, p, "Resource", "mimeType", r.MIMEType)
+		e.ObjectEnd()
+	})
+}
+
+func (s *Set) listTemplates(req *mcp.CatalogRequest) (wire.Raw, error) {
+	s.mu.RLock()
+	ts := slices.Clone(s.templates)
+	s.mu.RUnlock()
+	p := req.Protocol
+	return list(s, req, "resourceTemplates", ts, func(e *wire.Encoder, t *Template) {
+		e.ObjectStart()
+		e.Field("uriTemplate")
+		e.Str(t.URITemplate)
+		e.Field("name")
+		e.Str(t.Name)
+		optString(e, p, "ResourceTemplate", "title", t.Title)
+		optString(e, p, "ResourceTemplate", "description", t.Description)
+		optString(e, p, "ResourceTemplate", "mimeType", t.MIMEType)
+		e.ObjectEnd()
+	})
+}
+
+func (s *Set) readResource(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
+	uri, err := stringParam(req.Params, "uri")
+	if err != nil {
+		return nil, err
+	}
+	var read func() ([]Contents, error)
+	s.mu.RLock()
+	for _, r := range s.resources {
+		if r.URI == uri {
+			read = func() ([]Contents, error) { return r.Read(ctx, uri) }
+			break
+		}
+	}
+	if read == nil {
+		for _, t := range s.templates {
+			if vars, ok := MatchTemplate(t.URITemplate, uri); ok {
+				read = func() ([]Contents, error) { return t.Read(ctx, uri, vars) }
+				break
+			}
+		}
+	}
+	s.mu.RUnlock()
+	if read == nil {
+		if req.Handled {
+			return nil, mcp.ErrNotInCatalog
+		}
+		return nil, NotFound(req.Protocol, uri)
+	}
+	contents, err := read()
+	if err != nil {
+		return nil, err
+	}
+	e := wire.GetEncoder()
+	defer wire.PutEncoder(e)
+	e.ObjectStart()
+	e.Field("contents")
+	e.ArrayStart()
+	for _, c := range contents {
+		if c.URI == "" {
+			c.URI = uri
+		}
+		c.encode(e)
+	}
+	e.ArrayEnd()
+	e.ObjectEnd()
+	return append(wire.Raw(nil), e.Bytes()...), e.Err()
+}
+
+// NotFound is the error for a resource that does not exist in revision p:
+// -32602 with data.uri on the stateless revisions, -32002 before.
+func NotFound(p *mcp.Protocol, uri string) error {
+	code := int64(mcp.CodeResourceNotFound)
+	if p.Stateless {
+		code = jsonrpc.CodeInvalidParams
+	}
+	var e wire.Encoder
+	e.ObjectStart()
+	e.Field("uri")
+	e.Str(uri)
+	e.ObjectEnd()
+	return &jsonrpc.Error{Code: code, Message: "resource not found: " + uri, Data: e.Bytes()}
+}
+
+// MatchTemplate matches uri against a URI template of simple {var}
+// expressions, returning the variables' values. A variable matches up to
+// the literal that follows it (and, at the end, the rest of the URI
+// without a "/").
+func MatchTemplate(template, uri string) (map[string]string, bool) {
+	var vars map[string]string
+	for template != "" {
+		open := strings.IndexByte(template, '{')
+		if open < 0 {
+			return vars, template == uri
+		}
+		lit := template[:open]
+		if !strings.HasPrefix(uri, lit) {
+			return nil, false
+		}
+		uri, template = uri[len(lit):], template[open+1:]
+		end := strings.IndexByte(template, '}')
+		if end < 0 {
+			return nil, false
+		}
+		name := template[:end]
+		template = template[end+1:]
+		next := template
+		if i := strings.IndexByte(next, '{'); i >= 0 {
+			next = next[:i]
+		}
+		var val string
+		switch {
+		case next == "":
+			if strings.Contains(uri, "/") && template == "" {
+				return nil, false
+			}
+			val, uri = uri, ""
+		default:
+			i := strings.Index(uri, next)
+			if i < 0 {
+				return nil, false
+			}
+			val, uri = uri[:i], uri[i:]
+		}
+		if val == "" {
+			return nil, false
+		}
+		if vars == nil {
+			vars = map[string]string{}
+		}
+		vars[name] = val
+	}
+	return vars, uri == ""
+}
+
+// stringParam reads a string member of params ("" when absent).
+func stringParam(params wire.Raw, name string) (string, error) {
+	if len(params) == 0 {
+		return "", nil
+	}
+	var v string
+	d := wire.NewDecoder(params)
+	err := d.Object(func(key []byte) error {
+		if string(key) != name || d.Peek() != wire.String {
+			return d.Skip()
+		}
+		var err error
+		v, err = d.Str()
+		return err
+	})
+	if err != nil {
+		return "", mcp.InvalidParams("/params", err.Error())
+	}
+	return v, nil
+}
+
+// stringMap reads an object of strings member of params.
+func stringMap(params wire.Raw, name string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(params) == 0 {
+		return out, nil
+	}
+	d := wire.NewDecoder(params)
+	err := d.Object(func(key []byte) error {
+		if string(key) != name || d.Peek() != wire.Object {
+			return d.Skip()
+		}
+		return d.Object(func(k []byte) error {
+			if d.Peek() != wire.String {
+				return mcp.InvalidParams("/params/"+name+"/"+string(k), "must be a string")
+			}
+			v, err := d.Str()
+			out[string(k)] = v
+			return err
+		})
+	})
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, mcp.InvalidParams("/params", err.Error())
+	}
+	return out, nil
+}
