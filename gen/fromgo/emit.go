@@ -26,6 +26,23 @@ type emitter struct {
 	patterns map[string]string
 	// decoders and encoders are the structs that need them.
 	decoders, encoders map[*typ]bool
+	// argsDone reports mcpgenArguments emitted.
+	argsDone bool
+	// names counts the local names made, per prefix (nested loops).
+	names map[string]int
+}
+
+// fresh returns a local name not used by an enclosing loop: x, x1, x2….
+func (e *emitter) fresh(prefix string) string {
+	if e.names == nil {
+		e.names = map[string]int{}
+	}
+	n := e.names[prefix]
+	e.names[prefix] = n + 1
+	if n == 0 {
+		return prefix
+	}
+	return prefix + strconv.Itoa(n)
 }
 
 // emit generates the file.
@@ -270,10 +287,10 @@ func (e *emitter) tool(it *item) {
 
 // arguments emits mcpgenArguments once.
 func (e *emitter) arguments() {
-	if e.patterns["\x00arguments"] != "" {
+	if e.argsDone {
 		return
 	}
-	e.patterns["\x00arguments"] = "done"
+	e.argsDone = true
 	e.f.Comment("mcpgenArguments decodes a call's arguments (absent: an empty object) with")
 	e.f.Comment("decode (nil: a tool without arguments) and reports every violation.")
 	e.f.Func().Id("mcpgenArguments").Params(jen.Id("args").Qual(wirePath, "Raw"), jen.Id("decode").Func().Params(jen.Op("*").Qual(wirePath, "Decoder"), jen.Op("*").Qual(validPath, "Collector")).Error()).Error().Block(
@@ -296,6 +313,7 @@ func encodeFunc(t *typ) string { return "mcpgenEncode" + t.name }
 
 // decoder emits the decoder and validator of a struct.
 func (e *emitter) decoder(t *typ) {
+	e.names = nil
 	var cases []jen.Code
 	var required []jen.Code
 	for i, f := range t.fields {
@@ -442,20 +460,21 @@ func (e *emitter) decodeValue(t *typ, c constraints, target *jen.Statement) []je
 	case sSlice:
 		item := c
 		item.minItems, item.maxItems = 0, -1
+		x, i := e.fresh("x"), e.fresh("i")
 		body := []jen.Code{
-			jen.Id("c").Dot("EnterIndex").Call(jen.Id("i")),
-			jen.Id("i").Op("++"),
-			jen.Var().Id("x").Add(e.typeCode(t.elem.t)),
+			jen.Id("c").Dot("EnterIndex").Call(jen.Id(i)),
+			jen.Id(i).Op("++"),
+			jen.Var().Id(x).Add(e.typeCode(t.elem.t)),
 		}
-		body = append(body, e.decodeValue(t.elem, item, jen.Id("x"))...)
+		body = append(body, e.decodeValue(t.elem, item, jen.Id(x))...)
 		body = append(body,
-			target.Clone().Op("=").Append(target.Clone(), jen.Id("x")),
+			target.Clone().Op("=").Append(target.Clone(), jen.Id(x)),
 			jen.Id("c").Dot("Leave").Call(),
 			jen.Return(jen.Nil()),
 		)
 		stmts := []jen.Code{
 			target.Clone().Op("=").Add(e.typeCode(t.t)).Values(),
-			jen.Id("i").Op(":=").Lit(0),
+			jen.Id(i).Op(":=").Lit(0),
 			jen.If(jen.Err().Op(":=").Id("d").Dot("Array").Call(jen.Func().Params().Error().Block(body...)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		}
 		if c.minItems > 0 || c.maxItems >= 0 {
@@ -465,21 +484,22 @@ func (e *emitter) decodeValue(t *typ, c constraints, target *jen.Statement) []je
 			Else().If(jen.Id("ok")).Block(stmts...)}
 	case sMap:
 		mt := t.t.Underlying().(*types.Map)
+		x, k, key := e.fresh("x"), e.fresh("k"), e.fresh("key")
 		body := []jen.Code{
-			jen.Id("k").Op(":=").String().Parens(jen.Id("key")),
-			jen.Id("c").Dot("Enter").Call(jen.Id("k")),
-			jen.Var().Id("x").Add(e.typeCode(mt.Elem())),
+			jen.Id(k).Op(":=").String().Parens(jen.Id(key)),
+			jen.Id("c").Dot("Enter").Call(jen.Id(k)),
+			jen.Var().Id(x).Add(e.typeCode(mt.Elem())),
 		}
-		body = append(body, e.decodeValue(t.elem, noConstraints(), jen.Id("x"))...)
+		body = append(body, e.decodeValue(t.elem, noConstraints(), jen.Id(x))...)
 		body = append(body,
-			target.Clone().Index(e.typeCode(mt.Key()).(*jen.Statement).Clone().Call(jen.Id("k"))).Op("=").Id("x"),
+			target.Clone().Index(e.typeCode(mt.Key()).(*jen.Statement).Clone().Call(jen.Id(k))).Op("=").Id(x),
 			jen.Id("c").Dot("Leave").Call(),
 			jen.Return(jen.Nil()),
 		)
 		return []jen.Code{jen.If(jen.List(jen.Id("ok"), jen.Err()).Op(":=").Qual(featuresPath, "Object").Call(jen.Id("d"), jen.Id("c")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())).
 			Else().If(jen.Id("ok")).Block(
 			jen.If(target.Clone().Op("==").Nil()).Block(target.Clone().Op("=").Make(e.typeCode(t.t))),
-			jen.If(jen.Err().Op(":=").Id("d").Dot("Object").Call(jen.Func().Params(jen.Id("key").Index().Byte()).Error().Block(body...)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.If(jen.Err().Op(":=").Id("d").Dot("Object").Call(jen.Func().Params(jen.Id(key).Index().Byte()).Error().Block(body...)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		)}
 	}
 	panic(fmt.Sprintf("fromgo: no decoder for shape %d", t.shape))
@@ -526,9 +546,6 @@ func (e *emitter) patternVars() {
 	byVar := map[string]string{}
 	var names []string
 	for p, v := range e.patterns {
-		if strings.HasPrefix(p, "\x00") {
-			continue
-		}
 		byVar[v] = p
 		names = append(names, v)
 	}
@@ -623,13 +640,13 @@ func (e *emitter) encodeValue(t *typ, v *jen.Statement) []jen.Code {
 	case sSlice:
 		return []jen.Code{
 			enc.Clone().Dot("ArrayStart").Call(),
-			jen.For(jen.Id("_"), jen.Id("x").Op(":=").Range().Add(v)).Block(e.encodeValue(t.elem, jen.Id("x"))...),
+			jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Add(v)).Block(e.encodeValue(t.elem, jen.Id("x"))...),
 			enc.Clone().Dot("ArrayEnd").Call(),
 		}
 	case sMap:
 		return []jen.Code{
 			enc.Clone().Dot("ObjectStart").Call(),
-			jen.For(jen.Id("_"), jen.Id("k").Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(v.Clone()))).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(v.Clone()))).Block(
 				append([]jen.Code{enc.Clone().Dot("Field").Call(jen.String().Parens(jen.Id("k")))}, e.encodeValue(t.elem, v.Clone().Index(jen.Id("k")))...)...),
 			enc.Clone().Dot("ObjectEnd").Call(),
 		}

@@ -62,9 +62,9 @@ func (e *emitter) promptValue(it *item) jen.Code {
 			list = append(list, jen.Values(a))
 		}
 		d[jen.Id("Arguments")] = jen.Index().Qual(featuresPath, "PromptArgument").Values(list...)
-		body = append(body, jen.Var().Id("in").Add(e.typeCode(it.in.t)), jen.Var().Id("c").Qual(validPath, "Collector"))
+		body = append(body, jen.Var().Id("in").Add(e.typeCode(it.in.t)), jen.Id("c").Op(":=").Op("&").Qual(validPath, "Collector").Values())
 		body = append(body, e.stringArgs(it.in, "args")...)
-		body = append(body, jen.If(jen.Err().Op(":=").Qual(featuresPath, "Check").Call(jen.Op("&").Id("c"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(""), jen.Nil(), jen.Err())))
+		body = append(body, jen.If(jen.Err().Op(":=").Qual(featuresPath, "Check").Call(jen.Id("c"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(""), jen.Nil(), jen.Err())))
 		args = append(args, jen.Id("in"))
 	}
 	body = append(body, jen.List(jen.Id("out"), jen.Err()).Op(":=").Id(it.fn.Name()).Call(callArgs(it, args...)...))
@@ -135,9 +135,9 @@ func (e *emitter) templateValue(it *item) jen.Code {
 	case it.varsMap:
 		args = append(args, jen.Id("vars"))
 	case it.vars != nil:
-		body = append(body, jen.Var().Id("in").Add(e.typeCode(it.vars.t)), jen.Var().Id("c").Qual(validPath, "Collector"))
+		body = append(body, jen.Var().Id("in").Add(e.typeCode(it.vars.t)), jen.Id("c").Op(":=").Op("&").Qual(validPath, "Collector").Values())
 		body = append(body, e.stringArgs(it.vars, "vars")...)
-		body = append(body, jen.If(jen.Err().Op(":=").Qual(featuresPath, "Check").Call(jen.Op("&").Id("c"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+		body = append(body, jen.If(jen.Err().Op(":=").Qual(featuresPath, "Check").Call(jen.Id("c"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
 		args = append(args, jen.Id("in"))
 	}
 	body = append(body, e.readBody(it, args...)...)

@@ -78,7 +78,7 @@ func Generate(opts Options) (*Output, error) {
 		return nil, fmt.Errorf("load %s: %w", opts.Pattern, err)
 	}
 	if len(pkgs) != 1 {
-		return nil, fmt.Errorf("load %s: want one package, found %d", opts.Pattern, len(pkgs))
+		return nil, fmt.Errorf("load %s in %s: want one package, found %d (does go list see it? its module may need go mod tidy)", opts.Pattern, opts.Dir, len(pkgs))
 	}
 	pkg := pkgs[0]
 	if pkg.Types == nil || len(pkg.Syntax) == 0 {
