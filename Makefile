@@ -3,6 +3,7 @@
 SPEC_ROOT ?= ../shared/mcp-schema
 GO        ?= go
 EXAMPLE   := examples/everything
+HELLO     := examples/hello
 
 # Tests and go generate find the official schemas here.
 export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
@@ -10,7 +11,7 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo test test-go test-history test-spec test-example test-redis vet interop-deps conformance bench bench-compare bench-blackbox fuzz clean
+.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-redis vet interop-deps conformance bench bench-compare bench-blackbox fuzz clean
 
 all: build
 
@@ -18,10 +19,12 @@ all: build
 build: generate
 	$(GO) build -o bin/mcpgen ./cmd/mcpgen
 	cd $(EXAMPLE) && $(GO) build -o ../../bin/everything . && $(GO) build -o ../../bin/everything-client ./cmd/everything-client
+	cd $(HELLO) && $(GO) build -o ../../bin/hello .
 
-## generate: the example's packages for 2025-11-25 and 2026-07-28 (go generate, as a user would)
+## generate: the examples' packages for 2025-11-25 and 2026-07-28 and hello's features (go generate, as a user would)
 generate:
 	cd $(EXAMPLE) && $(GO) generate ./...
+	cd $(HELLO) && $(GO) generate ./...
 
 ## demo: generate, build, and show a Go client and the official TypeScript client talking to bin/everything, over stdio and Streamable HTTP
 demo: build interop-deps
@@ -44,7 +47,7 @@ vet:
 	$(GO) vet ./...
 
 ## test: every test — the root module, the spec's history, the generated packages of all six revisions, the example with its interop peers, and the conformance suite
-test: vet test-go test-history test-spec test-example test-redis conformance
+test: vet test-go test-history test-spec test-example test-hello test-redis conformance
 
 test-go:
 	$(GO) test -race ./...
@@ -59,6 +62,10 @@ test-history:
 # differential test against jsonschema, validation of the strict examples.
 test-spec:
 	cd spectest && $(GO) generate ./... && $(GO) vet ./... && $(GO) test -race ./...
+
+## test-hello: examples/hello, a server declared with mcpgen tools, generated and talked to in both eras over stdio and HTTP
+test-hello:
+	cd $(HELLO) && $(GO) generate ./... && $(GO) vet ./... && $(GO) test -race ./...
 
 ## test-redis: the Redis stores (runtime/store/redis, a module of its own) against a real redis-server the tests start; it must be installed (.ci/run installs it)
 test-redis:

@@ -1,7 +1,8 @@
 // Command hello is a complete MCP server: two tools, a prompt and a
-// resource, declared as plain Go functions, served to clients of both
-// protocol eras (2025-11-25 and 2026-07-28) over stdio, or Streamable HTTP
-// with --http ADDR.
+// resource, declared as plain Go functions and served to clients of both
+// protocol eras (2025-11-25 and 2026-07-28) over stdio, or over Streamable
+// HTTP with --http ADDR. go generate writes the protocol packages and, with
+// mcpgen tools, the schemas, decoders and encoders of the declarations.
 package main
 
 //go:generate go tool mcpgen --revision 2025-11-25 --out mcp/v20251125
@@ -12,7 +13,6 @@ import (
 	"context"
 	"flag"
 	"log"
-	"net/http"
 	"os"
 	"os/signal"
 
@@ -24,74 +24,48 @@ import (
 )
 
 // GreetIn says whom to greet.
-type GreetIn struct {
-	Name string `json:"name" mcp:"minLength=1,maxLength=64"` // Who to greet.
-	Loud bool   `json:"loud,omitempty"`                      // Shout it.
-}
-
-// Greeting is what greet says.
-type Greeting struct {
-	Text string `json:"text"`
-}
+type GreetIn struct{ Name string `json:"name" mcp:"minLength=1,description=Who to greet."` }
 
 // Greets someone by name.
 //
-//mcp:tool greet title="Greet someone" readOnly
-func greet(_ context.Context, in GreetIn) (Greeting, error) {
-	if in.Loud {
-		return Greeting{Text: "HELLO, " + in.Name + "!"}, nil
-	}
-	return Greeting{Text: "Hello, " + in.Name + "!"}, nil
-}
+//mcp:tool greet readOnly
+func greet(_ context.Context, in GreetIn) (string, error) { return "Hello, " + in.Name + "!", nil }
 
-// AddIn are two numbers.
-type AddIn struct {
-	A float64 `json:"a"`
-	B float64 `json:"b"`
-}
-
-// Sum is a sum.
-type Sum struct {
-	Sum float64 `json:"sum"`
-}
+// AddIn are two numbers; Sum is their sum, the structured result of add.
+type AddIn struct{ A, B float64 }
+type Sum struct{ Sum float64 }
 
 // Adds two numbers.
 //
 //mcp:tool add readOnly idempotent
-func add(_ context.Context, in AddIn) (Sum, error) { return Sum{Sum: in.A + in.B}, nil }
+func add(_ context.Context, in AddIn) (Sum, error) { return Sum{in.A + in.B}, nil }
 
-// HaikuArgs are the haiku prompt's arguments.
-type HaikuArgs struct {
-	Topic string `json:"topic"` // What the haiku is about.
-}
+// HaikuArgs are the haiku prompt's argument.
+type HaikuArgs struct{ Topic string }
 
-// Asks for a haiku.
+// Asks for a haiku about a topic.
 //
 //mcp:prompt haiku
-func haiku(_ context.Context, in HaikuArgs) (string, error) {
-	return "Write a haiku about " + in.Topic + ".", nil
-}
+func haiku(_ context.Context, in HaikuArgs) (string, error) { return "Write a haiku about " + in.Topic + ".", nil }
 
 // The server's read-me.
 //
 //mcp:resource hello://readme name=readme mimeType=text/plain
 func readme(context.Context) (string, error) { return "hello: greet, add, haiku.", nil }
 
+func newServer() (*mcp.Server, error) {
+	return mcp.NewServer(mcp.ServerOptions{Name: "hello", Version: "1.0.0", Catalog: Features()}, v20251125.Mount(nil), v20260728.Mount(nil))
+}
+
 func main() {
-	addr := flag.String("http", "", "serve Streamable HTTP at ADDR/mcp instead of stdio")
+	addr := flag.String("http", "", "serve Streamable HTTP on `ADDR` instead of stdio")
 	flag.Parse()
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "hello", Version: "1.0.0", Catalog: Features()},
-		v20251125.Mount(nil), v20260728.Mount(nil))
-	if err != nil {
-		log.Fatal(err)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if *addr != "" {
-		mux := http.NewServeMux()
-		mux.Handle("/mcp", streamhttp.NewHandler(srv, streamhttp.Options{}))
-		err = streamhttp.ListenAndServe(ctx, *addr, mux)
-	} else {
+	srv, err := newServer()
+	if err == nil && *addr != "" {
+		err = streamhttp.ListenAndServe(ctx, *addr, streamhttp.NewHandler(srv, streamhttp.Options{}))
+	} else if err == nil {
 		err = stdio.Serve(ctx, srv, os.Stdin, os.Stdout, stdio.Options{})
 	}
 	if err != nil && ctx.Err() == nil {

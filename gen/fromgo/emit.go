@@ -3,12 +3,12 @@ package fromgo
 import (
 	"bytes"
 	"fmt"
-	"go/format"
 	"go/types"
 	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"golang.org/x/tools/imports"
 )
 
 const (
@@ -90,7 +90,8 @@ func emit(l *loader, m *modeler, decls []*decl) ([]byte, error) {
 	if err := e.f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	out, err := format.Source(buf.Bytes())
+	// imports.Process also groups the standard library's imports apart.
+	out, err := imports.Process(l.opts.File, buf.Bytes(), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("format: %w", err)
 	}

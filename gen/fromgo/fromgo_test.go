@@ -342,4 +342,3 @@ func mutations() []string {
 	}
 	return out
 }
-

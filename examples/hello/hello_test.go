@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/examples/hello/mcp/v20251125"
+	"github.com/mcpgen/mcpgen/examples/hello/mcp/v20260728"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// TestHello talks to hello as a client of each era would: the real binary
+// over stdio, and the server behind Streamable HTTP.
+func TestHello(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "hello")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv, err := newServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(streamhttp.NewHandler(srv, streamhttp.Options{}))
+	defer hs.Close()
+	transports := map[string]func() mcp.ClientTransport{
+		"stdio": func() mcp.ClientTransport { return &stdio.CommandTransport{Path: bin, Stderr: os.Stderr} },
+		"http":  func() mcp.ClientTransport { return &streamhttp.ClientTransport{URL: hs.URL, HTTPClient: hs.Client()} },
+	}
+	for tname, transport := range transports {
+		for _, era := range []struct {
+			name string
+			era  mcp.Era
+			rev  string
+		}{{"2025-11-25", mcp.Legacy, "2025-11-25"}, {"2026-07-28", mcp.Modern, "2026-07-28"}} {
+			t.Run(tname+"/"+era.name, func(t *testing.T) {
+				ctx := context.Background()
+				cs, err := mcp.Connect(ctx, transport(), mcp.ClientOptions{Era: era.era}, v20251125.Mount(struct{}{}), v20260728.Mount(struct{}{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				if cs.ProtocolVersion() != era.rev {
+					t.Fatalf("negotiated %s", cs.ProtocolVersion())
+				}
+				call := func(method, params string) string {
+					t.Helper()
+					var res wire.Raw
+					if err := cs.Call(ctx, method, wire.Raw(params), &res); err != nil {
+						return "error: " + err.Error()
+					}
+					return string(res)
+				}
+				for _, c := range []struct{ method, params, want string }{
+					{"tools/list", `{}`, `"name":"greet"`},
+					{"tools/list", `{}`, `"outputSchema":{"type":"object","properties":{"Sum":{"type":"number"}},"required":["Sum"],"additionalProperties":false}`},
+					{"tools/call", `{"name":"greet","arguments":{"name":"Ada"}}`, `"text":"Hello, Ada!"`},
+					{"tools/call", `{"name":"add","arguments":{"A":1,"B":2.5}}`, `"structuredContent":{"Sum":3.5}`},
+					{"tools/call", `{"name":"greet","arguments":{"name":""}}`, `"isError":true`},
+					{"tools/call", `{"name":"greet","arguments":{"name":"Ada","extra":1}}`, `/extra: unknown member`},
+					{"tools/call", `{"name":"nope"}`, `unknown tool nope`},
+					{"prompts/list", `{}`, `"arguments":[{"name":"Topic","required":true}]`},
+					{"prompts/get", `{"name":"haiku","arguments":{"Topic":"Go"}}`, `Write a haiku about Go.`},
+					{"prompts/get", `{"name":"haiku"}`, `missing required argument Topic`},
+					{"resources/list", `{}`, `"uri":"hello://readme"`},
+					{"resources/read", `{"uri":"hello://readme"}`, `"text":"hello: greet, add, haiku."`},
+				} {
+					if got := call(c.method, c.params); !strings.Contains(got, c.want) {
+						t.Errorf("%s %s:\n got %s\nwant …%s…", c.method, c.params, got, c.want)
+					}
+				}
+			})
+		}
+	}
+}
