@@ -158,6 +158,9 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 		if err := checkHandler(mount.Protocol, mount.Handler, func(md *Method) bool { return md.FromClient }); err != nil {
 			return nil, err
 		}
+		if err := checkCatalog(opts.Catalog, mount.Protocol); err != nil {
+			return nil, err
+		}
 		m, err := s.mount(mount)
 		if err != nil {
 			return nil, err
