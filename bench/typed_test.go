@@ -57,9 +57,9 @@ func typedStacks() []typedStack {
 // mcpgen: the generated features.Set as the server's Catalog; the
 // generated Client of the era calls.
 type mcpgenTyped struct {
-	cs   *rt.ClientSession
-	c25  *v25.Client
-	c26  *v26.Client
+	cs  *rt.ClientSession
+	c25 *v25.Client
+	c26 *v26.Client
 }
 
 func openTypedMCPGen(tb testing.TB, era rt.Era) typedSession {
