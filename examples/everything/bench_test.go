@@ -17,13 +17,12 @@ import (
 // newServer is the everything server, in process, validating its results
 // or not (a test binary would by default).
 func newServer(tb testing.TB, validate rt.ResultValidation) *rt.Server {
-	f := &fixtures{}
-	srv, err := rt.NewServer(rt.ServerOptions{Name: "everything", Version: "bench", ListChanged: true, ValidateResults: validate, Logger: slog.New(slog.DiscardHandler)},
+	f := newFixtures(nil)
+	srv, err := rt.NewServer(rt.ServerOptions{Name: "everything", Version: "bench", ListChanged: true, ValidateResults: validate, Logger: slog.New(slog.DiscardHandler), Catalog: f.set},
 		v25.Mount(&legacy{f}), v26.Mount(&modern{f}))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	f.srv = srv
 	return srv
 }
 
@@ -85,7 +84,7 @@ func loopEcho(b *testing.B, cs *rt.ClientSession) {
 // each result: its generated Validate, for the echo result and for the
 // fixture's tools/list result (every tool, schemas included).
 func BenchmarkResultValidation(b *testing.B) {
-	list, err := (&modern{&fixtures{}}).ListTools(context.Background(), nil)
+	list, err := (&modern{newFixtures(nil)}).ListTools(context.Background(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

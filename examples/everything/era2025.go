@@ -11,23 +11,23 @@ import (
 	mcp "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 )
 
-// legacy serves revision 2025-11-25: the stateful era, with sampling and
-// elicitation as requests to the client.
+// legacy serves what revision 2025-11-25 has beyond the declared set: the
+// stateful era, with sampling and elicitation as requests to the client.
 type legacy struct{ f *fixtures }
 
-// legacy implements every method the revision leaves to server code.
-var _ mcp.Server = (*legacy)(nil)
+// legacy implements only methods of the revision's Server.
+var _ interface {
+	ListTools(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error)
+	CallTool(context.Context, *mcp.CallToolRequestParams) (mcp.CallToolReply, error)
+	Complete(context.Context, *mcp.CompleteRequestParams) (*mcp.CompleteResult, error)
+} = (*legacy)(nil)
 
+// ListTools lists the tools served here; the declared ones come first.
 func (l *legacy) ListTools(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
-	return decode[mcp.ListToolsResult](l.f.toolList(false))
+	return decode[mcp.ListToolsResult](toolList(countToDef, jsonSchemaToolDef))
 }
 
 func (l *legacy) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, error) {
-	if p.Name == "echo" {
-		if s, ok := echoText(wire.Raw(p.Arguments)); ok {
-			return &mcp.CallToolResult{Content: []mcp.ContentBlock{&mcp.TextContent{Text: s}}}, nil
-		}
-	}
 	if p.Name == "count_to" {
 		page, next, err := countTo(ctx, l.f.resume, p, p.ResumeToken.Or(""), wire.Raw(p.Arguments))
 		if err != nil {
@@ -35,15 +35,18 @@ func (l *legacy) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mc
 		}
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{&mcp.TextContent{Text: page}}, NextResumeToken: optional(next)}, nil
 	}
-	x := &exchange{server: l.f, sample: l.sample, elicit: l.elicit}
-	out, err := l.f.callTool(ctx, false, x, p.Name, wire.Raw(p.Arguments))
-	if err != nil {
-		return nil, err
+	if out, ok, err := handlerTool(p.Name, wire.Raw(p.Arguments)); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return decode[mcp.CallToolResult](out)
 	}
-	return decode[mcp.CallToolResult](out)
+	return nil, rt.InvalidParams("/params/name", "unknown tool "+p.Name)
 }
 
-func (l *legacy) sample(ctx context.Context, prompt string, maxTokens int64) (string, error) {
+// sample asks the client's model, with the client's task support when it
+// has it (the stateful era's sampling/createMessage).
+func sample(ctx context.Context, prompt string, maxTokens int64) (string, error) {
 	params := &mcp.CreateMessageRequestParams{
 		Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: prompt}}},
 		MaxTokens: maxTokens,
@@ -63,7 +66,9 @@ func (l *legacy) sample(ctx context.Context, prompt string, maxTokens int64) (st
 	return string(out), nil
 }
 
-func (l *legacy) elicit(ctx context.Context, message, schema string) (string, string, error) {
+// elicit asks the client's user (the stateful era's elicitation/create)
+// and returns the action and the content as JSON.
+func elicit(ctx context.Context, message, schema string) (string, string, error) {
 	msg, _ := json.Marshal(message)
 	params, err := decode[mcp.ElicitRequestFormParams](`{"message":` + string(msg) + `,"requestedSchema":` + schema + `}`)
 	if err != nil {
@@ -79,34 +84,6 @@ func (l *legacy) elicit(ctx context.Context, message, schema string) (string, st
 		got = string(b)
 	}
 	return string(r.Action), got, nil
-}
-
-func (l *legacy) ListResources(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListResourcesResult, error) {
-	return decode[mcp.ListResourcesResult](resourceList)
-}
-
-func (l *legacy) ListResourceTemplates(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListResourceTemplatesResult, error) {
-	return decode[mcp.ListResourceTemplatesResult](templateList)
-}
-
-func (l *legacy) ReadResource(_ context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-	out, err := readResource(p.URI, false)
-	if err != nil {
-		return nil, err
-	}
-	return decode[mcp.ReadResourceResult](out)
-}
-
-func (l *legacy) ListPrompts(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListPromptsResult, error) {
-	return decode[mcp.ListPromptsResult](l.f.promptList(false))
-}
-
-func (l *legacy) GetPrompt(_ context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-	out, err := getPrompt(p.Name, p.Arguments)
-	if err != nil {
-		return nil, err
-	}
-	return decode[mcp.GetPromptResult](out)
 }
 
 func (l *legacy) Complete(_ context.Context, p *mcp.CompleteRequestParams) (*mcp.CompleteResult, error) {

@@ -12,23 +12,24 @@ import (
 	mcp "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
-// modern serves revision 2026-07-28: stateless, and the server asks for
+// modern serves what revision 2026-07-28 has beyond the declared set: stateless, and the server asks for
 // input with InputRequiredResult instead of requests to the client.
 type modern struct{ f *fixtures }
 
-var _ mcp.Server = (*modern)(nil)
 
+// ListTools lists the tools served here; the declared ones come first.
 func (m *modern) ListTools(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
-	list := m.f.toolList(true)
+	defs := []string{countToDef, jsonSchemaToolDef, regionalLookupDef,
+		`{"name":"test_trigger_tool_change","description":"Adds or removes a tool and announces it.","inputSchema":` + noArgsSchema() + `}`,
+		`{"name":"test_trigger_prompt_change","description":"Adds or removes a prompt and announces it.","inputSchema":` + noArgsSchema() + `}`,
+	}
 	// The input-required tools exist only in this era.
-	var defs []string
 	for _, name := range mrtrTools {
 		defs = append(defs, `{"name":"`+name+`","description":"Asks for input with InputRequiredResult first.","inputSchema":`+noArgsSchema()+`}`)
 	}
 	defs = append(defs, taskInputTools...)
 	defs = append(defs, `{"name":"test_streaming_elicitation","description":"Needs elicitation: asks for input first.","inputSchema":`+noArgsSchema()+`}`)
-	list = strings.TrimSuffix(list, "]}") + "," + strings.Join(defs, ",") + "]}"
-	return decode[mcp.ListToolsResult](list)
+	return decode[mcp.ListToolsResult](toolList(defs...))
 }
 
 var mrtrTools = []string{
@@ -43,17 +44,21 @@ var mrtrTools = []string{
 }
 
 func (m *modern) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, error) {
-	if p.Name == "echo" {
-		if s, ok := echoText(wire.Raw(p.Arguments)); ok {
-			return &mcp.CallToolResult{Content: []mcp.ContentBlock{&mcp.TextContent{Text: s}}}, nil
-		}
-	}
-	if p.Name == "count_to" {
+	switch p.Name {
+	case "count_to":
 		page, next, err := countTo(ctx, m.f.resume, p, p.ResumeToken.Or(""), wire.Raw(p.Arguments))
 		if err != nil {
 			return nil, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{&mcp.TextContent{Text: page}}, NextResumeToken: optional(next)}, nil
+	case "test_trigger_tool_change":
+		m.f.toggle(rt.ToolsList)
+		r, _, err := done("The tool list changed.")
+		return r, err
+	case "test_trigger_prompt_change":
+		m.f.toggle(rt.PromptsList)
+		r, _, err := done("The prompt list changed.")
+		return r, err
 	}
 	if reply, ok, err := m.inputRequired(ctx, p); ok || err != nil {
 		return reply, err
@@ -61,11 +66,13 @@ func (m *modern) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mc
 	if reply, ok, err := m.taskTool(ctx, p); ok || err != nil {
 		return reply, err
 	}
-	out, err := m.f.callTool(ctx, true, &exchange{server: m.f}, p.Name, wire.Raw(p.Arguments))
-	if err != nil {
-		return nil, err
+	if out, ok, err := handlerTool(p.Name, wire.Raw(p.Arguments)); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return decode[mcp.CallToolResult](out)
 	}
-	return decode[mcp.CallToolResult](out)
+	return nil, rt.InvalidParams("/params/name", "unknown tool "+p.Name)
 }
 
 // ask is one input request: the key, the method and its params JSON.
@@ -249,24 +256,10 @@ func (m *modern) inputRequired(ctx context.Context, p *mcp.CallToolRequestParams
 	return nil, false, nil
 }
 
-func (m *modern) ListResources(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListResourcesResult, error) {
-	return decode[mcp.ListResourcesResult](resourceList)
-}
-
-func (m *modern) ListResourceTemplates(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListResourceTemplatesResult, error) {
-	return decode[mcp.ListResourceTemplatesResult](templateList)
-}
-
-func (m *modern) ReadResource(_ context.Context, p *mcp.ReadResourceRequestParams) (mcp.ReadResourceReply, error) {
-	out, err := readResource(p.URI, true)
-	if err != nil {
-		return nil, err
-	}
-	return decode[mcp.ReadResourceResult](out)
-}
-
+// ListPrompts lists the prompt served here: the one that asks for input
+// first.
 func (m *modern) ListPrompts(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListPromptsResult, error) {
-	return decode[mcp.ListPromptsResult](m.f.promptList(true))
+	return decode[mcp.ListPromptsResult](`{"prompts":[{"name":"test_input_required_result_prompt","description":"A prompt that asks for context first"}]}`)
 }
 
 func (m *modern) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (mcp.GetPromptReply, error) {
@@ -278,11 +271,7 @@ func (m *modern) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (
 		}
 		return inputRequiredResult(ctx, nil, elicitAsk("user_context", "What context should the prompt use?", "context", "string"))
 	}
-	out, err := getPrompt(p.Name, p.Arguments)
-	if err != nil {
-		return nil, err
-	}
-	return decode[mcp.GetPromptResult](out)
+	return nil, rt.InvalidParams("/params/name", "unknown prompt "+p.Name)
 }
 
 func (m *modern) Complete(_ context.Context, p *mcp.CompleteRequestParams) (*mcp.CompleteResult, error) {

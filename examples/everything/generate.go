@@ -12,3 +12,4 @@ package main
 
 //go:generate go tool mcpgen --revision 2025-11-25 --extension resumable --out mcp/v20251125
 //go:generate go tool mcpgen --revision 2026-07-28 --extension resumable --out mcp/v20260728
+//go:generate go tool mcpgen tools

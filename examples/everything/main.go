@@ -90,7 +90,7 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 	if err != nil {
 		return nil, err
 	}
-	f := &fixtures{resume: resume.NewTokens(keys)}
+	f := newFixtures(resume.NewTokens(keys))
 	if store != nil {
 		f.resume.Store = store
 	}
@@ -102,6 +102,7 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 		ListChanged:     true,
 		Tasks:           &rt.TaskOptions{},
 		Skills:          &rt.SkillOptions{Catalog: catalog, DirectoryRead: true},
+		Catalog:         f.set,
 		ValidateResults: validate,
 		Logger:          logger,
 	},
@@ -111,7 +112,6 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 	if err != nil {
 		return nil, err
 	}
-	f.srv = srv
 	return srv, nil
 }
 

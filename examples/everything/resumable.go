@@ -22,12 +22,6 @@ const countToDef = `{"name":"count_to","description":"Counts from 1 to n, ten nu
 	`"inputSchema":{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":1000000}},"required":["n"]},` +
 	`"_meta":{"io.github.mcpgen/resumeTTLMs":600000}}`
 
-// countToTool is count_to's entry in the tool list; CallTool serves it
-// before the fixtures, since it needs the request's resumeToken.
-var countToTool = tool{def: countToDef, eras: both, call: func(context.Context, *exchange, map[string]any) (string, error) {
-	return "", rt.InvalidParams("/params/name", "count_to is served by CallTool")
-}}
-
 // countTo answers one call of count_to: the page's text and the next
 // token ("" on the last page). params are the request's params, for the
 // token's binding.

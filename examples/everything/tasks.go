@@ -3,57 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 	"time"
 
-	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	mcp "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
-// The task tools: the fixtures of the conformance suite's tasks scenarios
-// (the io.modelcontextprotocol/tasks extension of 2026-07-28), served in
-// 2025-11-25 too through the core tasks of that revision where they need
-// no input from the client. Whether a call becomes a task is decided by
-// callTool from each tool's task support (Request.TaskMode); the tool's
-// body is the same either way.
-
-func (f *fixtures) taskTools() []tool {
-	return []tool{
-		{def: `{"name":"greet","description":"Greets by name, at once.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
-			call: func(_ context.Context, _ *exchange, a map[string]any) (string, error) {
-				name, _ := a["name"].(string)
-				return content(text("Hello, " + name + "!")), nil
-			}},
-		{def: `{"name":"slow_compute","description":"Computes for the given number of seconds; a task when the client takes tasks.","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","minimum":0},"label":{"type":"string"}},"required":["seconds"]}}`,
-			task: rt.TaskOptional,
-			call: func(ctx context.Context, _ *exchange, a map[string]any) (string, error) {
-				secs, _ := a["seconds"].(float64)
-				label, _ := a["label"].(string)
-				select {
-				case <-time.After(time.Duration(secs * float64(time.Second))):
-				case <-ctx.Done():
-					return "", ctx.Err()
-				}
-				return content(text(fmt.Sprintf("Computed %q in %gs", label, secs))), nil
-			}},
-		{def: `{"name":"failing_job","description":"Runs for a second as a task, then fails as a tool execution error.","inputSchema":` + noArgsSchema() + `}`,
-			task: rt.TaskRequired,
-			call: func(ctx context.Context, _ *exchange, _ map[string]any) (string, error) {
-				sleep(ctx, time.Second)
-				return `{"isError":true,"content":[` + text("The job failed, as it always does.") + `]}`, nil
-			}},
-		{def: `{"name":"protocol_error_job","description":"Fails with a JSON-RPC error.","inputSchema":` + noArgsSchema() + `}`,
-			task: rt.TaskOptional,
-			call: func(ctx context.Context, _ *exchange, _ map[string]any) (string, error) {
-				sleep(ctx, 100*time.Millisecond)
-				return "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: protocol_error_job fails on purpose"}
-			}},
-	}
-}
+// The task tools that ask the client for input (the conformance suite's
+// tasks scenarios, 2026-07-28); those that need no input are declared
+// (declared.go) and served in 2025-11-25 too.
 
 // taskInputTools are the 2026 task tools that ask the client for input:
 // during the task with Task.Input, or, for a client without tasks, with

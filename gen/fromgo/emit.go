@@ -222,6 +222,9 @@ func (e *emitter) toolValue(it *item) jen.Code {
 	if len(ann) > 0 {
 		d[jen.Id("Annotations")] = jen.Qual(featuresPath, "Annotations").Values(ann)
 	}
+	if e := eras(it); e != nil {
+		d[jen.Id("Eras")] = e
+	}
 	switch it.attrs["task"] {
 	case "optional":
 		d[jen.Id("Task")] = jen.Qual(mcpPath, "TaskOptional")
@@ -229,6 +232,17 @@ func (e *emitter) toolValue(it *item) jen.Code {
 		d[jen.Id("Task")] = jen.Qual(mcpPath, "TaskRequired")
 	}
 	return jen.Qual(featuresPath, "Tool").Values(d)
+}
+
+// eras is the Eras of a declaration marked stateful or stateless, or nil.
+func eras(it *item) jen.Code {
+	switch {
+	case it.attrs["stateful"] == "true":
+		return jen.Qual(featuresPath, "StatefulOnly")
+	case it.attrs["stateless"] == "true":
+		return jen.Qual(featuresPath, "StatelessOnly")
+	}
+	return nil
 }
 
 // callArgs are the arguments a declared function is called with.

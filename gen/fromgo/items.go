@@ -44,6 +44,9 @@ func (e *emitter) promptValue(it *item) jen.Code {
 	if v := doc(it.decl); v != "" {
 		d[jen.Id("Description")] = jen.Lit(v)
 	}
+	if e := eras(it); e != nil {
+		d[jen.Id("Eras")] = e
+	}
 	var body []jen.Code
 	var args []jen.Code
 	if it.in != nil {

@@ -6,8 +6,8 @@
 //
 // The declarations are doc-comment directives on plain functions:
 //
-//	//mcp:tool [NAME] [title="…"] [readOnly] [destructive] [idempotent] [openWorld] [task=optional|required]
-//	//mcp:prompt [NAME] [title="…"]
+//	//mcp:tool [NAME] [title="…"] [readOnly] [destructive] [idempotent] [openWorld] [task=optional|required] [stateful|stateless]
+//	//mcp:prompt [NAME] [title="…"] [stateful|stateless]
 //	//mcp:resource URI [name=…] [title="…"] [mimeType=…]
 //	//mcp:template URI-TEMPLATE [name=…] [title="…"] [mimeType=…]
 //
@@ -285,4 +285,4 @@ func parseDirective(s string) (arg string, attrs map[string]string, err error) {
 }
 
 // flags are the attributes that stand alone (meaning =true).
-var flags = map[string]bool{"readOnly": true, "destructive": true, "idempotent": true, "openWorld": true}
+var flags = map[string]bool{"readOnly": true, "destructive": true, "idempotent": true, "openWorld": true, "stateful": true, "stateless": true}

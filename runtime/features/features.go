@@ -31,6 +31,26 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
+// Eras says which revisions serve an item.
+type Eras uint8
+
+// The eras.
+const (
+	// AllEras serves the item on every mounted revision.
+	AllEras Eras = iota
+	// StatefulOnly serves it on the revisions with initialize and
+	// sessions (2024-11-05 … 2025-11-25): a tool that sends requests to
+	// the client while it runs.
+	StatefulOnly
+	// StatelessOnly serves it on the stateless revisions (2026-07-28 on).
+	StatelessOnly
+)
+
+// serves reports whether revision p serves an item of eras e.
+func (e Eras) serves(p *mcp.Protocol) bool {
+	return e == AllEras || (e == StatelessOnly) == p.Stateless
+}
+
 // Tool is a tool: its definition and the generated function that decodes,
 // validates and runs a call.
 type Tool struct {
@@ -43,6 +63,8 @@ type Tool struct {
 	InputSchema, OutputSchema wire.Raw
 	// Task says whether a call may or must run as a task.
 	Task mcp.TaskSupport
+	// Eras are the revisions that list and answer it.
+	Eras Eras
 	// Call decodes the arguments (nil when absent), checks them and runs
 	// the tool. An *ArgumentError reports arguments that break the input
 	// schema; a *jsonrpc.Error is answered as a protocol error; any other
@@ -190,6 +212,8 @@ func Assistant(c Content) Message { return Message{Role: "assistant", Content: c
 type Prompt struct {
 	Name, Title, Description string
 	Arguments                []PromptArgument
+	// Eras are the revisions that list and answer it.
+	Eras Eras
 	// Get renders the prompt with its arguments (absent ones missing from
 	// the map). A *jsonrpc.Error is answered as it is, any other error as
 	// an internal error.

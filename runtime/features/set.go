@@ -240,7 +240,7 @@ func list[T any](s *Set, req *mcp.CatalogRequest, member string, items []T, writ
 
 func (s *Set) listTools(req *mcp.CatalogRequest) (wire.Raw, error) {
 	s.mu.RLock()
-	tools := slices.Clone(s.tools)
+	tools := slices.DeleteFunc(slices.Clone(s.tools), func(t *Tool) bool { return !t.Eras.serves(req.Protocol) })
 	s.mu.RUnlock()
 	return list(s, req, "tools", tools, func(e *wire.Encoder, t *Tool) { writeTool(e, req.Protocol, t) })
 }
@@ -298,6 +298,9 @@ func (s *Set) callTool(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, 
 	s.mu.RLock()
 	t := s.tool(req.Name)
 	s.mu.RUnlock()
+	if t != nil && !t.Eras.serves(req.Protocol) {
+		t = nil
+	}
 	if t == nil {
 		if req.Handled {
 			return nil, mcp.ErrNotInCatalog
@@ -305,8 +308,8 @@ func (s *Set) callTool(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, 
 		return nil, mcp.InvalidParams("/params/name", "unknown tool "+req.Name)
 	}
 	p := req.Protocol
-	if t.Task != mcp.TaskForbidden {
-		r := mcp.RequestFrom(ctx)
+	// A task asked of a tool that forbids them is the runtime's error too.
+	if r := mcp.RequestFrom(ctx); r != nil && (t.Task != mcp.TaskForbidden || r.TasksRequested()) {
 		asTask, err := r.TaskMode(t.Task)
 		if err != nil {
 			return nil, err
@@ -377,7 +380,7 @@ func writeResult(p *mcp.Protocol, r *Result) (wire.Raw, error) {
 
 func (s *Set) listPrompts(req *mcp.CatalogRequest) (wire.Raw, error) {
 	s.mu.RLock()
-	prompts := slices.Clone(s.prompts)
+	prompts := slices.DeleteFunc(slices.Clone(s.prompts), func(p *Prompt) bool { return !p.Eras.serves(req.Protocol) })
 	s.mu.RUnlock()
 	p := req.Protocol
 	return list(s, req, "prompts", prompts, func(e *wire.Encoder, pr *Prompt) {
@@ -410,7 +413,7 @@ func (s *Set) getPrompt(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw,
 	s.mu.RLock()
 	var pr *Prompt
 	for _, x := range s.prompts {
-		if x.Name == req.Name {
+		if x.Name == req.Name && x.Eras.serves(req.Protocol) {
 			pr = x
 		}
 	}

@@ -179,7 +179,7 @@ func (s *Server) readSkillFile(next routeFunc) routeFunc {
 func (s *Server) listSkills(next routeFunc) routeFunc {
 	return func(rc *reqCtx) (wire.Marshaler, error) {
 		md := rc.r.route.method
-		if md.Implemented == nil || !md.Implemented(rc.r.mount.Handler) {
+		if !s.serves(rc.r.mount, md.Role) {
 			if err := md.ValidateParams(rc.r.in.req.Params); err != nil {
 				return nil, err
 			}
