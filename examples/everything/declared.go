@@ -276,7 +276,9 @@ func loggingTool(ctx context.Context, r *rt.Request) (string, error) {
 // A prompt without arguments
 //
 //mcp:prompt test_simple_prompt
-func simplePrompt(context.Context) (string, error) { return "This is a simple prompt for testing.", nil }
+func simplePrompt(context.Context) (string, error) {
+	return "This is a simple prompt for testing.", nil
+}
 
 // PromptArgs are test_prompt_with_arguments' arguments.
 type PromptArgs struct {

@@ -16,7 +16,6 @@ import (
 // input with InputRequiredResult instead of requests to the client.
 type modern struct{ f *fixtures }
 
-
 // ListTools lists the tools served here; the declared ones come first.
 func (m *modern) ListTools(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
 	defs := []string{countToDef, jsonSchemaToolDef, regionalLookupDef,
