@@ -279,54 +279,53 @@ func Features() *features.Set {
 
 // mcpgenCallSimpleText decodes and checks the arguments of tool test_simple_text and calls simpleText.
 func mcpgenCallSimpleText(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := simpleText(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
-}
-
-// mcpgenArguments decodes a call's arguments (absent: an empty object) with
-// decode (nil: a tool without arguments) and reports every violation.
-func mcpgenArguments(args wire.Raw, decode func(*wire.Decoder, *valid.Collector) error) error {
-	if len(args) == 0 {
-		args = wire.Raw("{}")
-	}
-	var c valid.Collector
-	d := wire.NewDecoder(args)
-	var err error
-	if decode != nil {
-		err = decode(d, &c)
-	} else {
-		err = features.NoArguments(d, &c)
-	}
-	if err == nil {
-		err = d.End()
-	}
-	return features.Check(&c, err)
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallEcho decodes and checks the arguments of tool echo and calls echo.
 func mcpgenCallEcho(ctx context.Context, args wire.Raw) (*features.Result, error) {
 	var in EchoIn
-	if err := mcpgenArguments(args, func(d *wire.Decoder, c *valid.Collector) error {
-		return mcpgenDecodeEchoIn(d, c, &in)
-	}); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := mcpgenDecodeEchoIn(&d, &c, &in)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := echo(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallImageContent decodes and checks the arguments of tool test_image_content and calls imageContent.
 func mcpgenCallImageContent(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := imageContent(ctx)
@@ -338,7 +337,14 @@ func mcpgenCallImageContent(ctx context.Context, args wire.Raw) (*features.Resul
 
 // mcpgenCallAudioContent decodes and checks the arguments of tool test_audio_content and calls audioContent.
 func mcpgenCallAudioContent(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := audioContent(ctx)
@@ -350,7 +356,14 @@ func mcpgenCallAudioContent(ctx context.Context, args wire.Raw) (*features.Resul
 
 // mcpgenCallEmbeddedResource decodes and checks the arguments of tool test_embedded_resource and calls embeddedResource.
 func mcpgenCallEmbeddedResource(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := embeddedResource(ctx)
@@ -362,7 +375,14 @@ func mcpgenCallEmbeddedResource(ctx context.Context, args wire.Raw) (*features.R
 
 // mcpgenCallMultipleContentTypes decodes and checks the arguments of tool test_multiple_content_types and calls multipleContentTypes.
 func mcpgenCallMultipleContentTypes(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := multipleContentTypes(ctx)
@@ -374,19 +394,33 @@ func mcpgenCallMultipleContentTypes(ctx context.Context, args wire.Raw) (*featur
 
 // mcpgenCallToolWithLogging decodes and checks the arguments of tool test_tool_with_logging and calls toolWithLogging.
 func mcpgenCallToolWithLogging(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := toolWithLogging(ctx, mcp.RequestFrom(ctx))
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallErrorHandling decodes and checks the arguments of tool test_error_handling and calls errorHandling.
 func mcpgenCallErrorHandling(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := errorHandling(ctx)
@@ -398,64 +432,93 @@ func mcpgenCallErrorHandling(ctx context.Context, args wire.Raw) (*features.Resu
 
 // mcpgenCallToolWithProgress decodes and checks the arguments of tool test_tool_with_progress and calls toolWithProgress.
 func mcpgenCallToolWithProgress(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := toolWithProgress(ctx, mcp.RequestFrom(ctx))
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallSlow decodes and checks the arguments of tool slow and calls slow.
 func mcpgenCallSlow(ctx context.Context, args wire.Raw) (*features.Result, error) {
 	var in SlowIn
-	if err := mcpgenArguments(args, func(d *wire.Decoder, c *valid.Collector) error {
-		return mcpgenDecodeSlowIn(d, c, &in)
-	}); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := mcpgenDecodeSlowIn(&d, &c, &in)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := slow(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallGreet decodes and checks the arguments of tool greet and calls greet.
 func mcpgenCallGreet(ctx context.Context, args wire.Raw) (*features.Result, error) {
 	var in GreetIn
-	if err := mcpgenArguments(args, func(d *wire.Decoder, c *valid.Collector) error {
-		return mcpgenDecodeGreetIn(d, c, &in)
-	}); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := mcpgenDecodeGreetIn(&d, &c, &in)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := greet(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallSlowCompute decodes and checks the arguments of tool slow_compute and calls slowCompute.
 func mcpgenCallSlowCompute(ctx context.Context, args wire.Raw) (*features.Result, error) {
 	var in SlowComputeIn
-	if err := mcpgenArguments(args, func(d *wire.Decoder, c *valid.Collector) error {
-		return mcpgenDecodeSlowComputeIn(d, c, &in)
-	}); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := mcpgenDecodeSlowComputeIn(&d, &c, &in)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := slowCompute(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallFailingJob decodes and checks the arguments of tool failing_job and calls failingJob.
 func mcpgenCallFailingJob(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := failingJob(ctx)
@@ -467,92 +530,137 @@ func mcpgenCallFailingJob(ctx context.Context, args wire.Raw) (*features.Result,
 
 // mcpgenCallProtocolErrorJob decodes and checks the arguments of tool protocol_error_job and calls protocolErrorJob.
 func mcpgenCallProtocolErrorJob(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := protocolErrorJob(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallTestSampling decodes and checks the arguments of tool test_sampling and calls testSampling.
 func mcpgenCallTestSampling(ctx context.Context, args wire.Raw) (*features.Result, error) {
 	var in SamplingIn
-	if err := mcpgenArguments(args, func(d *wire.Decoder, c *valid.Collector) error {
-		return mcpgenDecodeSamplingIn(d, c, &in)
-	}); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := mcpgenDecodeSamplingIn(&d, &c, &in)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := testSampling(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallTestElicitation decodes and checks the arguments of tool test_elicitation and calls testElicitation.
 func mcpgenCallTestElicitation(ctx context.Context, args wire.Raw) (*features.Result, error) {
 	var in ElicitationIn
-	if err := mcpgenArguments(args, func(d *wire.Decoder, c *valid.Collector) error {
-		return mcpgenDecodeElicitationIn(d, c, &in)
-	}); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := mcpgenDecodeElicitationIn(&d, &c, &in)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := testElicitation(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallElicitationDefaults decodes and checks the arguments of tool test_elicitation_sep1034_defaults and calls elicitationDefaults.
 func mcpgenCallElicitationDefaults(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := elicitationDefaults(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallElicitationEnums decodes and checks the arguments of tool test_elicitation_sep1330_enums and calls elicitationEnums.
 func mcpgenCallElicitationEnums(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := elicitationEnums(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallMissingCapability decodes and checks the arguments of tool test_missing_capability and calls missingCapability.
 func mcpgenCallMissingCapability(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := missingCapability(ctx, mcp.RequestFrom(ctx))
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenCallLoggingTool decodes and checks the arguments of tool test_logging_tool and calls loggingTool.
 func mcpgenCallLoggingTool(ctx context.Context, args wire.Raw) (*features.Result, error) {
-	if err := mcpgenArguments(args, nil); err != nil {
+	var c valid.Collector
+	var d wire.Decoder
+	d.Reset(features.Arguments(args))
+	err := features.NoArguments(&d, &c)
+	if err == nil {
+		err = d.End()
+	}
+	if err := features.Check(&c, err); err != nil {
 		return nil, err
 	}
 	out, err := loggingTool(ctx, mcp.RequestFrom(ctx))
 	if err != nil {
 		return nil, err
 	}
-	return &features.Result{Content: []features.Content{features.Text(out)}}, nil
+	return features.TextResult(out), nil
 }
 
 // mcpgenDecodeEchoIn decodes a EchoIn, recording in c every way it breaks its schema.

@@ -26,8 +26,6 @@ type emitter struct {
 	patterns map[string]string
 	// decoders and encoders are the structs that need them.
 	decoders, encoders map[*typ]bool
-	// argsDone reports mcpgenArguments emitted.
-	argsDone bool
 	// names counts the local names made, per prefix (nested loops).
 	names map[string]int
 }
@@ -259,17 +257,22 @@ func (e *emitter) tool(it *item) {
 	name := "mcpgenCall" + exported(it.fn.Name())
 	var body []jen.Code
 	var args []jen.Code
+	// The decoder and the collector live on the stack: one call, no
+	// function values.
+	decode := jen.Qual(featuresPath, "NoArguments").Call(jen.Op("&").Id("d"), jen.Op("&").Id("c"))
 	if it.in != nil {
-		body = append(body,
-			jen.Var().Id("in").Add(e.typeCode(it.in.t)),
-			jen.If(jen.Err().Op(":=").Id("mcpgenArguments").Call(jen.Id("args"), jen.Func().Params(jen.Id("d").Op("*").Qual(wirePath, "Decoder"), jen.Id("c").Op("*").Qual(validPath, "Collector")).Error().Block(
-				jen.Return(jen.Id(decodeFunc(it.in)).Call(jen.Id("d"), jen.Id("c"), jen.Op("&").Id("in"))),
-			)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		)
+		body = append(body, jen.Var().Id("in").Add(e.typeCode(it.in.t)))
+		decode = jen.Id(decodeFunc(it.in)).Call(jen.Op("&").Id("d"), jen.Op("&").Id("c"), jen.Op("&").Id("in"))
 		args = append(args, jen.Id("in"))
-	} else {
-		body = append(body, jen.If(jen.Err().Op(":=").Id("mcpgenArguments").Call(jen.Id("args"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
 	}
+	body = append(body,
+		jen.Var().Id("c").Qual(validPath, "Collector"),
+		jen.Var().Id("d").Qual(wirePath, "Decoder"),
+		jen.Id("d").Dot("Reset").Call(jen.Qual(featuresPath, "Arguments").Call(jen.Id("args"))),
+		jen.Err().Op(":=").Add(decode),
+		jen.If(jen.Err().Op("==").Nil()).Block(jen.Err().Op("=").Id("d").Dot("End").Call()),
+		jen.If(jen.Err().Op(":=").Qual(featuresPath, "Check").Call(jen.Op("&").Id("c"), jen.Err()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+	)
 	body = append(body,
 		jen.List(jen.Id("out"), jen.Err()).Op(":=").Id(it.fn.Name()).Call(callArgs(it, args...)...),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
@@ -280,7 +283,7 @@ func (e *emitter) tool(it *item) {
 	case "content":
 		body = append(body, jen.Return(jen.Op("&").Qual(featuresPath, "Result").Values(jen.Dict{jen.Id("Content"): jen.Id("out")}), jen.Nil()))
 	case "text":
-		body = append(body, jen.Return(jen.Op("&").Qual(featuresPath, "Result").Values(jen.Dict{jen.Id("Content"): jen.Index().Qual(featuresPath, "Content").Values(jen.Qual(featuresPath, "Text").Call(jen.Id("out")))}), jen.Nil()))
+		body = append(body, jen.Return(jen.Qual(featuresPath, "TextResult").Call(jen.Id("out")), jen.Nil()))
 	case "structured":
 		t := it.out
 		ref := jen.Op("&").Id("out")
@@ -297,30 +300,6 @@ func (e *emitter) tool(it *item) {
 	}
 	e.f.Commentf("%s decodes and checks the arguments of tool %s and calls %s.", name, it.name, it.fn.Name())
 	e.f.Func().Id(name).Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Qual(wirePath, "Raw")).Params(jen.Op("*").Qual(featuresPath, "Result"), jen.Error()).Block(body...)
-	e.arguments()
-}
-
-// arguments emits mcpgenArguments once.
-func (e *emitter) arguments() {
-	if e.argsDone {
-		return
-	}
-	e.argsDone = true
-	e.f.Comment("mcpgenArguments decodes a call's arguments (absent: an empty object) with")
-	e.f.Comment("decode (nil: a tool without arguments) and reports every violation.")
-	e.f.Func().Id("mcpgenArguments").Params(jen.Id("args").Qual(wirePath, "Raw"), jen.Id("decode").Func().Params(jen.Op("*").Qual(wirePath, "Decoder"), jen.Op("*").Qual(validPath, "Collector")).Error()).Error().Block(
-		jen.If(jen.Len(jen.Id("args")).Op("==").Lit(0)).Block(jen.Id("args").Op("=").Qual(wirePath, "Raw").Call(jen.Lit("{}"))),
-		jen.Var().Id("c").Qual(validPath, "Collector"),
-		jen.Id("d").Op(":=").Qual(wirePath, "NewDecoder").Call(jen.Id("args")),
-		jen.Var().Err().Error(),
-		jen.If(jen.Id("decode").Op("!=").Nil()).Block(
-			jen.Err().Op("=").Id("decode").Call(jen.Id("d"), jen.Op("&").Id("c")),
-		).Else().Block(
-			jen.Err().Op("=").Qual(featuresPath, "NoArguments").Call(jen.Id("d"), jen.Op("&").Id("c")),
-		),
-		jen.If(jen.Err().Op("==").Nil()).Block(jen.Err().Op("=").Id("d").Dot("End").Call()),
-		jen.Return(jen.Qual(featuresPath, "Check").Call(jen.Op("&").Id("c"), jen.Err())),
-	)
 }
 
 func decodeFunc(t *typ) string { return "mcpgenDecode" + t.name }

@@ -334,13 +334,20 @@ func Structured(e *wire.Encoder) (*Result, error) {
 	if err := e.Err(); err != nil {
 		return nil, err
 	}
-	b := e.Bytes()
-	r := &struct {
-		r Result
-		c [1]Content
-	}{}
-	r.r.Structured = append(wire.Raw(nil), b...)
-	r.c[0] = Text(string(b))
-	r.r.Content = r.c[:]
-	return &r.r, nil
+	r := TextResult("")
+	// The text block and structuredContent share one copy of the JSON.
+	r.Structured = append(wire.Raw(nil), e.Bytes()...)
+	r.Content[0].raw = r.Structured
+	return r, nil
 }
+
+// Arguments are a call's arguments to decode: absent ones are an empty
+// object.
+func Arguments(args wire.Raw) wire.Raw {
+	if len(args) == 0 {
+		return emptyObject
+	}
+	return args
+}
+
+var emptyObject = wire.Raw("{}")

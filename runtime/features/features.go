@@ -96,19 +96,28 @@ type Result struct {
 // its type shares.
 type Content struct {
 	// def is the schema definition of the block's type (TextContent, …),
-	// for revisions that lack it.
+	// for revisions that lack it; "" for a text block, whose text is kept
+	// as it is and written when the result is.
 	def  string
 	json wire.Raw
+	text string
+	// raw, when set, is the text as bytes (a structured result's JSON,
+	// shared with structuredContent).
+	raw []byte
 }
 
 // Text is a text content block.
-func Text(s string) Content {
-	var e wire.Encoder
-	e.ObjectStart()
-	e.FieldRaw(`"type":"text","text":`)
-	e.Str(s)
-	e.ObjectEnd()
-	return Content{def: "TextContent", json: e.Bytes()}
+func Text(s string) Content { return Content{text: s} }
+
+// TextResult is a result of one text block, in one allocation.
+func TextResult(s string) *Result {
+	r := &struct {
+		r Result
+		c [1]Content
+	}{}
+	r.c[0] = Text(s)
+	r.r.Content = r.c[:]
+	return &r.r
 }
 
 // Image is an image content block.
@@ -163,7 +172,18 @@ func Link(uri, name, mimeType string) Content {
 // write writes the block for revision p, or a text block standing in for
 // a type the revision lacks.
 func (c Content) write(e *wire.Encoder, p *mcp.Protocol) {
-	if c.def == "TextContent" || p.Has(c.def) {
+	if c.def == "" {
+		e.ObjectStart()
+		e.FieldRaw(`"type":"text","text":`)
+		if c.raw != nil {
+			e.StrBytes(c.raw)
+		} else {
+			e.Str(c.text)
+		}
+		e.ObjectEnd()
+		return
+	}
+	if p.Has(c.def) {
 		e.Raw(c.json)
 		return
 	}

@@ -1,0 +1,151 @@
+package features
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/valid"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Two revisions as the runtime sees them: an old stateful one whose Tool
+// has no title, outputSchema or annotations and which has no audio, and a
+// stateless one with everything.
+var (
+	old = &mcp.Protocol{Revision: "2025-03-26", Members: map[string][]string{
+		"Tool": {"name", "description", "inputSchema"}, "CallToolResult": {"content", "isError"},
+		"TextContent": {"type", "text"}, "ImageContent": {"type", "data", "mimeType"},
+	}}
+	stateless = &mcp.Protocol{Revision: "2026-07-28", Stateless: true, ToolError: func(string) wire.Marshaler { return nil }, Members: map[string][]string{
+		"Tool":            {"name", "title", "description", "inputSchema", "outputSchema", "annotations", "execution"},
+		"ToolAnnotations": {"title", "readOnlyHint"}, "CallToolResult": {"content", "structuredContent", "isError", "resultType"},
+		"TextContent": {"type", "text"}, "AudioContent": {"type", "data", "mimeType"},
+	}}
+)
+
+func testSet() *Set {
+	s := NewSet()
+	s.AddTools(
+		Tool{Name: "a", Title: "A", Description: "first", InputSchema: wire.Raw(`{"type":"object"}`), OutputSchema: wire.Raw(`{"type":"object"}`),
+			Annotations: Annotations{ReadOnly: wire.Some(true)},
+			Call: func(_ context.Context, args wire.Raw) (*Result, error) {
+				if string(args) == `{"bad":1}` {
+					return nil, &ArgumentError{Violations: []valid.Violation{{Pointer: "/bad", Message: "unknown member"}}}
+				}
+				if string(args) == `{"fail":1}` {
+					return nil, errors.New("it broke")
+				}
+				return &Result{Content: []Content{Text("hi"), Audio([]byte{1}, "audio/wav")}, Structured: wire.Raw(`{"x":1}`)}, nil
+			}},
+		Tool{Name: "b", Eras: StatelessOnly, Call: func(context.Context, wire.Raw) (*Result, error) { return TextResult("b"), nil }},
+		Tool{Name: "c", Eras: StatefulOnly, Call: func(context.Context, wire.Raw) (*Result, error) { return TextResult("c"), nil }},
+	)
+	return s
+}
+
+func serve(t *testing.T, s *Set, role mcp.Role, p *mcp.Protocol, name, args, params string) (string, error) {
+	t.Helper()
+	req := &mcp.CatalogRequest{Role: role, Protocol: p, Name: name, Params: wire.Raw(params)}
+	if args != "" {
+		req.Arguments = wire.Raw(args)
+	}
+	out, err := s.Serve(context.Background(), req)
+	return string(out), err
+}
+
+func TestShapes(t *testing.T) {
+	s := testSet()
+	for _, c := range []struct {
+		name       string
+		role       mcp.Role
+		p          *mcp.Protocol
+		tool, args string
+		want, not  []string
+		code       int64
+	}{
+		{"list old", mcp.RoleToolsList, old, "", "", []string{`{"tools":[{"name":"a","description":"first","inputSchema":{"type":"object"}},{"name":"c","inputSchema":{"type":"object"}}]}`}, nil, 0},
+		{"list new", mcp.RoleToolsList, stateless, "", "", []string{`"title":"A"`, `"outputSchema"`, `"annotations":{"readOnlyHint":true}`, `"name":"b"`}, []string{`"name":"c"`}, 0},
+		{"call old", mcp.RoleToolsCall, old, "a", `{}`, []string{`{"content":[{"type":"text","text":"hi"},{"type":"text","text":"[AudioContent left out: revision 2025-03-26 has no such content]"}]}`}, []string{"structuredContent"}, 0},
+		{"call new", mcp.RoleToolsCall, stateless, "a", `{}`, []string{`"type":"audio"`, `"structuredContent":{"x":1}`}, nil, 0},
+		{"bad args old", mcp.RoleToolsCall, old, "a", `{"bad":1}`, nil, nil, jsonrpc.CodeInvalidParams},
+		{"bad args new", mcp.RoleToolsCall, stateless, "a", `{"bad":1}`, []string{`"isError":true`, `invalid arguments for tool a: /bad: unknown member`}, nil, 0},
+		{"tool error", mcp.RoleToolsCall, stateless, "a", `{"fail":1}`, []string{`{"content":[{"type":"text","text":"it broke"}],"isError":true}`}, nil, 0},
+		{"other era", mcp.RoleToolsCall, old, "b", `{}`, nil, nil, jsonrpc.CodeInvalidParams},
+		{"unknown", mcp.RoleToolsCall, stateless, "z", `{}`, nil, nil, jsonrpc.CodeInvalidParams},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := serve(t, s, c.role, c.p, c.tool, c.args, `{}`)
+			var je *jsonrpc.Error
+			switch {
+			case c.code != 0:
+				if !errors.As(err, &je) || je.Code != c.code {
+					t.Fatalf("got %s, %v; want error %d", got, err, c.code)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("got %s\nwant …%s…", got, w)
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(got, n) {
+					t.Errorf("got %s\nwant no %s", got, n)
+				}
+			}
+		})
+	}
+}
+
+func TestPagesAndChanges(t *testing.T) {
+	s := testSet()
+	s.PageSize = 1
+	var changed []mcp.ListKind
+	s.Watch(func(k mcp.ListKind) { changed = append(changed, k) })
+	first, err := serve(t, s, mcp.RoleToolsList, stateless, "", "", `{}`)
+	if err != nil || !strings.Contains(first, `"nextCursor":`) || strings.Count(first, `"name"`) != 1 {
+		t.Fatalf("first page %s %v", first, err)
+	}
+	if _, err := serve(t, s, mcp.RoleToolsList, stateless, "", "", `{"cursor":"nope"}`); err == nil {
+		t.Error("a cursor the set did not make was accepted")
+	}
+	s.RemoveTools("a")
+	s.AddPrompts(Prompt{Name: "p"})
+	if len(changed) != 2 || changed[0] != mcp.ToolsList || changed[1] != mcp.PromptsList {
+		t.Errorf("changes announced: %v", changed)
+	}
+	if !s.Serves(mcp.RolePromptsGet) || s.Serves(mcp.RoleResourcesRead) {
+		t.Error("Serves does not follow the kinds the set has had")
+	}
+}
+
+func TestMatchTemplate(t *testing.T) {
+	for _, c := range []struct {
+		tmpl, uri string
+		want      map[string]string
+	}{
+		{"test://template/{id}/data", "test://template/42/data", map[string]string{"id": "42"}},
+		{"test://template/{id}/data", "test://template//data", nil},
+		{"test://template/{id}/data", "test://template/42/other", nil},
+		{"file:///{path}", "file:///a/b", nil},
+		{"x://{a}-{b}", "x://1-2", map[string]string{"a": "1", "b": "2"}},
+		{"x://fixed", "x://fixed", map[string]string{}},
+	} {
+		got, ok := MatchTemplate(c.tmpl, c.uri)
+		if (c.want != nil) != ok || len(got) != len(c.want) {
+			t.Errorf("%s ~ %s = %v %v; want %v", c.tmpl, c.uri, got, ok, c.want)
+			continue
+		}
+		for k, v := range c.want {
+			if got[k] != v {
+				t.Errorf("%s ~ %s: %s = %q, want %q", c.tmpl, c.uri, k, got[k], v)
+			}
+		}
+	}
+}
