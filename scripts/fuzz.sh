@@ -22,3 +22,6 @@ for rev in mcp20251125 mcp20260728; do
 		run spectest "./mcp/$rev" "$target"
 	done
 done
+# The decoders mcpgen tools generates (examples/hello's declarations).
+(cd examples/hello && go generate ./...)
+run examples/hello . FuzzArguments

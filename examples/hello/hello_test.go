@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/examples/hello/mcp/v20251125"
 	"github.com/mcpgen/mcpgen/examples/hello/mcp/v20260728"
+	"github.com/mcpgen/mcpgen/runtime/features"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
@@ -79,4 +81,24 @@ func TestHello(t *testing.T) {
 			})
 		}
 	}
+}
+
+// FuzzArguments: the generated decoders answer any bytes with a result or
+// an argument error, never a panic.
+func FuzzArguments(f *testing.F) {
+	for _, s := range []string{`{"name":"Ada"}`, `{"A":1,"B":2}`, `{"name":""}`, `{`, `[]`, `{"name":1e999}`, `{"A":"x"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		for _, call := range []func(context.Context, wire.Raw) (*features.Result, error){mcpgenCallGreet, mcpgenCallAdd} {
+			res, err := call(context.Background(), wire.Raw(args))
+			var ae *features.ArgumentError
+			if err != nil && !errors.As(err, &ae) {
+				t.Fatalf("%q: %v", args, err)
+			}
+			if err == nil && res == nil {
+				t.Fatalf("%q: no result and no error", args)
+			}
+		}
+	})
 }
