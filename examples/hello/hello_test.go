@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpgen/mcpgen/examples/hello/mcp/v20251125"
 	"github.com/mcpgen/mcpgen/examples/hello/mcp/v20260728"
@@ -26,15 +27,23 @@ func TestHello(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	srv, err := newServer()
+	// The binary over HTTP, on a port picked free just before.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(streamhttp.NewHandler(srv, streamhttp.Options{}))
-	defer hs.Close()
+	addr := ln.Addr().String()
+	ln.Close()
+	server := exec.Command(bin, "--http", addr)
+	server.Stderr = os.Stderr
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = server.Process.Signal(os.Interrupt); _ = server.Wait() }()
+	waitListening(t, addr)
 	transports := map[string]func() mcp.ClientTransport{
 		"stdio": func() mcp.ClientTransport { return &stdio.CommandTransport{Path: bin, Stderr: os.Stderr} },
-		"http":  func() mcp.ClientTransport { return &streamhttp.ClientTransport{URL: hs.URL, HTTPClient: hs.Client()} },
+		"http":  func() mcp.ClientTransport { return &streamhttp.ClientTransport{URL: "http://" + addr + "/"} },
 	}
 	for tname, transport := range transports {
 		for _, era := range []struct {
@@ -69,7 +78,7 @@ func TestHello(t *testing.T) {
 					{"tools/call", `{"name":"greet","arguments":{"name":"Ada","extra":1}}`, `/extra: unknown member`},
 					{"tools/call", `{"name":"nope"}`, `unknown tool nope`},
 					{"prompts/list", `{}`, `"arguments":[{"name":"Topic","required":true}]`},
-					{"prompts/get", `{"name":"haiku","arguments":{"Topic":"Go"}}`, `Write a haiku about Go.`},
+					{"prompts/get", `{"name":"haiku","arguments":{"Topic":"Go"}}`, `A haiku on Go`},
 					{"prompts/get", `{"name":"haiku"}`, `missing required argument Topic`},
 					{"resources/list", `{}`, `"uri":"hello://readme"`},
 					{"resources/read", `{"uri":"hello://readme"}`, `"text":"hello: greet, add, haiku."`},
@@ -81,6 +90,24 @@ func TestHello(t *testing.T) {
 			})
 		}
 	}
+}
+
+// waitListening waits until addr accepts connections.
+func waitListening(t *testing.T, addr string) {
+	t.Helper()
+	for range 500 {
+		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("nothing listens on %s", addr)
+}
+
+// newServer is hello's server, in process.
+func newServer() (*mcp.Server, error) {
+	return mcp.NewServer(mcp.ServerOptions{Name: "hello", Version: "1.0.0", Catalog: Features()}, v20251125.Mount(nil), v20260728.Mount(nil))
 }
 
 // FuzzArguments: the generated decoders answer any bytes with a result or

@@ -24,7 +24,9 @@ import (
 )
 
 // GreetIn says whom to greet.
-type GreetIn struct{ Name string `json:"name" mcp:"minLength=1,description=Who to greet."` }
+type GreetIn struct {
+	Name string `json:"name" mcp:"minLength=1"`
+}
 
 // Greets someone by name.
 //
@@ -46,23 +48,19 @@ type HaikuArgs struct{ Topic string }
 // Asks for a haiku about a topic.
 //
 //mcp:prompt haiku
-func haiku(_ context.Context, in HaikuArgs) (string, error) { return "Write a haiku about " + in.Topic + ".", nil }
+func haiku(_ context.Context, in HaikuArgs) (string, error) { return "A haiku on " + in.Topic, nil }
 
 // The server's read-me.
 //
 //mcp:resource hello://readme name=readme mimeType=text/plain
 func readme(context.Context) (string, error) { return "hello: greet, add, haiku.", nil }
 
-func newServer() (*mcp.Server, error) {
-	return mcp.NewServer(mcp.ServerOptions{Name: "hello", Version: "1.0.0", Catalog: Features()}, v20251125.Mount(nil), v20260728.Mount(nil))
-}
-
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on `ADDR` instead of stdio")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	srv, err := newServer()
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "hello", Version: "1.0.0", Catalog: Features()}, v20251125.Mount(nil), v20260728.Mount(nil))
 	if err == nil && *addr != "" {
 		err = streamhttp.ListenAndServe(ctx, *addr, streamhttp.NewHandler(srv, streamhttp.Options{}))
 	} else if err == nil {

@@ -247,4 +247,3 @@ func checkCatalog(c Catalog, p *Protocol) error {
 	}
 	return nil
 }
-
