@@ -11,7 +11,7 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-redis vet interop-deps conformance bench bench-compare bench-blackbox fuzz clean
+.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-goclients test-redis vet interop-deps conformance bench bench-compare bench-blackbox fuzz clean
 
 all: build
 
@@ -47,7 +47,7 @@ vet:
 	$(GO) vet ./...
 
 ## test: every test — the root module, the spec's history, the generated packages of all six revisions, the example with its interop peers, and the conformance suite
-test: vet test-go test-history test-spec test-example test-hello test-redis conformance
+test: vet test-go test-history test-spec test-example test-hello test-goclients test-redis conformance
 
 test-go:
 	$(GO) test -race ./...
@@ -66,6 +66,10 @@ test-spec:
 ## test-hello: examples/hello, a server declared with mcpgen tools, generated and talked to in both eras over stdio and HTTP
 test-hello:
 	cd $(HELLO) && $(GO) generate ./... && $(GO) vet ./... && $(GO) test -race ./...
+
+## test-goclients: bin/everything with the official go-sdk client and mcp-go's, every published revision, over stdio and HTTP (interop/goclients, a module of its own)
+test-goclients: build
+	cd interop/goclients && $(GO) vet ./... && MCPGEN_EVERYTHING=$(abspath bin/everything) $(GO) test -race -count=1 ./...
 
 ## test-redis: the Redis stores (runtime/store/redis, a module of its own) against a real redis-server the tests start; it must be installed (.ci/run installs it)
 test-redis:

@@ -6,7 +6,8 @@
 //   node ts-client.mjs ... --stdio -- <command> [args...]     (argv form, no word splitting)
 //
 // Eras: legacy = 2025 initialize handshake; modern = pinned 2026-07-28 (server/discover,
-// stateless); auto = discover probe, falling back to legacy.
+// stateless); auto = discover probe, falling back to legacy; pin:<version> = exactly
+// that protocol version (2025-03-26, 2025-06-18, …).
 //
 // Each script prints ONE JSON object on stdout ({ok, script, era, ...observations};
 // pretty-printed, or a single line with --json). On failure it still prints what it
@@ -29,7 +30,7 @@ const SAMPLING_ANSWER = {
 };
 const ELICITATION_ANSWER = { action: 'accept', content: { username: 'testuser', email: 'test@example.com' } };
 
-const usage = `usage: ts-client.mjs --era legacy|modern|auto (--stdio "<command> [args...]" | --http <url>) --script ${Object.keys(SCRIPTS).join('|')} [--json] [--timeout ms]`;
+const usage = `usage: ts-client.mjs --era legacy|modern|auto|pin:<version> (--stdio "<command> [args...]" | --http <url>) --script ${Object.keys(SCRIPTS).join('|')} [--json] [--timeout ms]`;
 
 function parseArgs(argv) {
   const o = { json: false, timeout: 20000 };
@@ -49,7 +50,13 @@ function parseArgs(argv) {
       o.stdio = val().trim().split(/\s+/);
     } else throw new Error(`unknown argument ${a}`);
   }
-  if (!ERAS[o.era]) throw new Error('--era must be legacy, modern or auto');
+  if (o.era?.startsWith('pin:')) {
+    o.pin = o.era.slice(4);
+    // The SDK pins only modern revisions; an older one is asked for in
+    // the legacy initialize handshake (see pinInitialize).
+    ERAS[o.era] = o.pin >= '2026' ? { mode: { pin: o.pin } } : { mode: 'legacy' };
+  }
+  if (!ERAS[o.era]) throw new Error('--era must be legacy, modern, auto or pin:<protocol version>');
   if (!SCRIPTS[o.script]) throw new Error(`--script must be one of ${Object.keys(SCRIPTS).join(', ')}`);
   if (!o.stdio === !o.http) throw new Error('give exactly one of --stdio or --http');
   if (o.stdio && !o.stdio[0]) throw new Error('--stdio needs a command');
@@ -58,6 +65,23 @@ function parseArgs(argv) {
 }
 
 function makeTransport(o) {
+  return pinInitialize(o, makeBaseTransport(o));
+}
+
+// pinInitialize makes the legacy initialize request ask for o.pin (a
+// 2024/2025 revision) instead of the newest the SDK knows; the SDK accepts
+// the server's answer if it supports that revision.
+function pinInitialize(o, t) {
+  if (!o.pin || o.pin >= '2026') return t;
+  const send = t.send.bind(t);
+  t.send = (msg, opts) => {
+    if (msg?.method === 'initialize') msg = { ...msg, params: { ...msg.params, protocolVersion: o.pin } };
+    return send(msg, opts);
+  };
+  return t;
+}
+
+function makeBaseTransport(o) {
   if (o.http) return new StreamableHTTPClientTransport(new URL(o.http));
   let [command, ...args] = o.stdio;
   if (command.includes('/')) command = path.resolve(command); // relative to our cwd

@@ -122,6 +122,13 @@ func TestTypeScriptClient(t *testing.T) {
 		{"modern", "cancel", []string{`"aborted":true`, `"echoAfterCancel":"still alive"`}},
 		{"modern", "mrtr", []string{`Hello, Alice!`}},
 		{"auto", "smoke", []string{`2026-07-28`}},
+		// The older revisions, asked for in the initialize handshake.
+		{"pin:2024-11-05", "smoke", []string{`"protocolVersion":"2024-11-05"`, `test://static-text`, `test_simple_prompt`, `"serverInfo":{"name":"everything","version"`}},
+		{"pin:2025-03-26", "smoke", []string{`"protocolVersion":"2025-03-26"`, `test://static-text`, `test_simple_prompt`}},
+		{"pin:2025-03-26", "progress", []string{`"progress":100`}},
+		{"pin:2025-06-18", "smoke", []string{`"protocolVersion":"2025-06-18"`, `test://static-text`, `test_simple_prompt`, `"title":"mcpgen everything server"`}},
+		{"pin:2025-06-18", "sampling", []string{`LLM response:`}},
+		{"pin:2025-06-18", "elicitation", []string{`User response: action=accept`}},
 	}
 	url := startHTTP(t)
 	for _, transport := range []string{"stdio", "http"} {
@@ -143,10 +150,23 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 }
 
+// TestInspectorCLI runs the inspector CLI (on TS SDK v1, which speaks up
+// to 2025-11-25) against the server serving every revision, and against
+// servers serving only one older revision, which the CLI then negotiates.
 func TestInspectorCLI(t *testing.T) {
+	for _, only := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25"} {
+		t.Run("revisions="+only, func(t *testing.T) { testInspectorCLI(t, only) })
+	}
+}
+
+func testInspectorCLI(t *testing.T, only string) {
 	dir := interopDir(t)
-	url := startHTTP(t)
-	for _, target := range [][]string{{"--", binary}, {url}} {
+	var flags, env []string
+	if only != "" {
+		flags, env = []string{"--revisions", only}, []string{"EVERYTHING_REVISIONS=" + only}
+	}
+	url := startHTTP(t, env...)
+	for _, target := range [][]string{append([]string{"--", binary}, flags...), {url}} {
 		run := func(args ...string) string {
 			t.Helper()
 			// A URL goes first: --tool-arg takes every argument after it.

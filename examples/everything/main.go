@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
@@ -17,6 +19,9 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	goredis "github.com/redis/go-redis/v9"
 
+	v24 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20241105"
+	v2503 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20250326"
+	v2506 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20250618"
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
@@ -34,6 +39,7 @@ func run() error {
 	verbose := flag.Bool("v", false, "log debug messages to stderr")
 	redisURL := flag.String("redis", os.Getenv("EVERYTHING_REDIS"), "share state with other instances in Redis at `URL` (redis://host:port/db): SSE event logs and count_to's operations (default $EVERYTHING_REDIS)")
 	resumeKeys := flag.String("resume-keys", os.Getenv("EVERYTHING_RESUME_KEYS"), "comma-separated base64 `KEYS` (32 bytes each, the sealing key first) for count_to's resume tokens, shared by instances that honour each other's tokens (default $EVERYTHING_RESUME_KEYS, else a random key)")
+	revisions := flag.String("revisions", os.Getenv("EVERYTHING_REVISIONS"), "serve only these protocol `REVISIONS` (comma-separated, e.g. 2025-06-18; default $EVERYTHING_REVISIONS, else every one)")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -60,7 +66,7 @@ func run() error {
 		defer client.Close()
 		shared = sharedState{events: redisstore.NewEventStore(client, redisstore.Options{}), resume: redisstore.NewResumeStore(client, redisstore.Options{})}
 	}
-	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys, shared.resume)
+	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys, shared.resume, strings.FieldsFunc(*revisions, func(r rune) bool { return r == ',' }))
 	if err != nil {
 		return err
 	}
@@ -85,7 +91,7 @@ func run() error {
 // seal count_to's resume tokens (nil: a random key of this process) and
 // store keeps their big states and completions (nil: this process's
 // memory).
-func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resume.KeyRing, store resume.Store) (*rt.Server, error) {
+func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resume.KeyRing, store resume.Store, only []string) (*rt.Server, error) {
 	catalog, err := loadSkills()
 	if err != nil {
 		return nil, err
@@ -93,6 +99,19 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 	f := newFixtures(resume.NewTokens(keys))
 	if store != nil {
 		f.resume.Store = store
+	}
+	mounts := []rt.Mount{
+		// The older revisions serve the declared fixtures (and the
+		// runtime's lifecycle, logging and subscriptions); nothing else.
+		v24.Mount(nil), v2503.Mount(nil), v2506.Mount(nil),
+		v25.Mount(&legacy{f}),
+		v26.Mount(&modern{f}),
+	}
+	if len(only) > 0 {
+		mounts = slices.DeleteFunc(mounts, func(m rt.Mount) bool { return !slices.Contains(only, m.Protocol.Revision) })
+		if len(mounts) == 0 {
+			return nil, fmt.Errorf("--revisions %s: none of them is served (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)", strings.Join(only, ","))
+		}
 	}
 	srv, err := rt.NewServer(rt.ServerOptions{
 		Name:            "everything",
@@ -105,10 +124,7 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 		Catalog:         f.set,
 		ValidateResults: validate,
 		Logger:          logger,
-	},
-		v25.Mount(&legacy{f}),
-		v26.Mount(&modern{f}),
-	)
+	}, mounts...)
 	if err != nil {
 		return nil, err
 	}

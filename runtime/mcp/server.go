@@ -397,6 +397,16 @@ func (s *Server) implementation(e *wire.Encoder) {
 	encodeImplementation(e, s.opts.Name, s.opts.Title, s.opts.Version)
 }
 
+// implementationFor encodes the server's Implementation in revision p's
+// shape: no title where its Implementation has none (before 2025-06-18).
+func (s *Server) implementationFor(e *wire.Encoder, p *Protocol) {
+	title := s.opts.Title
+	if p.Members != nil && !p.Has("Implementation", "title") {
+		title = ""
+	}
+	encodeImplementation(e, s.opts.Name, title, s.opts.Version)
+}
+
 // encodeImplementation encodes an Implementation object (serverInfo,
 // clientInfo); an empty title is left out.
 func encodeImplementation(e *wire.Encoder, name, title, version string) {

@@ -331,7 +331,7 @@ func (sess *Session) initialize(ctx context.Context, in *Inbound) (wire.Marshale
 	e.FieldRaw(`"capabilities":`)
 	e.Raw(srv.capabilities(mount))
 	e.FieldRaw(`"serverInfo":`)
-	srv.implementation(e)
+	srv.implementationFor(e, mount.Protocol)
 	if srv.opts.Instructions != "" {
 		e.FieldRaw(`"instructions":`)
 		e.Str(srv.opts.Instructions)
