@@ -224,4 +224,3 @@ func TestMCPGoClient(t *testing.T) {
 		}
 	}
 }
-
