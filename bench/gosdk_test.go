@@ -63,9 +63,19 @@ func (s *goSDKSession) close() error {
 // 2026-07-28.
 func openGoSDK(tb testing.TB, args json.RawMessage) session {
 	tb.Helper()
+	s := serveGoSDK(tb, gosdkecho.New(slog.New(slog.DiscardHandler)))
+	// The same bytes as the other stacks send: no map to encode per call.
+	s.params = &gosdk.CallToolParams{Name: "echo", Arguments: args}
+	return s
+}
+
+// serveGoSDK serves srv on newPipes with an IOTransport and connects a
+// client session to it, protocol 2025-11-25.
+func serveGoSDK(tb testing.TB, srv *gosdk.Server) *goSDKSession {
+	tb.Helper()
 	ctx := tb.Context()
 	client, server := newPipes()
-	ss, err := gosdkecho.New(slog.New(slog.DiscardHandler)).Connect(ctx, &gosdk.IOTransport{Reader: server.R, Writer: server.W}, nil)
+	ss, err := srv.Connect(ctx, &gosdk.IOTransport{Reader: server.R, Writer: server.W}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -74,7 +84,5 @@ func openGoSDK(tb testing.TB, args json.RawMessage) session {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	// The same bytes as the other stacks send: no map to encode per call.
-	params := &gosdk.CallToolParams{Name: "echo", Arguments: args}
-	return &goSDKSession{cs: cs, ss: ss, server: server, params: params}
+	return &goSDKSession{cs: cs, ss: ss, server: server}
 }

@@ -85,13 +85,23 @@ func openMCPGoNoValidate(tb testing.TB, args json.RawMessage) session {
 	return openMCPGoServer(tb, args, false)
 }
 
-// openMCPGoServer serves a new server on newPipes and initializes a
+// openMCPGoServer serves a new echo server on newPipes and initializes a
 // client; the protocol version is pinned to 2025-11-25 (initialize), the
 // mcpgen row's era (mcp-go's default would be 2026-07-28).
 func openMCPGoServer(tb testing.TB, args json.RawMessage, validate bool) session {
 	tb.Helper()
+	s := serveMCPGo(tb, mcpgoecho.New(validate))
+	// The same bytes as the other stacks send: no map to encode per call.
+	s.req = mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "echo", Arguments: args}}
+	return s
+}
+
+// serveMCPGo serves srv on newPipes with mcp-go's stdio server and
+// initializes a client of it, protocol 2025-11-25.
+func serveMCPGo(tb testing.TB, srv *mcpgoserver.MCPServer) *mcpGoSession {
+	tb.Helper()
 	client, server := newPipes()
-	stdio := mcpgoserver.NewStdioServer(mcpgoecho.New(validate))
+	stdio := mcpgoserver.NewStdioServer(srv)
 	stdio.SetErrorLogger(log.New(io.Discard, "", 0))
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
@@ -111,7 +121,5 @@ func openMCPGoServer(tb testing.TB, args json.RawMessage, validate bool) session
 	if err != nil {
 		tb.Fatal(err)
 	}
-	// The same bytes as the other stacks send: no map to encode per call.
-	req := mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "echo", Arguments: args}}
-	return &mcpGoSession{c: c, version: init.ProtocolVersion, served: served, stop: stop, req: req}
+	return &mcpGoSession{c: c, version: init.ProtocolVersion, served: served, stop: stop}
 }

@@ -3,15 +3,10 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
-	"log"
 	"log/slog"
 	"strings"
 	"testing"
 
-	mcpgoclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -110,22 +105,11 @@ type goSDKTyped struct{ goSDKSession }
 
 func openTypedGoSDK(tb testing.TB) typedSession {
 	tb.Helper()
-	ctx := tb.Context()
-	client, server := newPipes()
 	srv := gosdk.NewServer(&gosdk.Implementation{Name: "gosdk-typed", Version: "bench"}, &gosdk.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
 	if err := gosdktools.Add(srv); err != nil {
 		tb.Fatal(err)
 	}
-	ss, err := srv.Connect(ctx, &gosdk.IOTransport{Reader: server.R, Writer: server.W}, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c := gosdk.NewClient(&gosdk.Implementation{Name: "gosdk-bench", Version: "bench"}, &gosdk.ClientOptions{Logger: slog.New(slog.DiscardHandler)})
-	cs, err := c.Connect(ctx, &gosdk.IOTransport{Reader: client.R, Writer: client.W}, &gosdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &goSDKTyped{goSDKSession{cs: cs, ss: ss, server: server}}
+	return &goSDKTyped{*serveGoSDK(tb, srv)}
 }
 
 func (s *goSDKTyped) list(ctx context.Context) (json.RawMessage, error) {
@@ -150,29 +134,9 @@ type mcpGoTyped struct{ mcpGoSession }
 
 func openTypedMCPGo(tb testing.TB) typedSession {
 	tb.Helper()
-	client, server := newPipes()
 	srv := mcpgoserver.NewMCPServer("mcpgo-typed", "bench", mcpgoserver.WithInputSchemaValidation())
 	mcpgotools.Add(srv)
-	stdio := mcpgoserver.NewStdioServer(srv)
-	stdio.SetErrorLogger(log.New(io.Discard, "", 0))
-	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		err := stdio.Listen(ctx, server.R, server.W)
-		served <- errors.Join(err, server.Close())
-	}()
-	c := mcpgoclient.NewClient(transport.NewIO(client.R, client.W, nil))
-	if err := c.Start(tb.Context()); err != nil {
-		tb.Fatal(err)
-	}
-	init, err := c.Initialize(tb.Context(), mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{
-		ProtocolVersion: "2025-11-25",
-		ClientInfo:      mcpgo.Implementation{Name: "mcpgo-bench", Version: "bench"},
-	}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &mcpGoTyped{mcpGoSession{c: c, version: init.ProtocolVersion, served: served, stop: stop}}
+	return &mcpGoTyped{*serveMCPGo(tb, srv)}
 }
 
 func (s *mcpGoTyped) list(ctx context.Context) (json.RawMessage, error) {

@@ -47,55 +47,45 @@ func NewSet() *Set { return &Set{} }
 
 // AddTools adds tools; a name already in the set is replaced.
 func (s *Set) AddTools(ts ...Tool) *Set {
-	s.mu.Lock()
-	for i := range ts {
-		t := ts[i]
-		s.tools = replace(s.tools, &t, func(x *Tool) bool { return x.Name == t.Name })
-	}
-	s.kinds[kindTools] = true
-	s.mu.Unlock()
-	s.changed(mcp.ToolsList)
+	add(s, &s.tools, ts, func(t *Tool) string { return t.Name }, kindTools, mcp.ToolsList)
 	return s
 }
 
 // AddPrompts adds prompts; a name already in the set is replaced.
 func (s *Set) AddPrompts(ps ...Prompt) *Set {
-	s.mu.Lock()
-	for i := range ps {
-		p := ps[i]
-		s.prompts = replace(s.prompts, &p, func(x *Prompt) bool { return x.Name == p.Name })
-	}
-	s.kinds[kindPrompts] = true
-	s.mu.Unlock()
-	s.changed(mcp.PromptsList)
+	add(s, &s.prompts, ps, func(p *Prompt) string { return p.Name }, kindPrompts, mcp.PromptsList)
 	return s
 }
 
 // AddResources adds resources; a URI already in the set is replaced.
 func (s *Set) AddResources(rs ...Resource) *Set {
-	s.mu.Lock()
-	for i := range rs {
-		r := rs[i]
-		s.resources = replace(s.resources, &r, func(x *Resource) bool { return x.URI == r.URI })
-	}
-	s.kinds[kindResources] = true
-	s.mu.Unlock()
-	s.changed(mcp.ResourcesList)
+	add(s, &s.resources, rs, func(r *Resource) string { return r.URI }, kindResources, mcp.ResourcesList)
 	return s
 }
 
 // AddTemplates adds resource templates; a template already in the set is
 // replaced.
 func (s *Set) AddTemplates(ts ...Template) *Set {
-	s.mu.Lock()
-	for i := range ts {
-		t := ts[i]
-		s.templates = replace(s.templates, &t, func(x *Template) bool { return x.URITemplate == t.URITemplate })
-	}
-	s.kinds[kindResources] = true
-	s.mu.Unlock()
-	s.changed(mcp.ResourcesList)
+	add(s, &s.templates, ts, func(t *Template) string { return t.URITemplate }, kindResources, mcp.ResourcesList)
 	return s
+}
+
+// add adds items to list (replacing those with the same key), records
+// that the set has items of kind k, and announces the change of list.
+func add[T any](s *Set, list *[]*T, items []T, key func(*T) string, k kind, change mcp.ListKind) {
+	s.mu.Lock()
+	for i := range items {
+		item := new(T) // a copy: the caller's slice stays the caller's
+		*item = items[i]
+		if j := slices.IndexFunc(*list, func(x *T) bool { return key(x) == key(item) }); j >= 0 {
+			(*list)[j] = item
+		} else {
+			*list = append(*list, item)
+		}
+	}
+	s.kinds[k] = true
+	s.mu.Unlock()
+	s.changed(change)
 }
 
 // RemoveTools removes the named tools.
@@ -141,14 +131,6 @@ func (s *Set) tool(name string) *Tool {
 		}
 	}
 	return nil
-}
-
-func replace[T any](items []*T, item *T, same func(*T) bool) []*T {
-	if i := slices.IndexFunc(items, same); i >= 0 {
-		items[i] = item
-		return items
-	}
-	return append(items, item)
 }
 
 func (s *Set) changed(k mcp.ListKind) {
