@@ -449,17 +449,8 @@ func (s *Set) listResources(req *mcp.CatalogRequest) (wire.Raw, error) {
 	s.mu.RLock()
 	rs := slices.Clone(s.resources)
 	s.mu.RUnlock()
-	p := req.Protocol
 	return list(s, req, "resources", rs, func(e *wire.Encoder, r *Resource) {
-		e.ObjectStart()
-		e.Field("uri")
-		e.Str(r.URI)
-		e.Field("name")
-		e.Str(r.Name)
-		optString(e, p, "Resource", "title", r.Title)
-		optString(e, p, "Resource", "description", r.Description)
-		optString(e, p, "Resource", "mimeType", r.MIMEType)
-		e.ObjectEnd()
+		writeDescribed(e, req.Protocol, "Resource", "uri", r.URI, r.Name, r.Title, r.Description, r.MIMEType)
 	})
 }
 
@@ -467,18 +458,23 @@ func (s *Set) listTemplates(req *mcp.CatalogRequest) (wire.Raw, error) {
 	s.mu.RLock()
 	ts := slices.Clone(s.templates)
 	s.mu.RUnlock()
-	p := req.Protocol
 	return list(s, req, "resourceTemplates", ts, func(e *wire.Encoder, t *Template) {
-		e.ObjectStart()
-		e.Field("uriTemplate")
-		e.Str(t.URITemplate)
-		e.Field("name")
-		e.Str(t.Name)
-		optString(e, p, "ResourceTemplate", "title", t.Title)
-		optString(e, p, "ResourceTemplate", "description", t.Description)
-		optString(e, p, "ResourceTemplate", "mimeType", t.MIMEType)
-		e.ObjectEnd()
+		writeDescribed(e, req.Protocol, "ResourceTemplate", "uriTemplate", t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType)
 	})
+}
+
+// writeDescribed writes a resource or template: its key member, name,
+// and the title, description and MIME type def has in revision p.
+func writeDescribed(e *wire.Encoder, p *mcp.Protocol, def, keyMember, key, name, title, description, mimeType string) {
+	e.ObjectStart()
+	e.Field(keyMember)
+	e.Str(key)
+	e.Field("name")
+	e.Str(name)
+	optString(e, p, def, "title", title)
+	optString(e, p, def, "description", description)
+	optString(e, p, def, "mimeType", mimeType)
+	e.ObjectEnd()
 }
 
 func (s *Set) readResource(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
