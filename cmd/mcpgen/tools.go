@@ -41,13 +41,22 @@ generate:
 Flags:
 %s`, fs.FlagUsages())
 	}
-	if err := parseArgs(fs, args); err != nil {
-		return err
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return err
+		}
+		return usageErr("%v", err)
 	}
 	switch fs.NArg() {
 	case 0:
 	case 1:
-		opts.Pattern = fs.Arg(0)
+		// A directory is loaded from inside (it may be another module);
+		// anything else is a package pattern of the current one.
+		if st, err := os.Stat(fs.Arg(0)); err == nil && st.IsDir() {
+			opts.Dir = fs.Arg(0)
+		} else {
+			opts.Pattern = fs.Arg(0)
+		}
 	default:
 		return &usageError{msg: "mcpgen tools takes one package"}
 	}
