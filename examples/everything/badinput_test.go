@@ -411,7 +411,7 @@ func TestBadInputHTTP(t *testing.T) {
 		// The stateful era.
 		{name: "no Mcp-Session-Id", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, hdr: map[string]string{"MCP-Protocol-Version": "2025-11-25"}, status: 400, want: outcome{code: -32600}},
 		{name: "an unknown Mcp-Session-Id", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, hdr: map[string]string{"Mcp-Session-Id": "nope", "MCP-Protocol-Version": "2025-11-25"}, status: 404, want: outcome{code: -32600}},
-		{name: "a session with MCP-Protocol-Version 2024-11-05", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, session: true, hdr: map[string]string{"MCP-Protocol-Version": "2024-11-05"}, status: 400, want: outcome{code: -32600}},
+		{name: "a session with MCP-Protocol-Version 2024-10-07 (not a revision)", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, session: true, hdr: map[string]string{"MCP-Protocol-Version": "2024-10-07"}, status: 400, want: outcome{code: -32600}},
 		{name: "notifications/initialized with an id", body: `{"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}`, session: true, status: 200, want: outcome{code: -32600}},
 		{name: "an unknown method in a session", body: `{"jsonrpc":"2.0","id":1,"method":"tools/frobnicate"}`, session: true, status: 200, want: outcome{code: -32601}},
 		{name: "tools/call with array arguments in a session", body: call25("1", "echo", `[1]`), session: true, status: 200, want: outcome{code: -32602}},
