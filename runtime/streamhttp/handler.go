@@ -143,13 +143,13 @@ type Options struct {
 // Handler serves one mcp.Server over Streamable HTTP at one endpoint, both
 // eras. Close it to end every session.
 type Handler struct {
-	srv      *mcp.Server
-	o        Options
-	log      *slog.Logger
-	store    EventStore
+	srv   *mcp.Server
+	o     Options
+	log   *slog.Logger
+	store EventStore
 	// inst names this instance in its stream names (with a SessionStore:
 	// streams of one session opened on several instances stay apart).
-	inst string
+	inst     string
 	stateful bool // a stateful revision is mounted
 
 	base    context.Context // cancelled by Close
