@@ -11,14 +11,14 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-goclients test-redis vet interop-deps conformance bench bench-compare bench-blackbox fuzz clean
+.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-goclients test-redis vet interop-deps conformance bench bench-compare bench-blackbox demo-cluster bench-cluster fuzz clean
 
 all: build
 
 ## build: bin/mcpgen, the example's generated packages, bin/everything, bin/everything-client
 build: generate
 	$(GO) build -o bin/mcpgen ./cmd/mcpgen
-	cd $(EXAMPLE) && $(GO) build -o ../../bin/everything . && $(GO) build -o ../../bin/everything-client ./cmd/everything-client
+	cd $(EXAMPLE) && $(GO) build -o ../../bin/everything . && $(GO) build -o ../../bin/everything-client ./cmd/everything-client && $(GO) build -o ../../bin/rrproxy ./cmd/rrproxy
 	cd $(HELLO) && $(GO) build -o ../../bin/hello .
 
 ## generate: the examples' packages for 2025-11-25 and 2026-07-28 and hello's features (go generate, as a user would)
@@ -103,6 +103,14 @@ bench-compare:
 ## bench-blackbox: the black-box comparison (separate server processes, bench/cmd/mcpload driving them; medians and per-rep ratios in out/blackbox). Not part of make test.
 bench-blackbox:
 	bench/blackbox.sh
+
+## demo-cluster: three bin/everything instances sharing a redis-server behind a round-robin proxy (bin/rrproxy), and a client session moving across them
+demo-cluster: build
+	scripts/cluster.sh demo
+
+## bench-cluster: 16 clients through the proxy, stateful and stateless, 1 instance in memory and 1, 2, 3 with Redis: calls/s, p50/p99, Redis commands per call (out/cluster). Not part of make test.
+bench-cluster: build
+	scripts/cluster.sh bench
 
 FUZZTIME ?= 60s
 ## fuzz: every fuzz target for FUZZTIME each

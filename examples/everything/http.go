@@ -17,8 +17,8 @@ import (
 // and Origin values are accepted, against DNS rebinding. With addrFile set
 // it writes the address it listens on there once it accepts connections
 // (for port 0: scripts and tests learn the port it picked).
-func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *slog.Logger, events streamhttp.EventStore) error {
-	h := streamhttp.NewHandler(srv, streamhttp.Options{Logger: log, EventStore: events})
+func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *slog.Logger, shared sharedState) error {
+	h := streamhttp.NewHandler(srv, streamhttp.Options{Logger: log, EventStore: shared.events, SessionStore: shared.sessions, Relay: shared.relay})
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

@@ -37,7 +37,7 @@ func run() error {
 	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (at /mcp) instead of stdio; port 0 picks a free one")
 	addrFile := flag.String("addr-file", "", "with --http, write the address listened on to `FILE`")
 	verbose := flag.Bool("v", false, "log debug messages to stderr")
-	redisURL := flag.String("redis", os.Getenv("EVERYTHING_REDIS"), "share state with other instances in Redis at `URL` (redis://host:port/db): SSE event logs and count_to's operations (default $EVERYTHING_REDIS)")
+	redisURL := flag.String("redis", os.Getenv("EVERYTHING_REDIS"), "share state with other instances in Redis at `URL` (redis://host:port/db): stateful sessions, SSE event logs and count_to's operations (default $EVERYTHING_REDIS)")
 	resumeKeys := flag.String("resume-keys", os.Getenv("EVERYTHING_RESUME_KEYS"), "comma-separated base64 `KEYS` (32 bytes each, the sealing key first) for count_to's resume tokens, shared by instances that honour each other's tokens (default $EVERYTHING_RESUME_KEYS, else a random key)")
 	revisions := flag.String("revisions", os.Getenv("EVERYTHING_REVISIONS"), "serve only these protocol `REVISIONS` (comma-separated, e.g. 2025-06-18; default $EVERYTHING_REVISIONS, else every one)")
 	flag.Parse()
@@ -64,7 +64,12 @@ func run() error {
 		}
 		client := goredis.NewClient(opt)
 		defer client.Close()
-		shared = sharedState{events: redisstore.NewEventStore(client, redisstore.Options{}), resume: redisstore.NewResumeStore(client, redisstore.Options{})}
+		shared = sharedState{
+			events:   redisstore.NewEventStore(client, redisstore.Options{}),
+			sessions: redisstore.NewSessionStore(client, redisstore.Options{}),
+			relay:    redisstore.NewRelay(client, redisstore.Options{}),
+			resume:   redisstore.NewResumeStore(client, redisstore.Options{}),
+		}
 	}
 	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys, shared.resume, strings.FieldsFunc(*revisions, func(r rune) bool { return r == ',' }))
 	if err != nil {
@@ -76,7 +81,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
-		err = serveHTTP(ctx, srv, *httpAddr, *addrFile, logger, shared.events)
+		err = serveHTTP(ctx, srv, *httpAddr, *addrFile, logger, shared)
 	} else {
 		err = stdio.Serve(ctx, srv, os.Stdin, os.Stdout, stdio.Options{})
 	}
@@ -134,6 +139,8 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 // sharedState is what instances started with the same --redis share; the
 // zero value keeps everything in this process.
 type sharedState struct {
-	events streamhttp.EventStore
-	resume resume.Store
+	events   streamhttp.EventStore
+	sessions streamhttp.SessionStore
+	relay    streamhttp.Relay
+	resume   resume.Store
 }

@@ -45,6 +45,17 @@ func (p *Pending) ID() ID { return wire.IntValue(p.n) }
 // without waiting.
 func (p *Pending) Answered() bool { return len(p.done) > 0 }
 
+// Offset makes the ids Start gives continue after n: peers that share the
+// calls of one conversation (instances serving one session) give ids
+// that do not collide. Call it before the first Start.
+func (t *Calls) Offset(n int64) {
+	t.mu.Lock()
+	if t.last < n {
+		t.last = n
+	}
+	t.mu.Unlock()
+}
+
 // Start registers a request whose result Deliver decodes into out (nil to
 // ignore it). After Close it fails with the error Close was given.
 func (t *Calls) Start(out wire.Unmarshaler) (*Pending, error) {

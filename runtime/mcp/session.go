@@ -32,6 +32,8 @@ type Session struct {
 	logLevel    string
 	subs        map[string]bool
 	closed      bool
+	// changes counts the changes of what State returns.
+	changes uint64
 }
 
 // NewSession starts a stateful session whose client is reached through
@@ -319,6 +321,7 @@ func (sess *Session) initialize(ctx context.Context, in *Inbound) (wire.Marshale
 	sess.mount, sess.initialized = mount, true
 	sess.principal = PrincipalFrom(ctx)
 	sess.clientCaps, sess.clientInfo = caps, info
+	sess.changes++
 	sess.mu.Unlock()
 	if sess.OnNegotiated != nil {
 		sess.OnNegotiated(mount.Protocol)
@@ -350,6 +353,7 @@ func serveInitialized(rc *reqCtx) (wire.Marshaler, error) {
 	sess := rc.r.session()
 	sess.mu.Lock()
 	sess.ready = true
+	sess.changes++
 	sess.mu.Unlock()
 	return nil, nil
 }
@@ -418,6 +422,7 @@ func (sess *Session) setLevel(m *Method, params wire.Raw) (wire.Marshaler, error
 	})
 	sess.mu.Lock()
 	sess.logLevel = level
+	sess.changes++
 	sess.mu.Unlock()
 	return emptyResult, nil
 }
@@ -445,6 +450,7 @@ func (sess *Session) subscribe(m *Method, params wire.Raw) (wire.Marshaler, erro
 	} else {
 		delete(sess.subs, uri)
 	}
+	sess.changes++
 	sess.mu.Unlock()
 	return emptyResult, nil
 }

@@ -163,7 +163,10 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 func (s *session) oneWay(ctx context.Context, m *jsonrpc.Message, in *mcp.Inbound) {
 	switch m.Kind {
 	case jsonrpc.KindResponse:
-		s.calls.Deliver(m, nil, false)
+		if !s.calls.Deliver(m, nil, false) && s.shared {
+			// Another instance's request, maybe.
+			s.relayResponse(ctx, m)
+		}
 	case jsonrpc.KindNotification:
 		_, _ = s.ms.Serve(ctx, in, discardOut{})
 	}

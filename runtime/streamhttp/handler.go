@@ -96,6 +96,17 @@ type Options struct {
 	// EventStore keeps the events of stateful SSE streams for resumption
 	// (default NewMemoryEventStore(1000, 100)).
 	EventStore EventStore
+	// SessionStore shares stateful sessions with other instances (nil:
+	// this process only). With one, a session opened on any instance is
+	// served by all, its state saved when a request changes it (and
+	// refreshed while it is used; it expires SessionIdleTimeout after),
+	// and DELETE ends it everywhere. Use a shared EventStore with it, so
+	// that streams resume anywhere.
+	SessionStore SessionStore
+	// Relay carries the client's responses to requests another instance
+	// sent (see Relay); with a SessionStore, use one shared by the same
+	// instances.
+	Relay Relay
 	// RetryInterval is the SSE retry field of stateful streams: how long a
 	// client waits before resuming a broken stream (default 1s).
 	RetryInterval time.Duration
@@ -132,10 +143,13 @@ type Options struct {
 // Handler serves one mcp.Server over Streamable HTTP at one endpoint, both
 // eras. Close it to end every session.
 type Handler struct {
-	srv      *mcp.Server
-	o        Options
-	log      *slog.Logger
-	store    EventStore
+	srv   *mcp.Server
+	o     Options
+	log   *slog.Logger
+	store EventStore
+	// inst names this instance in its stream names (with a SessionStore:
+	// streams of one session opened on several instances stay apart).
+	inst     string
 	stateful bool // a stateful revision is mounted
 
 	base    context.Context // cancelled by Close
@@ -192,6 +206,10 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 		o.Logger = srv.Logger()
 	}
 	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}, clients: map[string]*sessionSet{}, live: map[*liveReq]struct{}{}}
+	if o.SessionStore != nil {
+		h.inst = instanceID() + "-"
+	}
+	defer h.subscribeRelay()
 	if h.store == nil {
 		h.store = NewMemoryEventStore(1000, 100)
 	}

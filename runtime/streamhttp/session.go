@@ -44,6 +44,14 @@ type session struct {
 	nextStream int
 	streams    map[string]*stream // streams that may still get events
 	standalone *stream            // the GET stream
+
+	// With a SessionStore: shared reports a session other instances may
+	// serve too (its events stay when it ends here, unless deleted);
+	// deleted that the client ended it; savedChanges and savedAt what was
+	// stored last.
+	shared, deleted bool
+	savedChanges    uint64
+	savedAt         time.Time
 }
 
 // inflightReq is a client request being served; whoever removes it from
@@ -89,13 +97,25 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *jsonrp
 		h.writeError(w, r, mcp.HTTPStatus(je), msg.ID, true, je)
 		return
 	}
-	s := &session{h: h, id: newSessionID(), principal: mcp.PrincipalFrom(r.Context()), inflight: map[string]*inflightReq{}, streams: map[string]*stream{}, lastUsed: time.Now()}
+	s := &session{h: h, id: newSessionID(), principal: mcp.PrincipalFrom(r.Context()), inflight: map[string]*inflightReq{}, streams: map[string]*stream{}, lastUsed: time.Now(), shared: h.o.SessionStore != nil}
+	if s.shared {
+		s.calls.Offset(callOffset())
+	}
 	s.ctx, s.cancel = context.WithCancel(h.base)
 	s.ms = h.srv.NewSession(s, s.cancelRequest)
 	res, err := s.ms.Serve(r.Context(), in, discardOut{})
 	var body []byte
 	if err == nil {
 		body, err = encodeResult(msg.ID, res)
+	}
+	if err == nil {
+		if serr := s.saveState(r.Context()); serr != nil {
+			s.ms.Close()
+			s.cancel()
+			h.log.Error("streamhttp: saving a new session failed", "err", serr)
+			h.writeError(w, r, http.StatusServiceUnavailable, msg.ID, true, storeUnavailable(serr))
+			return
+		}
 	}
 	if err != nil {
 		s.ms.Close()
@@ -154,6 +174,23 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, 
 		// Another principal's session: as if there were none.
 		s = nil
 	}
+	restored := false
+	if s == nil && h.o.SessionStore != nil {
+		// Opened on another instance, maybe: continue it here.
+		h.mu.Unlock()
+		restored = true
+		var err error
+		if s, err = h.restore(r.Context(), sid, mcp.PrincipalFrom(r.Context()), h.clientKey(r)); err != nil {
+			je, ok := err.(*jsonrpc.Error)
+			if !ok {
+				h.log.Error("streamhttp: loading a session failed", "session", sid, "err", err)
+				je = storeUnavailable(err)
+			}
+			h.writeError(w, r, http.StatusServiceUnavailable, id, hasID, je)
+			return nil
+		}
+		h.mu.Lock()
+	}
 	if s != nil {
 		s.mu.Lock()
 		s.active++
@@ -163,6 +200,24 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, 
 		h.touchLocked(s)
 	}
 	h.mu.Unlock()
+	if s != nil && s.shared && !restored {
+		// Another instance may have ended it: the store says.
+		_, ok, err := h.o.SessionStore.Load(r.Context(), sid)
+		if err != nil {
+			s.leave()
+			h.log.Error("streamhttp: loading a session failed", "session", sid, "err", err)
+			h.writeError(w, r, http.StatusServiceUnavailable, id, hasID, storeUnavailable(err))
+			return nil
+		}
+		if !ok {
+			s.mu.Lock()
+			s.deleted = true
+			s.mu.Unlock()
+			s.leave()
+			s.close()
+			s = nil
+		}
+	}
 	if s == nil {
 		h.writeError(w, r, http.StatusNotFound, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: it expired or was ended; initialize a new one"))
 		return nil
@@ -182,6 +237,21 @@ func (s *session) leave() {
 	s.active--
 	s.lastUsed = time.Now()
 	s.mu.Unlock()
+	if s.shared {
+		// What the request changed (initialized, log level,
+		// subscriptions) is seen by every instance.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), storeTimeout)
+		defer cancel()
+		if err := s.saveState(ctx); err != nil {
+			s.h.log.Error("streamhttp: saving a session failed", "session", s.id, "err", err)
+		}
+	}
+}
+
+// storeUnavailable is the error of a request whose session the store
+// could not load or save.
+func storeUnavailable(err error) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInternalError, "session store unavailable, try again: %v", err)
 }
 
 // serveStateful serves one POSTed message of the stateful era.
@@ -482,6 +552,16 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.leave()
+	if s.shared {
+		// Ended for every instance.
+		if err := s.h.o.SessionStore.Delete(r.Context(), s.id); err != nil {
+			s.h.writeError(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, false, storeUnavailable(err))
+			return
+		}
+		s.mu.Lock()
+		s.deleted = true
+		s.mu.Unlock()
+	}
 	s.close()
 	w.WriteHeader(http.StatusOK)
 }
@@ -512,6 +592,12 @@ func (s *session) close() {
 		st.end()
 	}
 	s.ms.Close()
+	s.mu.Lock()
+	keep := s.shared && !s.deleted
+	s.mu.Unlock()
+	if keep {
+		return // other instances may serve it: its events stay
+	}
 	if err := h.store.Forget(context.WithoutCancel(s.ctx), s.id); err != nil {
 		h.log.Warn("streamhttp: forgetting a session's events failed", "session", s.id, "err", err)
 	}
@@ -530,7 +616,7 @@ func (s *session) newStream(prefix string) (*stream, error) {
 
 func (s *session) newStreamLocked(prefix string) *stream {
 	s.nextStream++
-	st := &stream{sess: s, name: prefix + strconv.Itoa(s.nextStream)}
+	st := &stream{sess: s, name: prefix + s.h.inst + strconv.Itoa(s.nextStream)}
 	s.streams[st.name] = st
 	return st
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/store/redis/redistest"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp/eventstoretest"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp/sessionstoretest"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -123,5 +124,41 @@ func TestResumeAcrossInstances(t *testing.T) {
 	}
 	if _, err := a.Begin(ctx, call(token)); err == nil || !strings.Contains(err.Error(), "completed") {
 		t.Fatalf("A after B completed the operation: %v", err)
+	}
+}
+
+// TestSessionStore holds the Redis session store to the contract of every
+// SessionStore.
+func TestSessionStore(t *testing.T) {
+	srv := redistest.Start(t)
+	n := 0
+	sessionstoretest.Run(t, func(t *testing.T) streamhttp.SessionStore {
+		n++
+		return redis.NewSessionStore(srv.Client(), redis.Options{Prefix: "s" + strings.Repeat("x", n) + ":"})
+	})
+}
+
+// TestRelay: what one instance publishes, another delivers; nothing is
+// delivered after its context ends.
+func TestRelay(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan string, 4)
+	if err := redis.NewRelay(srv.Client(), redis.Options{}).Subscribe(ctx, func(session string, msg []byte) {
+		got <- session + " " + string(msg)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := redis.NewRelay(srv.Client(), redis.Options{}).Publish(ctx, "s1", []byte(`{"jsonrpc":"2.0","id":7,"result":{}}`)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-got:
+		if m != `s1 {"jsonrpc":"2.0","id":7,"result":{}}` {
+			t.Errorf("delivered %q", m)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing delivered")
 	}
 }

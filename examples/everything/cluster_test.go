@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/store/redis/redistest"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+
+	"github.com/mcpgen/mcpgen/examples/everything/internal/rrproxy"
+	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
+)
+
+// TestSessionsAcrossInstances: three bin/everything instances sharing a
+// real redis-server behind a round-robin proxy. A stateful session opened
+// through the proxy is served by all three; an instance killed with
+// SIGKILL mid-session leaves the client carrying on through the others;
+// DELETE ends the session everywhere; while redis-server is down a new
+// session is refused with a clear error, and it works again after the
+// restart.
+func TestSessionsAcrossInstances(t *testing.T) {
+	redis := redistest.Start(t)
+	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
+	var urls []string
+	var procs []*os.Process
+	for range 3 {
+		cmd, u, _ := launchHTTP(t, store)
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		urls, procs = append(urls, u), append(procs, cmd.Process)
+	}
+	proxy := rrproxy.New(urls, nil)
+	ps := httptest.NewServer(proxy)
+	defer ps.Close()
+
+	ctx := context.Background()
+	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := v25.NewClient(cs)
+	echo := func(text string) error {
+		res, err := c.CallTool(ctx, &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"` + text + `"}`)})
+		if err != nil {
+			return err
+		}
+		b, _ := wire.Marshal(res)
+		if !strings.Contains(string(b), text) {
+			return errors.New("echo answered " + string(b))
+		}
+		return nil
+	}
+	for i := range 9 {
+		if err := echo("call " + string(rune('a'+i))); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	served := proxy.Served()
+	for _, u := range urls {
+		if served[u] < 3 {
+			t.Errorf("instance %s answered %d requests of the session; round robin gives each about a third", u, served[u])
+		}
+	}
+
+	// A request to the client crossing instances: the tool asks the
+	// client's model on one instance's stream, and the client's answer is
+	// POSTed to the next instance, which relays it.
+	for i := range 3 {
+		res, err := c.CallTool(ctx, &v25.CallToolRequestParams{Name: "test_sampling", Arguments: v25.CallToolRequestParamsArguments(`{"prompt":"hi"}`)})
+		if err != nil {
+			t.Fatalf("sampling %d: %v", i, err)
+		}
+		if b, _ := wire.Marshal(res); !strings.Contains(string(b), "LLM response:") {
+			t.Fatalf("sampling %d: %s", i, b)
+		}
+	}
+
+	// One instance dies mid-session; the others carry on.
+	if err := procs[1].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if err := echo("after kill " + string(rune('a'+i))); err != nil {
+			t.Fatalf("call %d after SIGKILL: %v", i, err)
+		}
+	}
+
+	// DELETE through the proxy ends the session on every instance.
+	sid := proxy.LastSession()
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{urls[0], urls[2]} {
+		req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s after DELETE: %d, want 404", u, resp.StatusCode)
+		}
+	}
+
+	// Redis down: a new session is refused, clearly; after the restart it
+	// opens.
+	redis.Stop()
+	_, err = rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{}))
+	if err == nil || !strings.Contains(err.Error(), "session store unavailable") {
+		t.Errorf("initialize with redis down: %v", err)
+	}
+	redis.Restart()
+	var cs2 *rt.ClientSession
+	for range 100 {
+		if cs2, err = rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{})); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("initialize after the restart: %v", err)
+	}
+	defer cs2.Close()
+	if _, err := v25.NewClient(cs2).Ping(ctx, nil); err != nil {
+		t.Errorf("ping after the restart: %v", err)
+	}
+}
