@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/store/redis/redistest"
@@ -133,4 +136,106 @@ func TestSessionsAcrossInstances(t *testing.T) {
 	if _, err := v25.NewClient(cs2).Ping(ctx, nil); err != nil {
 		t.Errorf("ping after the restart: %v", err)
 	}
+}
+
+// TestStreamResumedElsewhere: a POST stream of a call on instance A
+// breaks after its first event; the client resumes it with Last-Event-ID
+// on instance B (sharing Redis) and gets every event that followed —
+// progress and the response — exactly once.
+func TestStreamResumedElsewhere(t *testing.T) {
+	redis := redistest.Start(t)
+	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
+	a, b := startHTTP(t, store), startHTTP(t, store)
+	post := func(url, sid, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post(a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	resp.Body.Close()
+	post(a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+
+	// The call's stream on A: read up to the first event with data, then
+	// break the connection.
+	resp = post(a, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_tool_with_progress","_meta":{"progressToken":"p"}}}`)
+	events := sseEvents(resp.Body, 1)
+	resp.Body.Close()
+	if len(events) != 1 || !strings.Contains(events[0].data, `"progress":0`) {
+		t.Fatalf("first event on A: %+v", events)
+	}
+	last := events[0].id
+	var got []string
+	for range 200 {
+		req, _ := http.NewRequest(http.MethodGet, b, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Last-Event-ID", last)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("resume on B: %d", resp.StatusCode)
+		}
+		for _, ev := range sseEvents(resp.Body, 0) {
+			if ev.data != "" {
+				got = append(got, ev.data)
+			}
+			if ev.id != "" {
+				last = ev.id
+			}
+		}
+		resp.Body.Close()
+		if len(got) > 0 && strings.Contains(got[len(got)-1], `"id":2`) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // the call is still running on A
+	}
+	all := strings.Join(got, "\n")
+	if strings.Count(all, `"progress":50`) != 1 || strings.Count(all, `"progress":100`) != 1 || strings.Count(all, `"id":2`) != 1 || strings.Contains(all, `"progress":0,`) {
+		t.Errorf("events resumed on B (want progress 50 and 100 and the response, each once):\n%s", all)
+	}
+}
+
+type sseEvent struct{ id, data string }
+
+// sseEvents reads SSE events from r until it ends, or until n events with
+// data were read (n > 0).
+func sseEvents(r io.Reader, n int) []sseEvent {
+	var out []sseEvent
+	var ev sseEvent
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "id:"):
+			ev.id = strings.TrimSpace(strings.TrimPrefix(line, "id:"))
+		case strings.HasPrefix(line, "data:"):
+			ev.data += strings.TrimSpace(strings.TrimPrefix(line, "data:"))
+		case line == "":
+			if ev.id != "" || ev.data != "" {
+				if ev.data != "" || n == 0 {
+					out = append(out, ev)
+				}
+				if n > 0 && len(out) == n {
+					return out
+				}
+			}
+			ev = sseEvent{}
+		}
+	}
+	return out
 }
