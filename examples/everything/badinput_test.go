@@ -85,7 +85,7 @@ func show(r *reply) string {
 // fullServer is the server bin/everything runs, in process, validating
 // its results (as a test binary does by default).
 func fullServer(t *testing.T) *rt.Server {
-	srv, err := newEverything(slog.New(slog.DiscardHandler), rt.ValidateResultsAuto, nil, nil, nil)
+	srv, err := newEverything(slog.New(slog.DiscardHandler), rt.ValidateResultsAuto, nil, sharedState{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -239,3 +239,67 @@ func sseEvents(r io.Reader, n int) []sseEvent {
 	}
 	return out
 }
+
+// TestAnnouncementsAcrossInstances: a client subscribed to a resource in
+// a session on instance A hears of an update announced on instance B (a
+// stateless call of touch_resource there), on its GET stream.
+func TestAnnouncementsAcrossInstances(t *testing.T) {
+	redis := redistest.Start(t)
+	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
+	a, b := startHTTP(t, store), startHTTP(t, store)
+	send := func(url, sid, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := send(a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	resp.Body.Close()
+	send(a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	send(a, sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`).Body.Close()
+
+	req, _ := http.NewRequest(http.MethodGet, a, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream on A: %v %v", stream, err)
+	}
+	defer stream.Body.Close()
+	got := make(chan []sseEvent, 1)
+	go func() { got <- sseEvents(stream.Body, 1) }()
+
+	// B announces, statelessly (2026-07-28: no session there).
+	req, _ = http.NewRequest(http.MethodPost, b, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"touch_resource","arguments":{"uri":"test://watched-resource"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "touch_resource"} {
+		req.Header.Set(k, v)
+	}
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "Announced an update") {
+		t.Fatalf("touch_resource on B: %s", body)
+	}
+	select {
+	case events := <-got:
+		if len(events) != 1 || !strings.Contains(events[0].data, `"method":"notifications/resources/updated"`) || !strings.Contains(events[0].data, `test://watched-resource`) {
+			t.Errorf("A's stream got %+v", events)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("A's stream heard nothing of B's announcement")
+	}
+}

@@ -373,3 +373,17 @@ func dynamicPrompt() features.Prompt {
 		},
 	}
 }
+
+// TouchIn names the resource touch_resource announces.
+type TouchIn struct {
+	URI string `json:"uri" mcp:"format=uri"`
+}
+
+// Announces that a resource changed (notifications/resources/updated to
+// its subscribers, on every instance sharing the server's broadcast).
+//
+//mcp:tool touch_resource
+func touchResource(ctx context.Context, r *rt.Request, in TouchIn) (string, error) {
+	r.Server().NotifyResourceUpdated(ctx, in.URI)
+	return "Announced an update of " + in.URI + ".", nil
+}

@@ -68,10 +68,11 @@ func run() error {
 			events:   redisstore.NewEventStore(client, redisstore.Options{}),
 			sessions: redisstore.NewSessionStore(client, redisstore.Options{}),
 			relay:    redisstore.NewRelay(client, redisstore.Options{}),
+			announce: redisstore.NewBroadcast(client, redisstore.Options{}),
 			resume:   redisstore.NewResumeStore(client, redisstore.Options{}),
 		}
 	}
-	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys, shared.resume, strings.FieldsFunc(*revisions, func(r rune) bool { return r == ',' }))
+	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys, shared, strings.FieldsFunc(*revisions, func(r rune) bool { return r == ',' }))
 	if err != nil {
 		return err
 	}
@@ -91,19 +92,19 @@ func run() error {
 	return err
 }
 
-// newEverything is the server bin/everything runs: both eras, tasks and
-// skills; validate chooses whether it checks the results it sends; keys
-// seal count_to's resume tokens (nil: a random key of this process) and
-// store keeps their big states and completions (nil: this process's
-// memory).
-func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resume.KeyRing, store resume.Store, only []string) (*rt.Server, error) {
+// newEverything is the server bin/everything runs: every published
+// revision, tasks and skills; validate chooses whether it checks the
+// results it sends; keys seal count_to's resume tokens (nil: a random key
+// of this process); shared is what it shares with other instances (the
+// zero value: nothing); only, when not empty, names the revisions served.
+func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resume.KeyRing, shared sharedState, only []string) (*rt.Server, error) {
 	catalog, err := loadSkills()
 	if err != nil {
 		return nil, err
 	}
 	f := newFixtures(resume.NewTokens(keys))
-	if store != nil {
-		f.resume.Store = store
+	if shared.resume != nil {
+		f.resume.Store = shared.resume
 	}
 	mounts := []rt.Mount{
 		// The older revisions serve the declared fixtures (and the
@@ -127,6 +128,7 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 		Tasks:           &rt.TaskOptions{},
 		Skills:          &rt.SkillOptions{Catalog: catalog, DirectoryRead: true},
 		Catalog:         f.set,
+		Broadcast:       shared.announce,
 		ValidateResults: validate,
 		Logger:          logger,
 	}, mounts...)
@@ -142,5 +144,6 @@ type sharedState struct {
 	events   streamhttp.EventStore
 	sessions streamhttp.SessionStore
 	relay    streamhttp.Relay
+	announce rt.Broadcast
 	resume   resume.Store
 }

@@ -20,7 +20,7 @@ import (
 // TestRevisionShapes: one declared set, five revisions, each answered in
 // its own shape — what a revision lacks is not sent to its clients.
 func TestRevisionShapes(t *testing.T) {
-	srv, err := newEverything(slog.New(slog.DiscardHandler), rt.ValidateResultsOn, nil, nil, nil)
+	srv, err := newEverything(slog.New(slog.DiscardHandler), rt.ValidateResultsOn, nil, sharedState{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,8 +180,15 @@ const (
 
 // NotifyListChanged tells every client that the server's tools, prompts or
 // resources changed: stateful sessions get notifications/<kind>/list_changed,
-// listen streams that opted in get it with their subscription id.
+// listen streams that opted in get it with their subscription id. With a
+// Broadcast, the clients of the other instances hear of it too.
 func (s *Server) NotifyListChanged(ctx context.Context, kind ListKind) {
+	s.announceList(ctx, kind)
+	s.broadcast(ctx, announceList, listNames[kind])
+}
+
+// announceList tells this instance's clients of a list change.
+func (s *Server) announceList(ctx context.Context, kind ListKind) {
 	role := map[ListKind]Role{
 		ToolsList:     RoleToolsListChanged,
 		PromptsList:   RolePromptsListChanged,
@@ -202,8 +209,14 @@ func (s *Server) NotifyListChanged(ctx context.Context, kind ListKind) {
 }
 
 // NotifyResourceUpdated tells the clients subscribed to uri that it
-// changed.
+// changed (with a Broadcast, those of every instance).
 func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
+	s.announceResource(ctx, uri)
+	s.broadcast(ctx, announceResource, uri)
+}
+
+// announceResource tells this instance's subscribers of a resource update.
+func (s *Server) announceResource(ctx context.Context, uri string) {
 	sessions, listens := s.audience()
 	params := func(e *wire.Encoder) {
 		e.ObjectStart()

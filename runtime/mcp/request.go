@@ -100,6 +100,10 @@ func RequestFrom(ctx context.Context) *Request {
 	return r
 }
 
+// Server is the server serving the request (to announce changes from a
+// handler: Server.NotifyResourceUpdated, NotifyListChanged).
+func (r *Request) Server() *Server { return r.server }
+
 // Session returns the stateful session of the request, nil when stateless.
 func (r *Request) Session() *Session { return r.session() }
 

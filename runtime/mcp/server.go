@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"log/slog"
@@ -64,6 +65,10 @@ type ServerOptions struct {
 	// generates), before the handlers; nil serves none. With a catalog
 	// the server declares listChanged.
 	Catalog Catalog
+	// Broadcast shares list changes and resource updates with the other
+	// instances of this server (nil: this process only); Server.Close
+	// ends the subscription.
+	Broadcast Broadcast
 	// Logger receives the runtime's logs (default: discard).
 	Logger *slog.Logger
 	// Now is the clock (default time.Now), for tests.
@@ -101,6 +106,11 @@ type Server struct {
 	listens  map[*listener]struct{}
 	tasks    *taskHost
 	stamps   map[*Method]*Stamp // of the stateless methods; read-only
+
+	// instance names this server on its Broadcast; stopBroadcast ends
+	// the subscription.
+	instance      string
+	stopBroadcast context.CancelFunc
 }
 
 // NewServer returns a server for the mounted revisions. It builds the
@@ -183,6 +193,9 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 	sort.Strings(s.methods)
 	s.tools.init(s)
 	s.watchCatalog()
+	if err := s.startBroadcast(); err != nil {
+		return nil, fmt.Errorf("mcp: subscribing to the other instances' announcements: %w", err)
+	}
 	return s, nil
 }
 

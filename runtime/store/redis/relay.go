@@ -7,6 +7,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
@@ -41,10 +42,49 @@ func (r *Relay) Publish(ctx context.Context, session string, msg []byte) error {
 // the subscription, and delivers from a goroutine until ctx ends (go-redis
 // resubscribes after a reconnection).
 func (r *Relay) Subscribe(ctx context.Context, deliver func(session string, msg []byte)) error {
-	sub := r.c.Subscribe(ctx, r.channel())
+	return subscribe(ctx, r.c, r.channel(), func(payload []byte) {
+		if sid, msg, found := bytes.Cut(payload, []byte{'\n'}); found {
+			deliver(string(sid), msg)
+		}
+	})
+}
+
+// Broadcast is an mcp.Broadcast on Redis pub/sub: every instance's list
+// changes and resource updates on one channel. Like the Relay it keeps
+// nothing: an instance that is down when an announcement goes out does
+// not hear of it.
+type Broadcast struct {
+	c goredis.UniversalClient
+	o Options
+}
+
+var _ mcp.Broadcast = (*Broadcast)(nil)
+
+// NewBroadcast returns a Broadcast on c.
+func NewBroadcast(c goredis.UniversalClient, o Options) *Broadcast { return &Broadcast{c: c, o: o} }
+
+func (b *Broadcast) channel() string { return b.o.prefix() + "announce" }
+
+// Publish implements mcp.Broadcast.
+func (b *Broadcast) Publish(ctx context.Context, msg []byte) error {
+	if err := b.c.Publish(ctx, b.channel(), msg).Err(); err != nil {
+		return fmt.Errorf("redis broadcast: %w", err)
+	}
+	return nil
+}
+
+// Subscribe implements mcp.Broadcast.
+func (b *Broadcast) Subscribe(ctx context.Context, deliver func(msg []byte)) error {
+	return subscribe(ctx, b.c, b.channel(), deliver)
+}
+
+// subscribe subscribes to channel and calls deliver with each payload
+// from a goroutine until ctx ends; it returns once Redis confirmed.
+func subscribe(ctx context.Context, c goredis.UniversalClient, channel string, deliver func(payload []byte)) error {
+	sub := c.Subscribe(ctx, channel)
 	if _, err := sub.Receive(ctx); err != nil {
 		_ = sub.Close()
-		return fmt.Errorf("redis relay: %w", err)
+		return fmt.Errorf("redis subscribe %s: %w", channel, err)
 	}
 	go func() {
 		defer sub.Close()
@@ -57,10 +97,7 @@ func (r *Relay) Subscribe(ctx context.Context, deliver func(session string, msg 
 				if !ok {
 					return
 				}
-				sid, msg, found := bytes.Cut([]byte(m.Payload), []byte{'\n'})
-				if found {
-					deliver(string(sid), msg)
-				}
+				deliver([]byte(m.Payload))
 			}
 		}
 	}()
