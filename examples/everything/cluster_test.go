@@ -302,4 +302,44 @@ func TestAnnouncementsAcrossInstances(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("A's stream heard nothing of B's announcement")
 	}
+
+	// The same for a 2026-07-28 client: a subscriptions/listen stream on
+	// A hears of the update announced on B.
+	req, _ = http.NewRequest(http.MethodPost, a, strings.NewReader(`{"jsonrpc":"2.0","id":4,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["test://watched-resource"]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+		req.Header.Set(k, v)
+	}
+	listen, err := http.DefaultClient.Do(req)
+	if err != nil || listen.StatusCode != http.StatusOK {
+		t.Fatalf("listen on A: %v %v", listen, err)
+	}
+	defer listen.Body.Close()
+	heard := make(chan []sseEvent, 1)
+	go func() { heard <- sseEvents(listen.Body, 2) }() // the acknowledgement, then the update
+	// Touch until the listen stream has been set up and hears it.
+	deadline := time.After(20 * time.Second)
+	for {
+		touch := func() {
+			req, _ := http.NewRequest(http.MethodPost, b, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"touch_resource","arguments":{"uri":"test://watched-resource"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+			for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+				"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "touch_resource"} {
+				req.Header.Set(k, v)
+			}
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+		touch()
+		select {
+		case events := <-heard:
+			if len(events) != 2 || !strings.Contains(events[1].data, `notifications/resources/updated`) {
+				t.Errorf("A's listen stream got %+v", events)
+			}
+			return
+		case <-deadline:
+			t.Fatal("A's listen stream heard nothing of B's announcement")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
