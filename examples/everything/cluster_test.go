@@ -146,29 +146,14 @@ func TestStreamResumedElsewhere(t *testing.T) {
 	redis := redistest.Start(t)
 	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
 	a, b := startHTTP(t, store), startHTTP(t, store)
-	post := func(url, sid, body string) *http.Response {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
-	}
-	resp := post(a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	resp := postSession(t, a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	resp.Body.Close()
-	post(a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	postSession(t, a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
 
 	// The call's stream on A: read up to the first event with data, then
 	// break the connection.
-	resp = post(a, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_tool_with_progress","_meta":{"progressToken":"p"}}}`)
+	resp = postSession(t, a, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_tool_with_progress","_meta":{"progressToken":"p"}}}`)
 	events := sseEvents(resp.Body, 1)
 	resp.Body.Close()
 	if len(events) != 1 || !strings.Contains(events[0].data, `"progress":0`) {
@@ -247,26 +232,11 @@ func TestAnnouncementsAcrossInstances(t *testing.T) {
 	redis := redistest.Start(t)
 	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
 	a, b := startHTTP(t, store), startHTTP(t, store)
-	send := func(url, sid, body string) *http.Response {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
-	}
-	resp := send(a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	resp := postSession(t, a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	resp.Body.Close()
-	send(a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
-	send(a, sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`).Body.Close()
+	postSession(t, a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	postSession(t, a, sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`).Body.Close()
 
 	req, _ := http.NewRequest(http.MethodGet, a, nil)
 	req.Header.Set("Accept", "text/event-stream")
@@ -281,12 +251,8 @@ func TestAnnouncementsAcrossInstances(t *testing.T) {
 	go func() { got <- sseEvents(stream.Body, 1) }()
 
 	// B announces, statelessly (2026-07-28: no session there).
-	req, _ = http.NewRequest(http.MethodPost, b, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"touch_resource","arguments":{"uri":"test://watched-resource"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
-	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "touch_resource"} {
-		req.Header.Set(k, v)
-	}
-	if resp, err = http.DefaultClient.Do(req); err != nil {
+	resp, err = touch(b)
+	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
@@ -305,12 +271,7 @@ func TestAnnouncementsAcrossInstances(t *testing.T) {
 
 	// The same for a 2026-07-28 client: a subscriptions/listen stream on
 	// A hears of the update announced on B.
-	req, _ = http.NewRequest(http.MethodPost, a, strings.NewReader(`{"jsonrpc":"2.0","id":4,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["test://watched-resource"]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
-	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
-		req.Header.Set(k, v)
-	}
-	listen, err := http.DefaultClient.Do(req)
+	listen, err := postStateless(a, "subscriptions/listen", "", `"notifications":{"resourceSubscriptions":["test://watched-resource"]}`)
 	if err != nil || listen.StatusCode != http.StatusOK {
 		t.Fatalf("listen on A: %v %v", listen, err)
 	}
@@ -320,17 +281,9 @@ func TestAnnouncementsAcrossInstances(t *testing.T) {
 	// Touch until the listen stream has been set up and hears it.
 	deadline := time.After(20 * time.Second)
 	for {
-		touch := func() {
-			req, _ := http.NewRequest(http.MethodPost, b, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"touch_resource","arguments":{"uri":"test://watched-resource"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
-			for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-				"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "touch_resource"} {
-				req.Header.Set(k, v)
-			}
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				resp.Body.Close()
-			}
+		if resp, err := touch(b); err == nil {
+			resp.Body.Close()
 		}
-		touch()
 		select {
 		case events := <-heard:
 			if len(events) != 2 || !strings.Contains(events[1].data, `notifications/resources/updated`) {
@@ -342,4 +295,46 @@ func TestAnnouncementsAcrossInstances(t *testing.T) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// postSession POSTs a message of a 2025-11-25 session (sid "" before
+// initialize).
+func postSession(t *testing.T, url, sid, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// postStateless POSTs a 2026-07-28 request of method (name: the tool, for
+// the Mcp-Name header) whose params are members plus the _meta.
+func postStateless(url, method, name, members string) (*http.Response, error) {
+	if members != "" {
+		members += ","
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + members +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method} {
+		req.Header.Set(k, v)
+	}
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	return http.DefaultClient.Do(req)
+}
+
+// touch announces an update of test://watched-resource on the instance at url.
+func touch(url string) (*http.Response, error) {
+	return postStateless(url, "tools/call", "touch_resource", `"name":"touch_resource","arguments":{"uri":"test://watched-resource"}`)
 }
