@@ -143,17 +143,11 @@ func TestSessionsAcrossInstances(t *testing.T) {
 // on instance B (sharing Redis) and gets every event that followed —
 // progress and the response — exactly once.
 func TestStreamResumedElsewhere(t *testing.T) {
-	redis := redistest.Start(t)
-	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
-	a, b := startHTTP(t, store), startHTTP(t, store)
-	resp := postSession(t, a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	sid := resp.Header.Get("Mcp-Session-Id")
-	resp.Body.Close()
-	postSession(t, a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	a, b, sid := twoInstances(t)
 
 	// The call's stream on A: read up to the first event with data, then
 	// break the connection.
-	resp = postSession(t, a, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_tool_with_progress","_meta":{"progressToken":"p"}}}`)
+	resp := postSession(t, a, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_tool_with_progress","_meta":{"progressToken":"p"}}}`)
 	events := sseEvents(resp.Body, 1)
 	resp.Body.Close()
 	if len(events) != 1 || !strings.Contains(events[0].data, `"progress":0`) {
@@ -229,13 +223,7 @@ func sseEvents(r io.Reader, n int) []sseEvent {
 // a session on instance A hears of an update announced on instance B (a
 // stateless call of touch_resource there), on its GET stream.
 func TestAnnouncementsAcrossInstances(t *testing.T) {
-	redis := redistest.Start(t)
-	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
-	a, b := startHTTP(t, store), startHTTP(t, store)
-	resp := postSession(t, a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	sid := resp.Header.Get("Mcp-Session-Id")
-	resp.Body.Close()
-	postSession(t, a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	a, b, sid := twoInstances(t)
 	postSession(t, a, sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`).Body.Close()
 
 	req, _ := http.NewRequest(http.MethodGet, a, nil)
@@ -251,7 +239,7 @@ func TestAnnouncementsAcrossInstances(t *testing.T) {
 	go func() { got <- sseEvents(stream.Body, 1) }()
 
 	// B announces, statelessly (2026-07-28: no session there).
-	resp, err = touch(b)
+	resp, err := touch(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,4 +325,19 @@ func postStateless(url, method, name, members string) (*http.Response, error) {
 // touch announces an update of test://watched-resource on the instance at url.
 func touch(url string) (*http.Response, error) {
 	return postStateless(url, "tools/call", "touch_resource", `"name":"touch_resource","arguments":{"uri":"test://watched-resource"}`)
+}
+
+// twoInstances starts two instances sharing a real redis-server and opens
+// a 2025-11-25 session on the first; it returns both endpoints and the
+// session id.
+func twoInstances(t *testing.T) (a, b, sid string) {
+	t.Helper()
+	redis := redistest.Start(t)
+	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
+	a, b = startHTTP(t, store), startHTTP(t, store)
+	resp := postSession(t, a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid = resp.Header.Get("Mcp-Session-Id")
+	resp.Body.Close()
+	postSession(t, a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	return a, b, sid
 }
