@@ -53,6 +53,14 @@ func (sess *Session) State() (st SessionState, changes uint64, ok bool) {
 	return st, sess.changes, true
 }
 
+// Changes counts the changes of the session's state so far (see State),
+// without copying it.
+func (sess *Session) Changes() uint64 {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.changes
+}
+
 // RestoreSession makes a session of this server from the state another
 // instance saved: initialized, ready for requests (peer and cancel as
 // NewSession's). It fails when the revision is not mounted here, or is

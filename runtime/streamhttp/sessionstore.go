@@ -114,15 +114,16 @@ func (s *session) saveState(ctx context.Context) error {
 	if h.o.SessionStore == nil {
 		return nil
 	}
-	st, changes, ok := s.ms.State()
-	if !ok {
-		return nil
-	}
 	ttl := h.o.SessionIdleTimeout
+	changes := s.ms.Changes()
 	s.mu.Lock()
 	due := changes != s.savedChanges || time.Since(s.savedAt) > ttl/4
 	s.mu.Unlock()
 	if !due {
+		return nil // the common case: a request that changed nothing
+	}
+	st, changes, ok := s.ms.State()
+	if !ok {
 		return nil
 	}
 	if err := h.o.SessionStore.Save(ctx, s.id, st, ttl); err != nil {
