@@ -129,3 +129,29 @@ func FuzzArguments(f *testing.F) {
 		}
 	})
 }
+
+// TestAddedLater: a set that starts empty serves what is added to it
+// after the server started, and announces it.
+func TestAddedLater(t *testing.T) {
+	set := features.NewSet()
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "later", Version: "1", Catalog: set}, v20251125.Mount(nil), v20260728.Mount(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: mcp.Legacy}, v20251125.Mount(struct{}{}), v20260728.Mount(struct{}{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var res wire.Raw
+	if err := cs.Call(ctx, "tools/call", wire.Raw(`{"name":"greet","arguments":{"name":"Ada"}}`), &res); err == nil {
+		t.Fatalf("a tool before it was added: %s", res)
+	}
+	greetTool, _ := Features().Tool("greet")
+	set.AddTools(greetTool)
+	res = nil
+	if err := cs.Call(ctx, "tools/call", wire.Raw(`{"name":"greet","arguments":{"name":"Ada"}}`), &res); err != nil || !strings.Contains(string(res), "Hello, Ada!") {
+		t.Fatalf("the tool added later: %s %v", res, err)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -64,14 +66,22 @@ var catalogRoles = map[Role]bool{
 	RoleResourcesList: true, RoleResourceTemplatesList: true, RoleResourcesRead: false,
 }
 
-// routesCatalog reports whether the catalog serves md on this server.
-func (s *Server) routesCatalog(md *Method) bool {
-	c := s.opts.Catalog
-	if c == nil || md.NewResult == nil {
+// catalogRoute reports whether a catalog is asked first for md: the
+// server has one, md's role is one a catalog may serve, and the revision
+// can carry its answers. What the catalog serves may change while the
+// server runs (items added later), so the route is decided once and the
+// catalog asked per request.
+func (s *Server) catalogRoute(md *Method) bool {
+	if s.opts.Catalog == nil || md.NewResult == nil {
 		return false
 	}
 	_, ok := catalogRoles[md.Role]
-	return ok && c.Serves(md.Role)
+	return ok
+}
+
+// routesCatalog reports whether the catalog serves md now.
+func (s *Server) routesCatalog(md *Method) bool {
+	return s.catalogRoute(md) && s.opts.Catalog.Serves(md.Role)
 }
 
 // fromCatalog produces the result of a request the catalog serves: its
@@ -86,6 +96,12 @@ func (s *Server) fromCatalog(rc *reqCtx) (wire.Marshaler, error) {
 		req.Name, req.Arguments = rc.r.in.toolName(), rc.r.in.args
 	} else if m.Role == RolePromptsGet {
 		req.Name = rc.r.in.named[0]
+	}
+	if !s.opts.Catalog.Serves(m.Role) {
+		if handled {
+			return s.fromHandler(rc)
+		}
+		return nil, jsonrpc.MethodNotFound(m.Name)
 	}
 	data, err := s.opts.Catalog.Serve(rc, req)
 	switch {

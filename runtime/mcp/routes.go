@@ -126,9 +126,9 @@ func (s *Server) mount(mount Mount) (*mounted, error) {
 			}
 			rt.serve = pick(f)
 			hasTasks = hasTasks || md.Feature == FeatureTasks
-		case md.Serve != nil || s.routesCatalog(md):
+		case md.Serve != nil || s.catalogRoute(md):
 			rt.serve = s.serveHandler
-			rt.catalog = s.routesCatalog(md)
+			rt.catalog = s.catalogRoute(md)
 		}
 		m.routes[name] = rt
 	}
