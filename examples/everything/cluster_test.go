@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -306,11 +308,16 @@ func postSession(t *testing.T, url, sid, body string) *http.Response {
 // postStateless POSTs a 2026-07-28 request of method (name: the tool, for
 // the Mcp-Name header) whose params are members plus the _meta.
 func postStateless(url, method, name, members string) (*http.Response, error) {
+	return postStatelessAs(url, method, name, members, "{}")
+}
+
+// postStatelessAs is postStateless from a client with capabilities caps.
+func postStatelessAs(url, method, name, members, caps string) (*http.Response, error) {
 	if members != "" {
 		members += ","
 	}
 	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + members +
-		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
 		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method} {
@@ -340,4 +347,94 @@ func twoInstances(t *testing.T) (a, b, sid string) {
 	resp.Body.Close()
 	postSession(t, a, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
 	return a, b, sid
+}
+
+// TestTasksAcrossInstances: a 2026 task created on instance A is polled to
+// its result on instance B; a task on A asking for input is answered with
+// tasks/update on B; a task created on A is cancelled from B (A stops it;
+// both then say cancelled).
+func TestTasksAcrossInstances(t *testing.T) {
+	a, b, _ := twoInstances(t)
+	call := func(url, method, name, members string) map[string]any {
+		t.Helper()
+		resp, err := postStatelessAs(url, method, name, members, tasksCaps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var msg struct {
+			Result map[string]any
+			Error  map[string]any
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil || msg.Error != nil {
+			t.Fatalf("%s on %s: %v %v", method, url, msg.Error, err)
+		}
+		return msg.Result
+	}
+	taskOn := func(url, args string) string {
+		t.Helper()
+		got := call(url, "tools/call", "slow_compute", `"name":"slow_compute","arguments":`+args)
+		id, _ := got["taskId"].(string)
+		if got["resultType"] != "task" || id == "" {
+			t.Fatalf("slow_compute on %s: %v", url, got)
+		}
+		return id
+	}
+	status := func(url, id string) map[string]any {
+		return call(url, "tasks/get", id, `"taskId":"`+id+`"`)
+	}
+
+	id := taskOn(a, `{"seconds":0.3,"label":"shared"}`)
+	var fin map[string]any
+	for range 200 {
+		if fin = status(b, id); fin["status"] == "completed" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // the task runs on A
+	}
+	if fin["status"] != "completed" || !strings.Contains(fmt.Sprint(fin["result"]), "Computed") {
+		t.Fatalf("task of A polled on B: %v", fin)
+	}
+
+	// A task on A asks for input; the answer, sent to B, reaches it.
+	got := call(a, "tools/call", "confirm_delete", `"name":"confirm_delete","arguments":{"filename":"x.txt"}`)
+	id, _ = got["taskId"].(string)
+	if id == "" {
+		t.Fatalf("confirm_delete on A: %v", got)
+	}
+	for range 200 {
+		if fin = status(b, id); fin["status"] == "input_required" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if fin["status"] != "input_required" || !strings.Contains(fmt.Sprint(fin["inputRequests"]), "confirm") {
+		t.Fatalf("the input request of A's task, on B: %v", fin)
+	}
+	call(b, "tasks/update", id, `"taskId":"`+id+`","inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}`)
+	for range 200 {
+		if fin = status(b, id); fin["status"] == "completed" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(fmt.Sprint(fin["result"]), "Deleted x.txt.") {
+		t.Fatalf("A's task after the answer sent to B: %v", fin)
+	}
+
+	id = taskOn(a, `{"seconds":30}`)
+	if got := call(b, "tasks/cancel", id, `"taskId":"`+id+`"`); got["resultType"] != "complete" {
+		t.Errorf("tasks/cancel on B: %v", got)
+	}
+	for _, url := range []string{a, b} {
+		for range 200 {
+			if fin = status(url, id); fin["status"] == "cancelled" {
+				break
+			}
+			time.Sleep(20 * time.Millisecond) // the cancellation travels to A
+		}
+		if fin["status"] != "cancelled" {
+			t.Errorf("%s after the cancellation on B: %v", url, fin)
+		}
+	}
 }

@@ -69,6 +69,7 @@ func run() error {
 			sessions: redisstore.NewSessionStore(client, redisstore.Options{}),
 			relay:    redisstore.NewRelay(client, redisstore.Options{}),
 			announce: redisstore.NewBroadcast(client, redisstore.Options{}),
+			tasks:    redisstore.NewTaskStore(client, redisstore.Options{}),
 			resume:   redisstore.NewResumeStore(client, redisstore.Options{}),
 		}
 	}
@@ -125,7 +126,7 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 		Version:         "0.1.0",
 		Instructions:    "A test server: every tool, resource and prompt of the conformance fixture set, plus echo.",
 		ListChanged:     true,
-		Tasks:           &rt.TaskOptions{},
+		Tasks:           &rt.TaskOptions{Store: shared.tasks},
 		Skills:          &rt.SkillOptions{Catalog: catalog, DirectoryRead: true},
 		Catalog:         f.set,
 		Broadcast:       shared.announce,
@@ -145,5 +146,6 @@ type sharedState struct {
 	sessions streamhttp.SessionStore
 	relay    streamhttp.Relay
 	announce rt.Broadcast
+	tasks    rt.TaskStore
 	resume   resume.Store
 }

@@ -57,6 +57,8 @@ func (s *Server) startBroadcast() error {
 			}
 		case announceResource:
 			s.announceResource(ctx, arg)
+		case announceTaskCancel, announceTaskUpdate:
+			s.applyTaskAnnouncement(ctx, kind, arg)
 		}
 	})
 }

@@ -22,7 +22,7 @@ func (cs *ClientSession) hostTask(ctx context.Context, m *Mount, md *Method, req
 	switch md.Role {
 	case RoleSampling, RoleElicitation:
 	default:
-		return cs.tasks.serve(ctx, md.Role, req.Params, cs, design)
+		return cs.tasks.serve(ctx, nil, md.Role, req.Params, cs, design)
 	}
 	task := memberRaw(req.Params, "task")
 	if task == nil || md.Serve == nil || !md.Implemented(m.Handler) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"sync"
@@ -100,6 +101,10 @@ type TaskOptions struct {
 	// NoStatusNotifications turns off notifications/tasks/status
 	// (2025-11-25), which are otherwise sent on every status change.
 	NoStatusNotifications bool
+	// Store shares stateless tasks with the other instances of the
+	// server (nil: this process only); with ServerOptions.Broadcast,
+	// tasks/update and tasks/cancel reach the instance running the task.
+	Store TaskStore
 }
 
 func (o TaskOptions) withDefaults() TaskOptions {
@@ -175,6 +180,11 @@ type Task struct {
 	pending   int
 	ended     chan struct{} // closed when the task reaches a terminal status
 	endOnce   sync.Once
+
+	// remote reports a task another instance runs (TaskOptions.Store);
+	// server is how its updates and cancellation reach that instance.
+	remote bool
+	server *Server
 }
 
 type taskInput struct {
@@ -232,6 +242,7 @@ func (h *taskHost) start(parent context.Context, t *Task, run func(ctx context.C
 		cancel()
 		return nil, errTooManyTasks
 	}
+	t.persist()
 	go func() {
 		defer cancel()
 		res, err := run(ctx, t)
@@ -311,6 +322,7 @@ func (t *Task) SetMessage(msg string) {
 	t.message = msg
 	t.updated = t.host.now()
 	t.mu.Unlock()
+	t.persist()
 }
 
 // setStatus moves a running task to status and tells a 2025 requestor.
@@ -326,6 +338,7 @@ func (t *Task) setStatus(ctx context.Context, status TaskStatus) bool {
 	t.updated = t.host.now()
 	t.mu.Unlock()
 	if changed {
+		t.persist()
 		t.announce(ctx)
 	}
 	return true
@@ -407,6 +420,7 @@ func (t *Task) Input(ctx context.Context, key string, request wire.Raw) (wire.Ra
 	t.status = TaskInputRequired
 	t.updated = t.host.now()
 	t.mu.Unlock()
+	t.persist()
 	select {
 	case r := <-in.reply:
 		return r, nil
@@ -448,6 +462,12 @@ func (t *Task) ask(ctx context.Context, request wire.Raw) (wire.Raw, error) {
 // respond delivers tasks/update answers to outstanding input requests;
 // unknown keys and keys already answered are ignored.
 func (t *Task) respond(responses map[string]wire.Raw) {
+	if t.remote {
+		b, _ := json.Marshal(responses)
+		t.forward(context.Background(), announceTaskUpdate, b)
+		return
+	}
+	defer t.persist()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for key, r := range responses {
@@ -510,6 +530,7 @@ func (t *Task) finish(ctx context.Context, res wire.Marshaler, err error) {
 		t.status, t.result = TaskCompleted, result
 	}
 	t.mu.Unlock()
+	t.persist()
 	// Announced before whoever waits learns of it: the status notification
 	// precedes a tasks/result answer.
 	t.announce(ctx)
@@ -519,6 +540,9 @@ func (t *Task) finish(ctx context.Context, res wire.Marshaler, err error) {
 // cancelTask moves a running task to cancelled (a terminal task stays) and
 // stops its function.
 func (t *Task) cancelTask(ctx context.Context) {
+	if t.remote {
+		t.forward(ctx, announceTaskCancel, nil)
+	}
 	t.mu.Lock()
 	changed := !t.status.terminal()
 	if changed {
@@ -528,6 +552,7 @@ func (t *Task) cancelTask(ctx context.Context) {
 	t.mu.Unlock()
 	t.cancel()
 	if changed {
+		t.persist()
 		t.announce(ctx)
 	}
 	t.end()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -162,7 +163,7 @@ func serveTask(rc *reqCtx) (wire.Marshaler, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err, _ := r.server.taskHost().serve(rc, r.route.method.Role, r.in.req.Params, owner, d)
+	res, err, _ := r.server.taskHost().serve(rc, r.server, r.route.method.Role, r.in.req.Params, owner, d)
 	return res, err
 }
 
@@ -371,7 +372,7 @@ func extensionFields(e *wire.Encoder, t *TaskInfo) {
 
 // serve answers one tasks request (role r) of owner, in design d; ok is
 // false for roles that are not the tasks methods.
-func (h *taskHost) serve(ctx context.Context, r Role, params wire.Raw, owner any, d taskDesign) (wire.Marshaler, error, bool) {
+func (h *taskHost) serve(ctx context.Context, srv *Server, r Role, params wire.Raw, owner any, d taskDesign) (wire.Marshaler, error, bool) {
 	q := parseTaskParams(params)
 	switch r {
 	case RoleTaskList:
@@ -382,6 +383,13 @@ func (h *taskHost) serve(ctx context.Context, r Role, params wire.Raw, owner any
 		return nil, nil, false
 	}
 	t := h.get(q.id, owner)
+	if t == nil {
+		// Created on another instance, maybe.
+		var err error
+		if t, err = h.remoteTask(ctx, srv, q.id, owner, d); err != nil {
+			return nil, fmt.Errorf("mcp: loading task %s: %w", q.id, err), true
+		}
+	}
 	if t == nil {
 		return nil, InvalidParams("/params/taskId", "no task "+strconv.Quote(q.id)), true
 	}

@@ -239,7 +239,7 @@ func TestTaskCancelAndFailure(t *testing.T) {
 		return wire.Raw(`{"late":true}`), nil
 	})
 	<-started
-	if _, err, _ := h.serve(context.Background(), RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err != nil {
+	if _, err, _ := h.serve(context.Background(), nil, RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, task)
@@ -247,7 +247,7 @@ func TestTaskCancelAndFailure(t *testing.T) {
 	if task.Status() != TaskCancelled {
 		t.Errorf("status %s after cancel", task.Status())
 	}
-	if _, err, _ := h.serve(context.Background(), RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err == nil || err.(*jsonrpc.Error).Code != jsonrpc.CodeInvalidParams {
+	if _, err, _ := h.serve(context.Background(), nil, RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err == nil || err.(*jsonrpc.Error).Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("cancelling an ended 2025 task: %v", err)
 	}
 	if _, err := task.await(context.Background()); err == nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/store/redis"
 	"github.com/mcpgen/mcpgen/runtime/store/redis/redistest"
@@ -160,5 +161,24 @@ func TestRelay(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("nothing delivered")
+	}
+}
+
+// TestTaskStore: a record saved by one instance loads on another, whole,
+// and expires with its task.
+func TestTaskStore(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	rec := mcp.TaskRecord{ID: "t1", Principal: "alice", Status: mcp.TaskCompleted, Created: time.Now(), Updated: time.Now(), TTL: time.Minute,
+		Result: wire.Raw(`{"content":[]}`), Inputs: []mcp.TaskRecordInput{{Key: "k", Request: wire.Raw(`{"method":"roots/list"}`)}}}
+	if err := redis.NewTaskStore(srv.Client(), redis.Options{}).Save(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := redis.NewTaskStore(srv.Client(), redis.Options{}).Load(ctx, "t1")
+	if err != nil || !ok || got.Principal != "alice" || got.Status != mcp.TaskCompleted || string(got.Result) != `{"content":[]}` || len(got.Inputs) != 1 {
+		t.Fatalf("Load = %+v %v %v", got, ok, err)
+	}
+	if ttl := srv.Client().PTTL(ctx, "mcpgen:task:t1").Val(); ttl <= 0 || ttl > time.Minute {
+		t.Errorf("the key expires in %v, want within the task's minute", ttl)
 	}
 }

@@ -1,0 +1,150 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// TaskStore keeps the state of stateless tasks (2026-07-28) where every
+// instance of a server sees it, so that a task created on one instance is
+// polled, answered (tasks/update) and cancelled on any: the instance that
+// runs it saves its state on every change; another loads it to answer
+// tasks/get, and hands tasks/update and tasks/cancel to the running one
+// over ServerOptions.Broadcast. Implementations must be safe for
+// concurrent use (runtime/store/redis has one).
+type TaskStore interface {
+	// Save stores rec, to expire when the task does (rec.Expires).
+	Save(ctx context.Context, rec TaskRecord) error
+	// Load returns the record of task id; ok is false when there is none.
+	Load(ctx context.Context, id string) (rec TaskRecord, ok bool, err error)
+}
+
+// TaskRecord is a stateless task as instances share it.
+type TaskRecord struct {
+	ID string `json:"id"`
+	// Principal and Owner are who the task belongs to.
+	Principal string `json:"principal,omitempty"`
+	Owner     string `json:"owner,omitempty"`
+	// Status, Message, Created, Updated and TTL are what tasks/get shows.
+	Status  TaskStatus    `json:"status"`
+	Message string        `json:"message,omitempty"`
+	Created time.Time     `json:"created"`
+	Updated time.Time     `json:"updated"`
+	TTL     time.Duration `json:"ttl"`
+	// Result is the outcome of a completed task, Error of a failed one.
+	Result wire.Raw       `json:"result,omitempty"`
+	Error  *jsonrpc.Error `json:"error,omitempty"`
+	// Inputs are the outstanding input requests, in the order asked.
+	Inputs []TaskRecordInput `json:"inputs,omitempty"`
+}
+
+// TaskRecordInput is one outstanding input request of a task.
+type TaskRecordInput struct {
+	Key     string   `json:"key"`
+	Request wire.Raw `json:"request"`
+}
+
+// Expires is when the task is dropped.
+func (r TaskRecord) Expires() time.Time { return r.Created.Add(r.TTL) }
+
+// The announcements of tasks on the Broadcast (see broadcast.go).
+const (
+	announceTaskCancel = "task-cancel"
+	announceTaskUpdate = "task-update"
+)
+
+// persist saves a stateless task's state in the TaskStore, if any.
+func (t *Task) persist() {
+	store := t.host.opts.Store
+	owner, ok := t.owner.(taskOwner)
+	if store == nil || !ok || t.remote {
+		return
+	}
+	t.mu.Lock()
+	rec := TaskRecord{ID: t.ID, Principal: owner.principal, Owner: owner.owner, Status: t.status, Message: t.message,
+		Created: t.created, Updated: t.updated, TTL: t.ttl, Result: t.result, Error: t.err}
+	for _, k := range t.inputKeys {
+		if in := t.inputs[k]; in != nil {
+			rec.Inputs = append(rec.Inputs, TaskRecordInput{Key: k, Request: in.request})
+		}
+	}
+	t.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := store.Save(ctx, rec); err != nil {
+		t.host.log.Error("mcp: saving a task failed", "task", t.ID, "err", err)
+	}
+}
+
+// remoteTask loads a stateless task another instance runs, for owner:
+// a Task that answers tasks/get from the record and hands updates and
+// cancellations to the running instance; nil when there is none.
+func (h *taskHost) remoteTask(ctx context.Context, s *Server, id string, owner any, d taskDesign) (*Task, error) {
+	o, ok := owner.(taskOwner)
+	if h.opts.Store == nil || !ok {
+		return nil, nil
+	}
+	rec, found, err := h.opts.Store.Load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !found || rec.Principal != o.principal || rec.Owner != o.owner || h.now().After(rec.Expires()) {
+		return nil, nil
+	}
+	t := &Task{ID: rec.ID, host: h, owner: owner, design: d, created: rec.Created, ttl: rec.TTL,
+		status: rec.Status, message: rec.Message, updated: rec.Updated, result: rec.Result, err: rec.Error,
+		remote: true, server: s, ended: make(chan struct{}), cancel: func() {}}
+	for _, in := range rec.Inputs {
+		if t.inputs == nil {
+			t.inputs = map[string]*taskInput{}
+		}
+		t.inputs[in.Key] = &taskInput{request: in.Request}
+		t.inputKeys = append(t.inputKeys, in.Key)
+	}
+	if rec.Status.terminal() {
+		t.end()
+	}
+	return t, nil
+}
+
+// forward hands a tasks/update or tasks/cancel of a remote task to the
+// instance that runs it.
+func (t *Task) forward(ctx context.Context, kind string, payload []byte) {
+	arg := t.ID
+	if payload != nil {
+		arg += "\n" + string(payload)
+	}
+	t.server.broadcast(ctx, kind, arg)
+}
+
+// applyTaskAnnouncement applies a tasks/update or tasks/cancel another
+// instance received for a task this one runs.
+func (s *Server) applyTaskAnnouncement(ctx context.Context, kind, arg string) {
+	s.mu.Lock()
+	h := s.tasks
+	s.mu.Unlock()
+	if h == nil {
+		return
+	}
+	id, payload, _ := strings.Cut(arg, "\n")
+	h.mu.Lock()
+	t := h.byID[id]
+	h.mu.Unlock()
+	if t == nil {
+		return
+	}
+	switch kind {
+	case announceTaskCancel:
+		t.cancelTask(ctx)
+	case announceTaskUpdate:
+		var responses map[string]wire.Raw
+		if json.Unmarshal([]byte(payload), &responses) == nil {
+			t.respond(responses)
+		}
+	}
+}
