@@ -352,9 +352,10 @@ func twoInstances(t *testing.T) (a, b, sid string) {
 // TestTasksAcrossInstances: a 2026 task created on instance A is polled to
 // its result on instance B; a task on A asking for input is answered with
 // tasks/update on B; a task created on A is cancelled from B (A stops it;
-// both then say cancelled).
+// both then say cancelled); a 2025-11-25 session's task created on A gets
+// its result through the session on B.
 func TestTasksAcrossInstances(t *testing.T) {
-	a, b, _ := twoInstances(t)
+	a, b, sid := twoInstances(t)
 	call := func(url, method, name, members string) map[string]any {
 		t.Helper()
 		resp, err := postStatelessAs(url, method, name, members, tasksCaps)
@@ -420,6 +421,40 @@ func TestTasksAcrossInstances(t *testing.T) {
 	}
 	if !strings.Contains(fmt.Sprint(fin["result"]), "Deleted x.txt.") {
 		t.Fatalf("A's task after the answer sent to B: %v", fin)
+	}
+
+	// 2025-11-25: a task of a session, created on A, is polled and its
+	// result fetched through the same session on B.
+	sessionCall := func(url, body string) map[string]any {
+		t.Helper()
+		resp := postSession(t, url, sid, body)
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		text := string(raw)
+		if i := strings.Index(text, "data: "); i >= 0 { // an SSE answer
+			text = strings.TrimSpace(strings.SplitN(text[i+6:], "\n", 2)[0])
+		}
+		var msg struct {
+			Result map[string]any
+			Error  map[string]any
+		}
+		if err := json.Unmarshal([]byte(text), &msg); err != nil || msg.Error != nil {
+			t.Fatalf("%s on %s: %s", body, url, raw)
+		}
+		return msg.Result
+	}
+	created := sessionCall(a, `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":0.3,"label":"session"},"task":{"ttl":60000}}}`)
+	task, _ := created["task"].(map[string]any)
+	sessionTask, _ := task["taskId"].(string)
+	if sessionTask == "" {
+		t.Fatalf("a task in the session on A: %v", created)
+	}
+	res := sessionCall(b, `{"jsonrpc":"2.0","id":11,"method":"tasks/result","params":{"taskId":"`+sessionTask+`"}}`)
+	if !strings.Contains(fmt.Sprint(res), "Computed") {
+		t.Errorf("tasks/result on B of the session's task on A: %v", res)
+	}
+	if got := sessionCall(b, `{"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"`+sessionTask+`"}}`); got["status"] != "completed" {
+		t.Errorf("tasks/get on B: %v", got)
 	}
 
 	id = taskOn(a, `{"seconds":30}`)

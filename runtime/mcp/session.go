@@ -34,6 +34,8 @@ type Session struct {
 	closed      bool
 	// changes counts the changes of what State returns.
 	changes uint64
+	// id is the transport's name of the session (SetID).
+	id string
 }
 
 // NewSession starts a stateful session whose client is reached through

@@ -90,3 +90,18 @@ func (s *Server) RestoreSession(st SessionState, peer Caller, cancel func(jsonrp
 	}
 	return sess, nil
 }
+
+// SetID names the session as its transport does (the Mcp-Session-Id of
+// Streamable HTTP): with a TaskStore, its tasks are shared under it.
+func (sess *Session) SetID(id string) {
+	sess.mu.Lock()
+	sess.id = id
+	sess.mu.Unlock()
+}
+
+// ID is the name SetID gave the session ("" for none).
+func (sess *Session) ID() string {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.id
+}

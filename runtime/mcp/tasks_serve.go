@@ -417,6 +417,11 @@ var ackComplete = wire.Raw(`{"resultType":"complete"}`)
 // await serves tasks/result (2025): it waits for the task to end and
 // answers what the request would have, tagged with the related task.
 func (t *Task) await(ctx context.Context) (wire.Marshaler, error) {
+	if t.remote {
+		if err := t.awaitRemote(ctx); err != nil {
+			return nil, err
+		}
+	}
 	select {
 	case <-t.ended:
 	case <-ctx.Done():

@@ -61,12 +61,12 @@ const (
 // persist saves a stateless task's state in the TaskStore, if any.
 func (t *Task) persist() {
 	store := t.host.opts.Store
-	owner, ok := t.owner.(taskOwner)
+	principal, key, ok := ownerKey(t.owner)
 	if store == nil || !ok || t.remote {
 		return
 	}
 	t.mu.Lock()
-	rec := TaskRecord{ID: t.ID, Principal: owner.principal, Owner: owner.owner, Status: t.status, Message: t.message,
+	rec := TaskRecord{ID: t.ID, Principal: principal, Owner: key, Status: t.status, Message: t.message,
 		Created: t.created, Updated: t.updated, TTL: t.ttl, Result: t.result, Error: t.err}
 	for _, k := range t.inputKeys {
 		if in := t.inputs[k]; in != nil {
@@ -85,7 +85,7 @@ func (t *Task) persist() {
 // a Task that answers tasks/get from the record and hands updates and
 // cancellations to the running instance; nil when there is none.
 func (h *taskHost) remoteTask(ctx context.Context, s *Server, id string, owner any, d taskDesign) (*Task, error) {
-	o, ok := owner.(taskOwner)
+	principal, key, ok := ownerKey(owner)
 	if h.opts.Store == nil || !ok {
 		return nil, nil
 	}
@@ -93,7 +93,7 @@ func (h *taskHost) remoteTask(ctx context.Context, s *Server, id string, owner a
 	if err != nil {
 		return nil, err
 	}
-	if !found || rec.Principal != o.principal || rec.Owner != o.owner || h.now().After(rec.Expires()) {
+	if !found || rec.Principal != principal || rec.Owner != key || h.now().After(rec.Expires()) {
 		return nil, nil
 	}
 	t := &Task{ID: rec.ID, host: h, owner: owner, design: d, created: rec.Created, ttl: rec.TTL,
@@ -110,6 +110,47 @@ func (h *taskHost) remoteTask(ctx context.Context, s *Server, id string, owner a
 		t.end()
 	}
 	return t, nil
+}
+
+// ownerKey names who a task belongs to, as instances share it: a
+// stateless task's principal and owner, or a stateful session's principal
+// and id (a session without one shares none of its tasks).
+func ownerKey(owner any) (principal, key string, ok bool) {
+	switch o := owner.(type) {
+	case taskOwner:
+		return o.principal, o.owner, true
+	case *Session:
+		if id := o.ID(); id != "" {
+			return o.Principal(), "session:" + id, true
+		}
+	}
+	return "", "", false
+}
+
+// awaitRemote waits for a remote task to end, reading its record every
+// poll interval (tasks/result of a task another instance runs).
+func (t *Task) awaitRemote(ctx context.Context) error {
+	for {
+		rec, found, err := t.host.opts.Store.Load(ctx, t.ID)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return InvalidParams("/params/taskId", "the task expired")
+		}
+		if rec.Status.terminal() {
+			t.mu.Lock()
+			t.status, t.message, t.updated, t.result, t.err = rec.Status, rec.Message, rec.Updated, rec.Result, rec.Error
+			t.mu.Unlock()
+			t.end()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(t.host.opts.PollInterval):
+		}
+	}
 }
 
 // forward hands a tasks/update or tasks/cancel of a remote task to the

@@ -103,6 +103,9 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *jsonrp
 	}
 	s.ctx, s.cancel = context.WithCancel(h.base)
 	s.ms = h.srv.NewSession(s, s.cancelRequest)
+	if s.shared {
+		s.ms.SetID(s.id) // its tasks are shared under it
+	}
 	res, err := s.ms.Serve(r.Context(), in, discardOut{})
 	var body []byte
 	if err == nil {

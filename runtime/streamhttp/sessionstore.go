@@ -152,6 +152,7 @@ func (h *Handler) restore(ctx context.Context, sid, principal, clientKey string)
 		return nil, err
 	}
 	s.ms = ms
+	ms.SetID(sid)
 	_, s.savedChanges, _ = ms.State()
 	s.savedAt = time.Now()
 	h.mu.Lock()
