@@ -86,9 +86,34 @@ func TestSessionsAcrossInstances(t *testing.T) {
 		}
 	}
 
-	// One instance dies mid-session; the others carry on.
-	if err := procs[1].Kill(); err != nil {
+	// One instance dies in the middle of a call; the client's transport
+	// carries that call on through another instance (or reports its
+	// failure), and the session carries on through the others.
+	before := proxy.Served()
+	inflight := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, &v25.CallToolRequestParams{Name: "slow", Arguments: v25.CallToolRequestParamsArguments(`{"seconds":1}`)})
+		inflight <- err
+	}()
+	victim := -1
+	for victim < 0 {
+		after := proxy.Served()
+		for i, u := range urls {
+			if after[u] > before[u] {
+				victim = i
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // the call is running there
+	if err := procs[victim].Kill(); err != nil {
 		t.Fatal(err)
+	}
+	select {
+	case err := <-inflight:
+		t.Logf("the call in flight on the killed instance: %v (nil: carried on elsewhere)", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call in flight on the killed instance neither failed nor answered")
 	}
 	for i := range 6 {
 		if err := echo("after kill " + string(rune('a'+i))); err != nil {
@@ -101,7 +126,10 @@ func TestSessionsAcrossInstances(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []string{urls[0], urls[2]} {
+	for i, u := range urls {
+		if i == victim {
+			continue
+		}
 		req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
