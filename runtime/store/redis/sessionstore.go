@@ -33,30 +33,40 @@ func (s *SessionStore) key(id string) string { return s.o.prefix() + "session:" 
 
 // Save implements streamhttp.SessionStore.
 func (s *SessionStore) Save(ctx context.Context, id string, st mcp.SessionState, ttl time.Duration) error {
-	b, err := json.Marshal(st)
-	if err != nil {
-		return fmt.Errorf("redis session store: %w", err)
-	}
-	if err := s.c.Set(ctx, s.key(id), b, ttl).Err(); err != nil {
-		return fmt.Errorf("redis session store: %w", err)
-	}
-	return nil
+	return setJSON(ctx, s.c, s.key(id), st, ttl, "redis session store")
 }
 
 // Load implements streamhttp.SessionStore.
 func (s *SessionStore) Load(ctx context.Context, id string) (mcp.SessionState, bool, error) {
-	var st mcp.SessionState
-	b, err := s.c.Get(ctx, s.key(id)).Bytes()
+	return getJSON[mcp.SessionState](ctx, s.c, s.key(id), "redis session store")
+}
+
+// setJSON stores v as JSON under key for ttl; what names the store in
+// errors.
+func setJSON(ctx context.Context, c goredis.UniversalClient, key string, v any, ttl time.Duration, what string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := c.Set(ctx, key, b, ttl).Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// getJSON loads the JSON under key; ok is false when there is none.
+func getJSON[T any](ctx context.Context, c goredis.UniversalClient, key, what string) (v T, ok bool, err error) {
+	b, err := c.Get(ctx, key).Bytes()
 	if errors.Is(err, goredis.Nil) {
-		return st, false, nil
+		return v, false, nil
 	}
 	if err != nil {
-		return st, false, fmt.Errorf("redis session store: %w", err)
+		return v, false, fmt.Errorf("%s: %w", what, err)
 	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return st, false, fmt.Errorf("redis session store: session %s: %w", id, err)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return v, false, fmt.Errorf("%s: %s: %w", what, key, err)
 	}
-	return st, true, nil
+	return v, true, nil
 }
 
 // Delete implements streamhttp.SessionStore.

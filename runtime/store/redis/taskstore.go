@@ -2,9 +2,6 @@ package redis
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -32,28 +29,10 @@ func (s *TaskStore) Save(ctx context.Context, rec mcp.TaskRecord) error {
 	if d <= 0 {
 		return nil
 	}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("redis task store: %w", err)
-	}
-	if err := s.c.Set(ctx, s.key(rec.ID), b, d).Err(); err != nil {
-		return fmt.Errorf("redis task store: %w", err)
-	}
-	return nil
+	return setJSON(ctx, s.c, s.key(rec.ID), rec, d, "redis task store")
 }
 
 // Load implements mcp.TaskStore.
 func (s *TaskStore) Load(ctx context.Context, id string) (mcp.TaskRecord, bool, error) {
-	var rec mcp.TaskRecord
-	b, err := s.c.Get(ctx, s.key(id)).Bytes()
-	if errors.Is(err, goredis.Nil) {
-		return rec, false, nil
-	}
-	if err != nil {
-		return rec, false, fmt.Errorf("redis task store: %w", err)
-	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return rec, false, fmt.Errorf("redis task store: task %s: %w", id, err)
-	}
-	return rec, true, nil
+	return getJSON[mcp.TaskRecord](ctx, s.c, s.key(id), "redis task store")
 }
