@@ -198,10 +198,8 @@ func (m *modeler) declare(d *decl) error {
 			return fail("a prompt returns []features.Message or string, not %s", rt)
 		}
 	case "resource", "template":
-		if it.name == "" && d.kind == "resource" || d.arg == "" {
-			if d.arg == "" {
-				return fail("the directive needs the URI%s", map[bool]string{true: " template"}[d.kind == "template"])
-			}
+		if d.arg == "" {
+			return fail("the directive needs the URI%s", map[bool]string{true: " template"}[d.kind == "template"])
 		}
 		it.name = d.attrs["name"]
 		if it.name == "" {
