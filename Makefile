@@ -21,7 +21,7 @@ build: generate
 	cd $(EXAMPLE) && $(GO) build -o ../../bin/everything . && $(GO) build -o ../../bin/everything-client ./cmd/everything-client && $(GO) build -o ../../bin/rrproxy ./cmd/rrproxy
 	cd $(HELLO) && $(GO) build -o ../../bin/hello .
 
-## generate: the examples' packages for 2025-11-25 and 2026-07-28 and hello's features (go generate, as a user would)
+## generate: the example's packages of the five published revisions, its bridges to 2026-07-28 (mcpgen convert) and features, and hello's (go generate, as a user would)
 generate:
 	cd $(EXAMPLE) && $(GO) generate ./...
 	cd $(HELLO) && $(GO) generate ./...

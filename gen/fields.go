@@ -123,8 +123,14 @@ func absentExpr(bit int) *jen.Statement {
 
 // typeCode is the Go type expression of a value type.
 func (g *generator) typeCode(gt *gotype) jen.Code {
+	return typeCodeNamed(gt, func(name string) *jen.Statement { return jen.Id(name) })
+}
+
+// typeCodeNamed is typeCode with the names of named types written by
+// name (qualified by their package, for code outside it).
+func typeCodeNamed(gt *gotype, name func(string) *jen.Statement) jen.Code {
 	if gt.named != nil {
-		return jen.Id(gt.named.name)
+		return name(gt.named.name)
 	}
 	switch gt.shape {
 	case shapeString, shapeEnum:
@@ -136,7 +142,7 @@ func (g *generator) typeCode(gt *gotype) jen.Code {
 	case shapeBool:
 		return jen.Bool()
 	case shapeSlice:
-		return jen.Index().Add(g.typeCode(gt.elem))
+		return jen.Index().Add(typeCodeNamed(gt.elem, name))
 	case shapeStringOrInt:
 		return jen.Qual(wirePkg, "StringOrInt")
 	case shapeAnyJSON:

@@ -477,9 +477,14 @@ func (g *generator) stamp(f *jen.File) {
 		if rt == nil {
 			continue
 		}
+		// A required constant resultType has no field: the encoder writes it.
+		rtConst := rt.Required && rt.Type.Const != nil
+		withInfo := meta != nil && meta.Type.Kind == schema.Ref && g.hasServerInfo(meta.Type.Ref)
+		if rtConst && !withInfo && (ttl == nil || scope == nil) {
+			continue
+		}
 		// With a _meta to stamp, the copy, its _meta and the Implementation
 		// in it are one allocation.
-		withInfo := meta != nil && meta.Type.Kind == schema.Ref && g.hasServerInfo(meta.Type.Ref)
 		var body []jen.Code
 		if withInfo {
 			body = []jen.Code{
@@ -497,8 +502,10 @@ func (g *generator) stamp(f *jen.File) {
 		if n.name == "InputRequiredResult" {
 			def = "input_required"
 		}
-		body = append(body, jen.If(jen.Id("c").Dot(rt.GoName).Op("==").Lit("")).Block(
-			jen.Id("c").Dot(rt.GoName).Op("=").Lit(def)))
+		if !rtConst {
+			body = append(body, jen.If(jen.Id("c").Dot(rt.GoName).Op("==").Lit("")).Block(
+				jen.Id("c").Dot(rt.GoName).Op("=").Lit(def)))
+		}
 		if ttl != nil && scope != nil {
 			// A handler that set a TTL but no scope keeps its TTL; its
 			// zero TTL means "unset" unless it also chose the scope.

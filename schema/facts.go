@@ -239,3 +239,13 @@ func (f *Facts) all(kind FactKind, key string) []Fact {
 	}
 	return out
 }
+
+// Extensions lists the names of the extensions mcpgen ships, sorted.
+func Extensions() []string {
+	entries, _ := extensions.ReadDir("extensions")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".txt"))
+	}
+	return names
+}

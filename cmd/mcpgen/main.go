@@ -9,6 +9,7 @@
 //	mcpgen fetch --revision REV
 //	mcpgen diff --from REV --to REV [--json]
 //	mcpgen tools [--func NAME] [--file NAME] [--check] [PACKAGE]
+//	mcpgen convert --from DIR --to DIR [--out DIR] [--package NAME] [--check] [--strict]
 //
 // A revision is read from --spec-root ($MCPGEN_SPEC_ROOT) when it holds it,
 // else from the user cache, else downloaded from the upstream repository at
@@ -76,6 +77,8 @@ func subcommand(name string) func(ctx context.Context, args []string, stdout, st
 		return runDiff
 	case "tools":
 		return runTools
+	case "convert":
+		return runConvert
 	}
 	return nil
 }

@@ -16,40 +16,10 @@ func TestTools(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a package")
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	rootMod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reqs []string
-	for _, line := range strings.Split(string(rootMod[bytes.Index(rootMod, []byte("require")):]), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && strings.Contains(f[0], ".") {
-			reqs = append(reqs, "require "+f[0]+" "+f[1]+" // indirect")
-		}
-	}
-	files := map[string]string{
-		"go.mod": "module example.com/tools\n\ngo 1.26.0\n\n" + strings.Join(reqs, "\n") + "\n\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => " + root + "\n",
-		"a.go":   "package a\n\nimport \"context\"\n\n// In is ping's argument.\ntype In struct {\n\tText string `json:\"text\"`\n}\n\n// Pings.\n//\n//mcp:tool\nfunc ping(_ context.Context, in In) (string, error) { return in.Text, nil }\n",
-	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["go.sum"] = string(sum)
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mcpgen := func(args ...string) (int, string) {
-		var out, errb bytes.Buffer
-		status := run(context.Background(), args, &out, &errb)
-		return status, out.String() + errb.String()
-	}
+	testModule(t, dir, "example.com/tools", map[string]string{
+		"a.go": "package a\n\nimport \"context\"\n\n// In is ping's argument.\ntype In struct {\n\tText string `json:\"text\"`\n}\n\n// Pings.\n//\n//mcp:tool\nfunc ping(_ context.Context, in In) (string, error) { return in.Text, nil }\n",
+	})
 	if status, out := mcpgen("tools", dir); status != 0 || !strings.Contains(out, "(1 tools, 0 prompts, 0 resources, 0 templates)") {
 		t.Fatalf("mcpgen tools: %d %s", status, out)
 	}
@@ -66,4 +36,46 @@ func TestTools(t *testing.T) {
 	if status, _ := mcpgen("tools", "a", "b"); status != 2 {
 		t.Errorf("two packages: status %d, want 2", status)
 	}
+}
+
+// testModule writes a module using this checkout of mcpgen into dir, with
+// the requirements of mcpgen's own go.mod (so that loading it needs no
+// network), and files.
+func testModule(t *testing.T, dir, module string, files map[string]string) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootMod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs []string
+	for _, line := range strings.Split(string(rootMod[bytes.Index(rootMod, []byte("require")):]), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && strings.Contains(f[0], ".") {
+			reqs = append(reqs, "require "+f[0]+" "+f[1]+" // indirect")
+		}
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["go.mod"] = "module " + module + "\n\ngo 1.26.0\n\n" + strings.Join(reqs, "\n") + "\n\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => " + root + "\n"
+	files["go.sum"] = string(sum)
+	for name, data := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// mcpgen runs the command in process: its status and what it printed.
+func mcpgen(args ...string) (int, string) {
+	var out, errb bytes.Buffer
+	status := run(context.Background(), args, &out, &errb)
+	return status, out.String() + errb.String()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
+	bridge25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125via20260728"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
@@ -19,7 +20,7 @@ import (
 func newServer(tb testing.TB, validate rt.ResultValidation) *rt.Server {
 	f := newFixtures(nil)
 	srv, err := rt.NewServer(rt.ServerOptions{Name: "everything", Version: "bench", ListChanged: true, ValidateResults: validate, Logger: slog.New(slog.DiscardHandler), Catalog: f.set},
-		v25.Mount(&legacy{f}), v26.Mount(&modern{f}))
+		bridge25.Mount(&handlers{f}), v26.Mount(&handlers{f}))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func loopEcho(b *testing.B, cs *rt.ClientSession) {
 // each result: its generated Validate, for the echo result and for the
 // fixture's tools/list result (every tool, schemas included).
 func BenchmarkResultValidation(b *testing.B) {
-	list, err := (&modern{newFixtures(nil)}).ListTools(context.Background(), nil)
+	list, err := (&handlers{newFixtures(nil)}).ListTools(context.Background(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 // those the conformance suite (@modelcontextprotocol/conformance) checks.
 // What a Go type cannot declare — a hand-written JSON Schema with $defs
 // and if/then, an x-mcp-header annotation, resumable calls, input-required
-// rounds — stays with the era handlers (era2025.go, era2026.go).
+// rounds — stays with the handlers (handlers.go).
 
 // A 1x1 PNG and a tiny WAV.
 func png() []byte { return mustBase64(pngData) }
@@ -187,7 +187,7 @@ func protocolErrorJob(ctx context.Context) (string, error) {
 }
 
 // Tools of the stateful era, which asks the client with requests of its
-// own while a tool runs (era2025.go).
+// own while a tool runs (peer.go).
 
 // SamplingIn is test_sampling's argument.
 type SamplingIn struct {
@@ -351,7 +351,7 @@ func templateData(_ context.Context, _ string, v TemplateVars) (string, error) {
 }
 
 // The items test_trigger_tool_change and test_trigger_prompt_change add
-// and remove while the server runs (era2026.go): declared with the
+// and remove while the server runs (handlers.go): declared with the
 // runtime's types directly, as a server that builds its set at run time
 // does.
 

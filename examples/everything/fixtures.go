@@ -14,9 +14,9 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// The fixtures both eras share are declared in declared.go and served from
-// the generated set (features.gen.go); the era handlers (era2025.go,
-// era2026.go) answer what only one revision has, and what a Go type
+// The fixtures are declared in declared.go and served from the generated
+// set (features.gen.go); the handlers (handlers.go, written for
+// 2026-07-28 and bridged to the older revisions) answer what a Go type
 // cannot declare. This file holds what they share.
 
 // A 1x1 PNG and a tiny WAV, base64.

@@ -1,9 +1,10 @@
 // Command everything is an MCP server that serves every published protocol
 // revision from one binary — 2024-11-05, 2025-03-26, 2025-06-18 and
 // 2025-11-25 (stateful, initialize) and 2026-07-28 (stateless) — on stdio
-// (default) or Streamable HTTP. The fixtures every revision shares are
-// declared once (declared.go); 2025-11-25 and 2026-07-28 add what only
-// they have (era2025.go, era2026.go). It implements the fixtures of the
+// (default) or Streamable HTTP. The fixtures are declared once
+// (declared.go); what a Go type cannot declare is one handler set written
+// for 2026-07-28 (handlers.go), mounted for the older revisions through
+// the bridges mcpgen convert generates. It implements the fixtures of the
 // official conformance suite plus an echo tool and count_to, a resumable
 // tool (the packages are generated with the resumable extension).
 //
@@ -18,4 +19,8 @@ package main
 //go:generate go tool mcpgen --revision 2025-06-18 --out mcp/v20250618
 //go:generate go tool mcpgen --revision 2025-11-25 --extension resumable --out mcp/v20251125
 //go:generate go tool mcpgen --revision 2026-07-28 --extension resumable --out mcp/v20260728
+//go:generate go tool mcpgen convert --from mcp/v20241105 --to mcp/v20260728
+//go:generate go tool mcpgen convert --from mcp/v20250326 --to mcp/v20260728
+//go:generate go tool mcpgen convert --from mcp/v20250618 --to mcp/v20260728
+//go:generate go tool mcpgen convert --from mcp/v20251125 --to mcp/v20260728
 //go:generate go tool mcpgen tools

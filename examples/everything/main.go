@@ -19,10 +19,10 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	goredis "github.com/redis/go-redis/v9"
 
-	v24 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20241105"
-	v2503 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20250326"
-	v2506 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20250618"
-	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
+	v24 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20241105via20260728"
+	v2503 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20250326via20260728"
+	v2506 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20250618via20260728"
+	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125via20260728"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
@@ -107,12 +107,14 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 	if shared.resume != nil {
 		f.resume.Store = shared.resume
 	}
+	// One handler set, written for 2026-07-28, serves every revision: the
+	// older ones through the bridges mcpgen convert generates, which
+	// convert each request and result and turn InputRequiredResult rounds
+	// into requests to the client of a stateful session.
+	h := &handlers{f}
 	mounts := []rt.Mount{
-		// The older revisions serve the declared fixtures (and the
-		// runtime's lifecycle, logging and subscriptions); nothing else.
-		v24.Mount(nil), v2503.Mount(nil), v2506.Mount(nil),
-		v25.Mount(&legacy{f}),
-		v26.Mount(&modern{f}),
+		v24.Mount(h), v2503.Mount(h), v2506.Mount(h), v25.Mount(h),
+		v26.Mount(h),
 	}
 	if len(only) > 0 {
 		mounts = slices.DeleteFunc(mounts, func(m rt.Mount) bool { return !slices.Contains(only, m.Protocol.Revision) })

@@ -32,7 +32,7 @@ func TestMountChecksSignatures(t *testing.T) {
 		t.Fatalf("NewServer: %v\nwant %s", err, want)
 	}
 	// The value of a type whose methods have pointer receivers.
-	_, err = rt.NewServer(rt.ServerOptions{Name: "t", Version: "1"}, v26.Mount(modern{}))
+	_, err = rt.NewServer(rt.ServerOptions{Name: "t", Version: "1"}, v26.Mount(handlers{}))
 	if err == nil || !strings.Contains(err.Error(), "mount a pointer") {
 		t.Fatalf("NewServer with a value: %v", err)
 	}

@@ -17,8 +17,9 @@ import (
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
-// TestRevisionShapes: one declared set, five revisions, each answered in
-// its own shape — what a revision lacks is not sent to its clients.
+// TestRevisionShapes: one declared set and one handler set, five
+// revisions, each answered in its own shape — what a revision lacks is not
+// sent to its clients.
 func TestRevisionShapes(t *testing.T) {
 	srv, err := newEverything(slog.New(slog.DiscardHandler), rt.ValidateResultsOn, nil, sharedState{}, nil)
 	if err != nil {
@@ -29,10 +30,10 @@ func TestRevisionShapes(t *testing.T) {
 		era       rt.Era
 		want, not []string
 	}{
-		{"2024-11-05", rt.Legacy, []string{`"name":"test_simple_text"`, `[AudioContent left out`}, []string{`"title"`, `"outputSchema"`, `"type":"audio"`, `count_to`, `"completions"`}},
-		{"2025-03-26", rt.Legacy, []string{`"type":"audio"`}, []string{`"title":"mcpgen`, `"outputSchema"`, `count_to`}},
-		{"2025-06-18", rt.Legacy, []string{`"title":"mcpgen everything server"`, `"type":"audio"`}, []string{`count_to`, `test_trigger_tool_change`}},
-		{"2025-11-25", rt.Legacy, []string{`count_to`, `"execution":{"taskSupport":"optional"}`, `"completions"`}, []string{`test_trigger_tool_change`}},
+		{"2024-11-05", rt.Legacy, []string{`"name":"test_simple_text"`, `[AudioContent left out`, `count_to`}, []string{`"title"`, `"outputSchema"`, `"type":"audio"`, `"completions"`, `"resultType"`}},
+		{"2025-03-26", rt.Legacy, []string{`"type":"audio"`, `count_to`, `"completions"`}, []string{`"title":"mcpgen`, `"outputSchema"`, `"resultType"`}},
+		{"2025-06-18", rt.Legacy, []string{`"title":"mcpgen everything server"`, `"type":"audio"`, `count_to`, `test_trigger_tool_change`}, []string{`"resultType"`}},
+		{"2025-11-25", rt.Legacy, []string{`count_to`, `"execution":{"taskSupport":"optional"}`, `"completions"`, `test_trigger_tool_change`}, []string{`"resultType"`}},
 		{"2026-07-28", rt.Modern, []string{`count_to`, `test_trigger_tool_change`, `"resultType":"complete"`}, []string{`test_sampling`}},
 	} {
 		t.Run(c.version, func(t *testing.T) {
@@ -68,6 +69,80 @@ func TestRevisionShapes(t *testing.T) {
 			for _, n := range c.not {
 				if strings.Contains(got, n) {
 					t.Errorf("%s has %s", c.version, n)
+				}
+			}
+		})
+	}
+}
+
+// elicitor answers elicitation, sampling and roots on 2025-06-18.
+type elicitor2506 struct {
+	v2506.UnimplementedClientHandler
+}
+
+func (elicitor2506) Elicit(context.Context, *v2506.ElicitRequestParams) (*v2506.ElicitResult, error) {
+	return &v2506.ElicitResult{Action: v2506.ElicitResultActionAccept, Content: v2506.ElicitResultContent{
+		"name": v2506.ElicitResultContentValueString("Ada"), "color": v2506.ElicitResultContentValueString("green"), "ok": v2506.ElicitResultContentValueBoolean(true)}}, nil
+}
+
+func (elicitor2506) CreateMessage(context.Context, *v2506.CreateMessageRequestParams) (*v2506.CreateMessageResult, error) {
+	return &v2506.CreateMessageResult{Role: v2506.RoleAssistant, Model: "m", Content: &v2506.TextContent{Text: "Paris"}}, nil
+}
+
+func (elicitor2506) ListRoots(context.Context, *v2506.ListRootsRequestParams) (*v2506.ListRootsResult, error) {
+	return &v2506.ListRootsResult{Roots: []v2506.Root{{URI: "file:///work"}}}, nil
+}
+
+// elicitor answers elicitation, sampling and roots on 2025-11-25.
+type elicitor25 struct{ v25.UnimplementedClientHandler }
+
+func (elicitor25) Elicit(context.Context, v25.ElicitRequestParams) (v25.ElicitReply, error) {
+	return &v25.ElicitResult{Action: v25.ElicitResultActionAccept, Content: v25.ElicitResultContent{
+		"name": v25.ElicitResultContentValueString("Ada"), "color": v25.ElicitResultContentValueString("green"), "ok": v25.ElicitResultContentValueBoolean(true)}}, nil
+}
+
+func (elicitor25) CreateMessage(context.Context, *v25.CreateMessageRequestParams) (v25.CreateMessageReply, error) {
+	return &v25.CreateMessageResult{Role: v25.RoleAssistant, Model: "m", Content: &v25.TextContent{Text: "Paris"}}, nil
+}
+
+func (elicitor25) ListRoots(context.Context, *v25.RequestParams) (*v25.ListRootsResult, error) {
+	return &v25.ListRootsResult{Roots: []v25.Root{{URI: "file:///work"}}}, nil
+}
+
+// TestInputRoundsBridged: the handlers ask for input with
+// InputRequiredResult; for a client of the stateful era the bridge asks it
+// with elicitation/create, sampling/createMessage and roots/list, and
+// calls the handler again with the answers — several rounds, several
+// inputs in one round, and the request state carried between them.
+func TestInputRoundsBridged(t *testing.T) {
+	srv, err := newEverything(slog.New(slog.DiscardHandler), rt.ValidateResultsOn, nil, sharedState{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []string{"2025-06-18", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			ctx := context.Background()
+			cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Legacy, ProtocolVersion: version},
+				v2506.Mount(elicitor2506{}), v25.Mount(elicitor25{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for _, c := range []struct{ tool, want string }{
+				{"test_input_required_result_elicitation", "Hello, Ada!"},
+				{"test_input_required_result_sampling", "The model said: "},
+				{"test_input_required_result_list_roots", "file:///work"},
+				{"test_input_required_result_multi_round", "Ada likes green."},
+				{"test_input_required_result_multiple_inputs", "All three inputs received."},
+				{"test_input_required_result_request_state", "Confirmed: state-ok"},
+				{"multi_input", "Ada likes green."},
+			} {
+				var res wire.Raw
+				if err := cs.Call(ctx, "tools/call", wire.Raw(`{"name":"`+c.tool+`"}`), &res); err != nil {
+					t.Fatalf("%s: %v", c.tool, err)
+				}
+				if !strings.Contains(string(res), c.want) || strings.Contains(string(res), "inputRequests") {
+					t.Errorf("%s: %s, want %s", c.tool, res, c.want)
 				}
 			}
 		})

@@ -33,7 +33,7 @@ func elicitation(a ask) wire.Raw {
 
 // taskTool serves the task tools that ask for input; ok is false for other
 // tools.
-func (m *modern) taskTool(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, bool, error) {
+func (m *handlers) taskTool(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, bool, error) {
 	req := rt.RequestFrom(ctx)
 	cp := callParams{p}
 	switch p.Name {

@@ -75,6 +75,7 @@ type Result struct {
 	stateless bool
 	protocol  string
 	handlers  []gen.Handler
+	spec      *schema.Spec
 }
 
 // Report is the outcome of a run.
@@ -84,8 +85,10 @@ type Report struct {
 	// SideBySide is the error of the check that mounts the extras on one
 	// server (nil when it passed or there were no extras).
 	SideBySide error
+	// Bridges are the bridges between consecutive versions.
+	Bridges []*Bridge
 	// Timings of the stages.
-	Generate, Compile, Serve time.Duration
+	Generate, Compile, Serve, Bridge time.Duration
 }
 
 // Passed counts the versions that passed every stage.
@@ -160,6 +163,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Serve = time.Since(start)
 	logf("served in %v", rep.Serve.Round(time.Millisecond))
+
+	start = time.Now()
+	rep.Bridges = bridges(ctx, rep.Versions, module)
+	rep.Bridge = time.Since(start)
+	logf("bridged in %v", rep.Bridge.Round(time.Millisecond))
 	return rep, nil
 }
 
@@ -268,7 +276,7 @@ func generateOne(r *Result, dir, module string) error {
 	if err != nil {
 		return err
 	}
-	r.Warnings, r.stateless = spec.Warnings, spec.Era() == schema.Stateless
+	r.Warnings, r.stateless, r.spec = spec.Warnings, spec.Era() == schema.Stateless, spec
 	files, err := gen.Generate(spec, gen.Options{Package: r.Package, Version: "history", ProtocolVersion: r.protocol})
 	if err != nil {
 		return err

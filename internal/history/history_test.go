@@ -83,6 +83,11 @@ func TestHistory(t *testing.T) {
 	if rep.SideBySide != nil {
 		t.Errorf("side by side: %v", rep.SideBySide)
 	}
+	for _, br := range rep.Bridges {
+		if br.Stage != "" {
+			t.Errorf("the bridge %s -> %s fails to %s: %v", br.From.Name, br.To.Name, br.Stage, br.Err)
+		}
+	}
 	golden(t, "testdata/history.golden", []byte(text))
 }
 
@@ -112,6 +117,12 @@ func report(rep *history.Report, specs string) string {
 		names = append(names, e.Name)
 	}
 	fmt.Fprintf(&b, "side by side on one server (%s): %s\n", strings.Join(names, ", "), side)
+	fmt.Fprintln(&b, rep.BridgeSummary())
+	for _, br := range rep.Bridges {
+		if br.Stage != "" {
+			fmt.Fprintf(&b, "  %s -> %s %s: %v\n", br.From.Name, br.To.Name, br.Stage, br.Err)
+		}
+	}
 	return b.String()
 }
 

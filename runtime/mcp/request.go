@@ -337,3 +337,34 @@ var ErrNoPeer = errors.New("mcp: no client to call: stateless requests ask for i
 
 func (noPeer) Call(context.Context, string, wire.Marshaler, wire.Unmarshaler) error { return ErrNoPeer }
 func (noPeer) Notify(context.Context, string, wire.Marshaler) error                 { return ErrNoPeer }
+
+// Memo returns the value compute gives for key, computed once per stateful
+// session and reused by its later requests (each request of the stateless
+// era, which has no session, computes its own). It is for values derived
+// from what a session fixes at initialize — the client's capabilities and
+// info, the protocol version — such as a bridge's view of them in another
+// revision's types. The value is shared between requests: it must not be
+// changed.
+func (r *Request) Memo(key any, compute func() any) any {
+	s := r.session()
+	if s == nil {
+		return compute()
+	}
+	s.mu.Lock()
+	v, ok := s.memo[key]
+	s.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.memo[key]; ok {
+		return prev
+	}
+	if s.memo == nil {
+		s.memo = map[any]any{}
+	}
+	s.memo[key] = v
+	return v
+}

@@ -168,6 +168,11 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 		if err := checkHandler(mount.Protocol, mount.Handler, func(md *Method) bool { return md.FromClient }); err != nil {
 			return nil, err
 		}
+		if b, ok := mount.Handler.(*bridged); ok {
+			if err := b.check(); err != nil {
+				return nil, err
+			}
+		}
 		if err := checkCatalog(opts.Catalog, mount.Protocol); err != nil {
 			return nil, err
 		}

@@ -36,6 +36,8 @@ type Session struct {
 	changes uint64
 	// id is the transport's name of the session (SetID).
 	id string
+	// memo holds what Request.Memo computed for the session.
+	memo map[any]any
 }
 
 // NewSession starts a stateful session whose client is reached through

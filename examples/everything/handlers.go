@@ -12,12 +12,15 @@ import (
 	mcp "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
-// modern serves what revision 2026-07-28 has beyond the declared set: stateless, and the server asks for
-// input with InputRequiredResult instead of requests to the client.
-type modern struct{ f *fixtures }
+// handlers serve what the declared set (declared.go) cannot declare, for
+// every revision: they are written for 2026-07-28 and mounted for the
+// older revisions through the generated bridges (mcp/v*via20260728). They
+// ask for input with InputRequiredResult; a bridge asks a client of the
+// stateful era with requests of its own instead.
+type handlers struct{ f *fixtures }
 
 // ListTools lists the tools served here; the declared ones come first.
-func (m *modern) ListTools(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
+func (m *handlers) ListTools(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
 	defs := []string{countToDef, jsonSchemaToolDef, regionalLookupDef,
 		`{"name":"test_trigger_tool_change","description":"Adds or removes a tool and announces it.","inputSchema":` + noArgsSchema() + `}`,
 		`{"name":"test_trigger_prompt_change","description":"Adds or removes a prompt and announces it.","inputSchema":` + noArgsSchema() + `}`,
@@ -42,7 +45,7 @@ var mrtrTools = []string{
 	"test_input_required_result_capabilities",
 }
 
-func (m *modern) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, error) {
+func (m *handlers) CallTool(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, error) {
 	switch p.Name {
 	case "count_to":
 		page, next, err := countTo(ctx, m.f.resume, p, p.ResumeToken.Or(""), wire.Raw(p.Arguments))
@@ -149,7 +152,7 @@ func textBlock(s string) string { return text(s) }
 
 // inputRequired serves the multi round-trip tools; ok is false for the
 // others.
-func (m *modern) inputRequired(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, bool, error) {
+func (m *handlers) inputRequired(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, bool, error) {
 	req := rt.RequestFrom(ctx)
 	cp := callParams{p}
 	state := func() ([]byte, error) {
@@ -257,11 +260,11 @@ func (m *modern) inputRequired(ctx context.Context, p *mcp.CallToolRequestParams
 
 // ListPrompts lists the prompt served here: the one that asks for input
 // first.
-func (m *modern) ListPrompts(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListPromptsResult, error) {
+func (m *handlers) ListPrompts(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListPromptsResult, error) {
 	return decode[mcp.ListPromptsResult](`{"prompts":[{"name":"test_input_required_result_prompt","description":"A prompt that asks for context first"}]}`)
 }
 
-func (m *modern) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (mcp.GetPromptReply, error) {
+func (m *handlers) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (mcp.GetPromptReply, error) {
 	if p.Name == "test_input_required_result_prompt" {
 		if r, ok := p.InputResponses["user_context"]; ok && r != nil {
 			b, _ := wire.Marshal(r)
@@ -273,7 +276,7 @@ func (m *modern) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (
 	return nil, rt.InvalidParams("/params/name", "unknown prompt "+p.Name)
 }
 
-func (m *modern) Complete(_ context.Context, p *mcp.CompleteRequestParams) (*mcp.CompleteResult, error) {
+func (m *handlers) Complete(_ context.Context, p *mcp.CompleteRequestParams) (*mcp.CompleteResult, error) {
 	if p.Argument == nil {
 		return nil, fmt.Errorf("no argument")
 	}

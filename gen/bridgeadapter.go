@@ -1,0 +1,298 @@
+package gen
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mcpgen/mcpgen/schema"
+)
+
+// adapter emits bridge.gen.go: the adapter implementing the client
+// revision's handler methods by conversion to the handlers' revision, the
+// runtime's description of the bridge, and Mount.
+func (b *bridgeGen) adapter() []jen.Code {
+	c, h := b.client, b.handler
+	out := []jen.Code{
+		jen.Comment(fmt.Sprintf("adapter serves the requests of revision %s with a handler written for revision %s.", c.rev, h.rev)).Line().
+			Type().Id("adapter").Struct(jen.Id("h").Any()),
+	}
+	var methods []jen.Code
+	for _, m := range c.g.spec.Methods {
+		if !handled(m) || !m.SentBy(schema.Client) {
+			continue
+		}
+		hm := h.g.spec.Method(m.Name)
+		if hm == nil || !handled(hm) || !hm.SentBy(schema.Client) || hm.Kind != m.Kind {
+			b.loss(b.direction(true), m.Name, LossMethod, "%s has no such method for handlers", h.rev)
+			continue
+		}
+		code, ok := b.adapt(m, hm)
+		if !ok {
+			continue
+		}
+		out = append(out, code)
+		methods = append(methods, jen.Lit(m.Name))
+	}
+	out = append(out,
+		jen.Comment("bridge describes the bridge to the runtime.").Line().
+			Var().Id("bridge").Op("=").Qual(mcpPkg, "Bridge").Values(jen.Dict{
+			jen.Id("Client"):   jen.Qual(c.path, "Protocol").Call(),
+			jen.Id("Handlers"): jen.Qual(h.path, "Protocol").Call(),
+			jen.Id("Methods"):  jen.Index().String().Values(methods...),
+			jen.Id("Adapt"): jen.Func().Params(jen.Id("h").Any()).Any().Block(
+				jen.Return(jen.Op("&").Id("adapter").Values(jen.Dict{jen.Id("h"): jen.Id("h")}))),
+		}),
+		jen.Comment(fmt.Sprintf("Mount mounts handler, a value implementing methods of the Server of revision %s, for the clients of revision %s. An override implements methods of the Server of revision %s: each method one of them implements is served by it instead of the conversion. Capabilities follow revision %s: a method it does not have is not served.", h.rev, c.rev, c.rev, c.rev)).Line().
+			Func().Id("Mount").Params(jen.Id("handler").Any(), jen.Id("overrides").Op("...").Any()).Qual(mcpPkg, "Mount").Block(
+			jen.Return(jen.Qual(mcpPkg, "NewBridge").Call(jen.Id("bridge"), jen.Id("handler"), jen.Id("overrides").Op("...")))),
+	)
+	return out
+}
+
+// replyMembers are the results a method's reply may be, and whether the
+// reply is a union.
+func replyMembers(s *bside, m *schema.Method) ([]*named, *named) {
+	var n *named
+	if m.Reply != nil {
+		n = s.g.named[m.Reply.Name]
+	} else if m.Result != "" {
+		n = s.g.named[m.Result]
+	}
+	if n == nil {
+		return nil, nil
+	}
+	for n.shape == shapeAlias && n.alias.named != nil {
+		n = n.alias.named
+	}
+	if n.shape != shapeUnion {
+		return []*named{n}, nil
+	}
+	var out []*named
+	for _, mt := range n.members {
+		out = append(out, mt.underlying().named)
+	}
+	return out, n
+}
+
+// replyType is the Go type of a handler's reply.
+func replyType(s *bside, m *schema.Method) jen.Code {
+	if m.Reply != nil {
+		return jen.Qual(s.path, m.Reply.Name)
+	}
+	gt := s.g.goType(&schema.Type{Kind: schema.Ref, Ref: m.Result})
+	if isUnion(gt) {
+		return s.qual(gt)
+	}
+	return jen.Op("*").Add(s.qual(gt))
+}
+
+// paramsType is the Go type of a handler's params argument, or nil.
+func paramsArg(s *bside, m *schema.Method) (jen.Code, *gotype) {
+	pt := s.g.paramsType(m)
+	if pt == nil {
+		return nil, nil
+	}
+	if pt.underlying().shape == shapeUnion {
+		return s.qual(pt), pt
+	}
+	return jen.Op("*").Add(s.qual(pt)), pt
+}
+
+// adapt emits the adapter's method for m (of the client revision),
+// calling hm (of the handlers').
+func (b *bridgeGen) adapt(m, hm *schema.Method) (jen.Code, bool) {
+	c, h := b.client, b.handler
+	up, down := b.direction(true), b.direction(false)
+	name := goMethod(m)
+	cParams, cpt := paramsArg(c, m)
+	hParams, hpt := paramsArg(h, hm)
+	// The handler's interface for this method.
+	hsig := []jen.Code{jen.Id("ctx").Qual(contextPkg, "Context")}
+	if hParams != nil {
+		hsig = append(hsig, jen.Id("params").Add(hParams))
+	}
+	var hres []jen.Code
+	if hm.Kind == schema.Notification {
+		hres = []jen.Code{jen.Error()}
+	} else {
+		hres = []jen.Code{replyType(h, hm), jen.Error()}
+	}
+	csig := []jen.Code{jen.Id("ctx").Qual(contextPkg, "Context")}
+	if cParams != nil {
+		csig = append(csig, jen.Id("params").Add(cParams))
+	}
+	notFound := jen.Qual(jsonrpcPk, "MethodNotFound").Call(jen.Lit(m.Name))
+	var cres []jen.Code
+	var fail jen.Code
+	if m.Kind == schema.Notification {
+		cres = []jen.Code{jen.Error()}
+		fail = jen.Return(notFound)
+	} else {
+		cres = []jen.Code{replyType(c, m), jen.Error()}
+		fail = jen.Return(jen.Nil(), notFound)
+	}
+	body := []jen.Code{
+		jen.List(jen.Id("h"), jen.Id("ok")).Op(":=").Id("a").Dot("h").Assert(jen.Interface(jen.Id(goMethod(hm)).Params(hsig...).Params(hres...))),
+		jen.If(jen.Op("!").Id("ok")).Block(fail),
+	}
+	if hpt != nil || m.Kind == schema.Request {
+		// The request being served: what conversions fill from it.
+		body = append(body, jen.Id("r").Op(":=").Qual(mcpPkg, "RequestFrom").Call(jen.Id("ctx")))
+	}
+	// Params, client's → handlers'.
+	args := []jen.Code{jen.Id("ctx")}
+	switch {
+	case hpt == nil:
+	case cpt != nil && cpt.underlying().shape == shapeStruct && hpt.underlying().shape == shapeStruct:
+		f, ok := b.pair(up, cpt.underlying().named, hpt.underlying().named)
+		if !ok {
+			b.loss(up, m.Name, LossMethod, "its params (%s) do not convert", cpt.underlying().named.name)
+			return nil, false
+		}
+		body = append(body,
+			jen.Id("in").Op(":=").New(h.qual(hpt)),
+			jen.If(jen.Id("params").Op("!=").Nil()).Block(jen.Id(f.name).Call(jen.Id("r"), jen.Id("params"), jen.Id("in"))))
+		args = append(args, jen.Id("in"))
+	case cpt == nil && hpt.underlying().shape == shapeStruct:
+		body = append(body, jen.Id("in").Op(":=").New(h.qual(hpt)))
+		args = append(args, jen.Id("in"))
+	default:
+		b.loss(up, m.Name, LossMethod, "its params do not convert")
+		return nil, false
+	}
+	if m.Kind == schema.Notification {
+		body = append(body, jen.Return(jen.Id("h").Dot(goMethod(hm)).Call(args...)))
+		return b.method(name, csig, cres, body), true
+	}
+	// The reply, handlers' → client's.
+	hMembers, hUnion := replyMembers(h, hm)
+	cMembers, cUnion := replyMembers(c, m)
+	if len(hMembers) == 0 || len(cMembers) == 0 {
+		b.loss(up, m.Name, LossMethod, "no result type")
+		return nil, false
+	}
+	call := jen.List(jen.Id("reply"), jen.Err()).Op(":=").Id("h").Dot(goMethod(hm)).Call(args...)
+	check := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+	if hUnion == nil {
+		hr, cr := hMembers[0], memberByName(cMembers, hMembers[0].name)
+		conv, ok := b.replyConv(down, hr, cr, jen.Id("reply"))
+		if !ok {
+			b.loss(down, m.Name, LossMethod, "its result %s does not convert", hr.name)
+			return nil, false
+		}
+		body = append(body, call, check, jen.If(jen.Id("reply").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Nil())))
+		body = append(body, conv...)
+		return b.method(name, csig, cres, body), true
+	}
+	var cases []jen.Code
+	rounds := false
+	converted := 0
+	for _, hr := range hMembers {
+		if cr := memberByName(cMembers, hr.name); cr != nil {
+			if conv, ok := b.replyConv(down, hr, cr, jen.Id("v")); ok {
+				cases = append(cases, jen.Case(unionMember(h, hr)).Block(conv...))
+				converted++
+				continue
+			}
+		}
+		if code, ok := b.rounds(m, hm, hr, hpt); ok {
+			cases = append(cases, jen.Case(unionMember(h, hr)).Block(code...))
+			rounds = true
+			continue
+		}
+		b.loss(down, m.Name, LossMember, "a %s result has no counterpart in %s; it is answered with an error", hr.name, c.rev)
+	}
+	if converted == 0 {
+		b.loss(down, m.Name, LossMethod, "no result of %s converts", h.rev)
+		return nil, false
+	}
+	if cUnion != nil {
+		cases = append(cases, jen.Case(jen.Op("*").Qual(h.path, "Unknown"+hUnion.name)).Block(
+			jen.Return(jen.Op("&").Qual(c.path, "Unknown"+cUnion.name).Values(jen.Dict{jen.Id("Raw"): jen.Id("v").Dot("Raw")}), jen.Nil())))
+	}
+	cases = append(cases, jen.Case(jen.Nil()).Block(jen.Return(jen.Nil(), jen.Nil())))
+	sw := jen.Switch(jen.Id("v").Op(":=").Id("reply").Assert(jen.Type())).Block(cases...)
+	last := jen.Return(jen.Nil(), jen.Qual(mcpPkg, "Unconvertible").Call(jen.Lit(m.Name), jen.Lit(c.rev), jen.Id("reply")))
+	if rounds {
+		body = append(body, jen.For(jen.Id("round").Op(":=").Lit(0), jen.Empty(), jen.Id("round").Op("++")).Block(call, check, sw, last))
+	} else {
+		body = append(body, call, check, sw, last)
+	}
+	return b.method(name, csig, cres, body), true
+}
+
+func (b *bridgeGen) method(name string, params, results, body []jen.Code) jen.Code {
+	return jen.Func().Params(jen.Id("a").Op("*").Id("adapter")).Id(name).Params(params...).Params(results...).Block(body...)
+}
+
+func memberByName(ns []*named, name string) *named {
+	for _, n := range ns {
+		if n.name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// replyConv converts the handler's result v (hr) to the client's (cr).
+func (b *bridgeGen) replyConv(d dir, hr, cr *named, v jen.Code) ([]jen.Code, bool) {
+	if cr == nil {
+		return nil, false
+	}
+	switch {
+	case hr.shape == shapeStruct && cr.shape == shapeStruct:
+		f, ok := b.pair(d, hr, cr)
+		if !ok {
+			return nil, false
+		}
+		return []jen.Code{
+			jen.Id("o").Op(":=").New(jen.Qual(d.dst.path, cr.name)),
+			jen.Id(f.name).Call(jen.Id("r"), v, jen.Id("o")),
+			jen.Return(jen.Id("o"), jen.Nil()),
+		}, true
+	case isRaw(hr.t0()) && isRaw(cr.t0()):
+		return []jen.Code{jen.Id("o").Op(":=").Qual(d.dst.path, cr.name).Parens(jen.Op("*").Add(v)), jen.Return(jen.Op("&").Id("o"), jen.Nil())}, true
+	}
+	return nil, false
+}
+
+// t0 is the named type as a value position.
+func (n *named) t0() *gotype { return &gotype{shape: n.shape, named: n, t: n.t} }
+
+// rounds is the case of a handler's result that asks for input (a rounds
+// row of the table), for a client revision without it: the requests go to
+// the client, and the method is called again with the responses.
+func (b *bridgeGen) rounds(m, hm *schema.Method, hr *named, hpt *gotype) ([]jen.Code, bool) {
+	requests, responses, state, ok := b.table.rounds(hr.name)
+	if !ok || hpt == nil || hr.shape != shapeStruct {
+		return nil, false
+	}
+	h := b.handler
+	pfields, _ := h.g.fields(hpt.underlying().named)
+	rfields, _ := h.g.fields(hr)
+	find := func(fs []*field, name string) *field {
+		for _, f := range fs {
+			if f.prop.Name == name {
+				return f
+			}
+		}
+		return nil
+	}
+	resp, st, rst, req := find(pfields, responses), find(pfields, state), find(rfields, state), find(rfields, requests)
+	if resp == nil || req == nil || resp.mode != modeNil {
+		return nil, false
+	}
+	code := []jen.Code{
+		jen.List(jen.Id("requests"), jen.Id("_")).Op(":=").Qual(h.path, "Protocol").Call().Dot("InputRequired").Call(jen.Id("v")),
+		jen.List(jen.Id("answers"), jen.Err()).Op(":=").Qual(mcpPkg, "AskClient").Call(jen.Id("ctx"), jen.Lit(m.Name), jen.Id("round"), jen.Id("requests")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("in").Dot(resp.name).Op("=").Nil(),
+		jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("answers"), jen.Op("&").Id("in").Dot(resp.name)), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Name+": the client's answers: %w"), jen.Err()))),
+	}
+	if st != nil && rst != nil && goSource(h.g.fieldType(st)) == goSource(h.g.fieldType(rst)) {
+		code = append(code, jen.Id("in").Dot(st.name).Op("=").Id("v").Dot(rst.name))
+	}
+	return append(code, jen.Continue()), true
+}
