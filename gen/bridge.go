@@ -381,8 +381,14 @@ func (b *bridgeGen) fill(d dir, n *named) *bfunc {
 			}
 		}
 	}
-	key := "memo" + n.name
 	t := jen.Qual(d.dst.path, n.name)
+	if len(copyOut) == 0 {
+		// None of the rows fits this revision's members.
+		f.code = jen.Comment(f.name+" would set what comes from the request; this revision has none of it.").Line().
+			Func().Id(f.name).Params(reqParam(), jen.Id("out").Op("*").Add(t.Clone())).Block()
+		return f
+	}
+	key := "memo" + n.name
 	body := []jen.Code{
 		jen.If(jen.Id("r").Op("==").Nil()).Block(jen.Return()),
 		jen.Id("m").Op(":=").Id("r").Dot("Memo").Call(jen.Id(key).Values(), jen.Func().Params().Any().Block(

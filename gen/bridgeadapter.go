@@ -17,6 +17,9 @@ func (b *bridgeGen) adapter() []jen.Code {
 		jen.Comment(fmt.Sprintf("adapter serves the requests of revision %s with a handler written for revision %s.", c.rev, h.rev)).Line().
 			Type().Id("adapter").Struct(jen.Id("h").Any()),
 	}
+	if c.g.spec.Era() == schema.Stateless && h.g.spec.Era() != schema.Stateless {
+		b.loss(b.direction(false), "requests to the client", LossMember, "%s has none: a handler's calls to its client (sampling, elicitation, roots) fail with mcp.ErrNoPeer", c.rev)
+	}
 	var methods []jen.Code
 	for _, m := range c.g.spec.Methods {
 		if !handled(m) || !m.SentBy(schema.Client) {
@@ -284,8 +287,7 @@ func (b *bridgeGen) rounds(m, hm *schema.Method, hr *named, hpt *gotype) ([]jen.
 		return nil, false
 	}
 	code := []jen.Code{
-		jen.List(jen.Id("requests"), jen.Id("_")).Op(":=").Qual(h.path, "Protocol").Call().Dot("InputRequired").Call(jen.Id("v")),
-		jen.List(jen.Id("answers"), jen.Err()).Op(":=").Qual(mcpPkg, "AskClient").Call(jen.Id("ctx"), jen.Lit(m.Name), jen.Id("round"), jen.Id("requests")),
+		jen.List(jen.Id("answers"), jen.Err()).Op(":=").Qual(mcpPkg, "AskClient").Call(jen.Id("ctx"), jen.Qual(h.path, "Protocol").Call(), jen.Lit(m.Name), jen.Id("round"), jen.Id("v")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("in").Dot(resp.name).Op("=").Nil(),
 		jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("answers"), jen.Op("&").Id("in").Dot(resp.name)), jen.Err().Op("!=").Nil()).Block(

@@ -420,6 +420,13 @@ func (g *generator) inputRequiredField() string {
 // result asks for input, and what for (it checks them against the
 // client's capabilities).
 func (g *generator) inputRequired(f *jen.File, field string) {
+	// A request held by value (not a union) encodes through its pointer.
+	var req jen.Code = jen.Id("req")
+	for _, p := range g.spec.Def("InputRequiredResult").Type.Props {
+		if m := g.goType(p.Type).underlying(); p.GoName == field && m.named != nil && m.named.elem != nil && m.named.elem.underlying().shape == shapeStruct {
+			req = jen.Op("&").Id("req")
+		}
+	}
 	f.Comment("inputRequired reports whether result is an InputRequiredResult and returns")
 	f.Comment("its input requests as JSON, by key.")
 	f.Func().Id("inputRequired").Params(jen.Id("result").Qual(wirePkg, "Marshaler")).Params(jen.Map(jen.String()).Qual(wirePkg, "Raw"), jen.Bool()).Block(
@@ -427,7 +434,7 @@ func (g *generator) inputRequired(f *jen.File, field string) {
 		jen.If(jen.Op("!").Id("ok").Op("||").Id("r").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.False())),
 		jen.Id("requests").Op(":=").Make(jen.Map(jen.String()).Qual(wirePkg, "Raw"), jen.Len(jen.Id("r").Dot(field))),
 		jen.For(jen.List(jen.Id("key"), jen.Id("req")).Op(":=").Range().Id("r").Dot(field)).Block(
-			jen.If(jen.List(jen.Id("m"), jen.Id("ok")).Op(":=").Any().Parens(jen.Id("req")).Assert(jen.Qual(wirePkg, "Marshaler")), jen.Id("ok")).Block(
+			jen.If(jen.List(jen.Id("m"), jen.Id("ok")).Op(":=").Any().Parens(req).Assert(jen.Qual(wirePkg, "Marshaler")), jen.Id("ok")).Block(
 				jen.List(jen.Id("requests").Index(jen.Id("key")), jen.Id("_")).Op("=").Qual(wirePkg, "Marshal").Call(jen.Id("m")),
 			),
 		),

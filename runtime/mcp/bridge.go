@@ -131,19 +131,25 @@ func bridgedServe(md *Method) func(context.Context, any, wire.Raw) (wire.Marshal
 	}
 }
 
-// AskClient sends the input requests of a handler's InputRequiredResult
-// (each the JSON of {"method", "params"}, by key, as
-// Protocol.InputRequired returns them) to the client of the stateful
-// session ctx is served in, one after the other, and returns the object
-// of their results by key: the inputResponses of the next round of the
-// request (of method). round counts the rounds so far; past
-// MaxInputRounds the request fails. It is how a bridge serves a handler of the stateless era that
-// asks for input to a client of the stateful era, which is asked with
-// requests of its own (sampling/createMessage, elicitation/create,
-// roots/list).
-func AskClient(ctx context.Context, method string, round int, requests map[string]wire.Raw) (wire.Raw, error) {
+// AskClient sends the input requests of result, a handler's
+// InputRequiredResult of revision p (see Protocol.InputRequired), to the
+// client of the stateful session ctx is served in, one after the other,
+// and returns the object of their results by key: the inputResponses of
+// the next round of the request (of method). round counts the rounds so
+// far; past MaxInputRounds the request fails. It is how a bridge serves a
+// handler of the stateless era that asks for input to a client of the
+// stateful era, which is asked with requests of its own
+// (sampling/createMessage, elicitation/create, roots/list).
+func AskClient(ctx context.Context, p *Protocol, method string, round int, result wire.Marshaler) (wire.Raw, error) {
 	if round >= MaxInputRounds {
 		return nil, TooManyInputRounds(method)
+	}
+	var requests map[string]wire.Raw
+	if p.InputRequired != nil {
+		requests, _ = p.InputRequired(result)
+	}
+	if len(requests) == 0 {
+		return nil, fmt.Errorf("mcp: %s: the handler asked for input but named no input request", method)
 	}
 	keys := make([]string, 0, len(requests))
 	for k := range requests {
