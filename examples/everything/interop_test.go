@@ -129,6 +129,10 @@ func TestTypeScriptClient(t *testing.T) {
 		{"pin:2025-06-18", "smoke", []string{`"protocolVersion":"2025-06-18"`, `test://static-text`, `test_simple_prompt`, `"title":"mcpgen everything server"`}},
 		{"pin:2025-06-18", "sampling", []string{`LLM response:`}},
 		{"pin:2025-06-18", "elicitation", []string{`User response: action=accept`}},
+		// The handlers ask with InputRequiredResult; the bridge turns the
+		// round into elicitation/create for the stateful era.
+		{"legacy", "mrtr", []string{`Hello, Alice!`}},
+		{"pin:2025-06-18", "mrtr", []string{`Hello, Alice!`}},
 	}
 	url := startHTTP(t)
 	for _, transport := range []string{"stdio", "http"} {

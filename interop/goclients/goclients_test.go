@@ -103,7 +103,13 @@ func TestGoSDKClient(t *testing.T) {
 				if tr == "stdio" {
 					transport = &gosdk.CommandTransport{Command: exec.Command(everything(t))}
 				}
-				c := gosdk.NewClient(&gosdk.Implementation{Name: "gosdk-interop", Version: "test"}, nil)
+				var elicited []string
+				c := gosdk.NewClient(&gosdk.Implementation{Name: "gosdk-interop", Version: "test"}, &gosdk.ClientOptions{
+					ElicitationHandler: func(_ context.Context, req *gosdk.ElicitRequest) (*gosdk.ElicitResult, error) {
+						elicited = append(elicited, req.Params.Message)
+						return &gosdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+					},
+				})
 				cs, err := c.Connect(ctx, transport, &gosdk.ClientSessionOptions{ProtocolVersion: version})
 				if err != nil {
 					t.Fatal(err)
@@ -146,6 +152,17 @@ func TestGoSDKClient(t *testing.T) {
 					}
 				}
 				o.verify(t, version)
+				if version == "2025-06-18" || version == "2025-11-25" {
+					// The server's handlers ask with InputRequiredResult;
+					// its bridge asks this client with elicitation/create.
+					res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "test_input_required_result_elicitation"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if tc, ok := res.Content[0].(*gosdk.TextContent); !ok || tc.Text != "Hello, Ada!" || len(elicited) != 1 {
+						t.Errorf("input rounds through the bridge: %+v, elicited %q", res.Content[0], elicited)
+					}
+				}
 			})
 		}
 	}
