@@ -515,8 +515,15 @@ func (b *bridgeGen) structBody(d dir, s, dn *named) ([]jen.Code, bool) {
 			continue
 		}
 		where := s.name + "." + f.prop.Name
-		if !open {
+		switch {
+		case !open:
 			b.loss(d, where, LossDropped, "%s has no such member", d.dst.rev)
+			continue
+		case !d.up && !dn.t.OpenByDesign:
+			// Toward the client, its revision's shape exactly: a member it
+			// does not define is not sent (an object that carries any
+			// member by design, a JSON Schema, keeps it).
+			b.loss(d, where, LossDropped, "%s has no such member; its clients get their revision's shape", d.dst.rev)
 			continue
 		}
 		code, kept := b.extra(d.src.g, f)
@@ -899,6 +906,17 @@ func (b *bridgeGen) unionBody(d dir, s, dn *named) ([]jen.Code, bool) {
 				}
 			}
 		}
+		if conv == nil && !d.up {
+			sub, field, ok := b.table.standin(dn.name)
+			if !ok {
+				sub, field, ok = b.table.standin(s.name)
+			}
+			if ok && b.hasString(d.dst, memberNamed(dn, sub), field) {
+				text := "[" + sm.name + " left out: revision " + d.dst.rev + " has no such content]"
+				conv = []jen.Code{jen.Return(jen.Op("&").Qual(d.dst.path, sub).Values(jen.Dict{jen.Id(goFieldName(d.dst, memberNamed(dn, sub), field)): jen.Lit(text)}))}
+				b.loss(d, s.name, LossMember, "%s has no %s; it is sent as a %s saying so", dn.name+" of "+d.dst.rev, sm.name, sub)
+			}
+		}
 		if conv == nil {
 			b.loss(d, s.name, LossMember, "%s has no %s; it is sent as %s's unknown member", dn.name+" of "+d.dst.rev, sm.name, dn.name)
 			continue
@@ -914,4 +932,24 @@ func (b *bridgeGen) unionBody(d dir, s, dn *named) ([]jen.Code, bool) {
 		unknown(jen.Id("in")),
 		jen.Return(jen.Nil()),
 	}, true
+}
+
+// hasString reports a struct n with a required string member field.
+func (b *bridgeGen) hasString(s *bside, n *named, field string) bool {
+	return goFieldName(s, n, field) != ""
+}
+
+// goFieldName is the Go field of n's member field when it is a plain
+// string, or "".
+func goFieldName(s *bside, n *named, field string) string {
+	if n == nil || n.shape != shapeStruct {
+		return ""
+	}
+	fields, _ := s.g.fields(n)
+	for _, f := range fields {
+		if f.prop.Name == field && f.mode == modeValue && f.gt.underlying().shape == shapeString {
+			return f.name
+		}
+	}
+	return ""
 }

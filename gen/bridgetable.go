@@ -62,6 +62,7 @@ var bridgeSyntax = map[string]struct {
 	"request": {3, "DEFINITION MEMBER SOURCE"},
 	"runtime": {2, "DEFINITION|* MEMBER"},
 	"rounds":  {4, "DEFINITION REQUESTS RESPONSES STATE"},
+	"standin": {3, "UNION MEMBER FIELD"},
 }
 
 // requestSources are what a request row may fill a member from.
@@ -86,7 +87,7 @@ func ParseBridgeTable(name string, src []byte) (*BridgeTable, error) {
 		}
 		syn, ok := bridgeSyntax[words[0]]
 		if !ok {
-			return nil, fmt.Errorf("%s: unknown kind %q (want rename, request, runtime or rounds)", at, words[0])
+			return nil, fmt.Errorf("%s: unknown kind %q (want rename, request, runtime, rounds or standin)", at, words[0])
 		}
 		if len(words)-1 != syn.n {
 			return nil, fmt.Errorf("%s: %s wants %s", at, words[0], syn.usage)
@@ -154,4 +155,16 @@ func (t *BridgeTable) rounds(def string) (requests, responses, state string, ok 
 		}
 	}
 	return "", "", "", false
+}
+
+// standin returns the member of union (named as in either revision), and
+// its string field, that stands in for a member the target revision
+// lacks, if a row says so.
+func (t *BridgeTable) standin(union string) (member, field string, ok bool) {
+	for _, r := range t.rows {
+		if r.kind == "standin" && r.def == union {
+			return r.args[0], r.args[1], true
+		}
+	}
+	return "", "", false
 }

@@ -397,7 +397,7 @@ func (c *converter) object(t *Type, node map[string]any, path string) error {
 		t.Additional = Open
 	case bool:
 		if v {
-			t.Additional = Open
+			t.Additional, t.OpenByDesign = Open, true
 		} else {
 			t.Additional = Closed
 		}
@@ -407,7 +407,7 @@ func (c *converter) object(t *Type, node map[string]any, path string) error {
 			return err
 		}
 		if at.Kind == Any {
-			t.Additional = Open
+			t.Additional, t.OpenByDesign = Open, true
 		} else {
 			t.Additional = Typed
 			t.AdditionalType = at

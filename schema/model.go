@@ -218,6 +218,10 @@ type Type struct {
 	Additional Additional
 	// AdditionalType is the type of unnamed members when Additional is Typed.
 	AdditionalType *Type
+	// OpenByDesign reports an Open object that says so
+	// (additionalProperties true or {}): its unnamed members are part of
+	// what it means (a JSON Schema, _meta), not just tolerated.
+	OpenByDesign bool
 	// Forbidden lists members an open object must not have all the same,
 	// for the reason ForbiddenWhy (a forbid fact of schema/facts.txt, or a
 	// member schema.ts types never).

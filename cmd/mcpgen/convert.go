@@ -120,7 +120,7 @@ Flags:
 			fmt.Fprintf(stderr, "mcpgen convert: %s\n", l)
 		}
 	}
-	fmt.Fprintf(stderr, "mcpgen convert: %s ↔ %s: %d losses, %d of them leave a method or definition unconverted (all of them: %s)\n",
+	fmt.Fprintf(stderr, "mcpgen convert: %s ↔ %s: %d losses, %d of which leave a method or definition unconverted (all in %s)\n",
 		report.Client, report.Handlers, len(report.Losses), severe, filepath.Join(out, "doc.gen.go"))
 	if strict && severe > 0 {
 		return fmt.Errorf("--strict: %d conversions cannot be made", severe)

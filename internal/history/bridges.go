@@ -89,16 +89,7 @@ func generateBridge(b *Bridge, module string) error {
 			b.Severe++
 		}
 	}
-	dir := filepath.Join(module, b.Package)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Content, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writePackage(filepath.Join(module, b.Package), files)
 }
 
 // BridgeSummary is the one-line summary of the bridges.

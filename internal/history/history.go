@@ -284,12 +284,16 @@ func generateOne(r *Result, dir, module string) error {
 	if r.handlers, err = gen.Handlers(spec); err != nil {
 		return err
 	}
-	out := filepath.Join(module, r.Package)
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	return writePackage(filepath.Join(module, r.Package), files)
+}
+
+// writePackage writes a generated package into dir.
+func writePackage(dir string, files []gen.File) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(out, f.Name), f.Content, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Content, 0o644); err != nil {
 			return err
 		}
 	}
