@@ -355,6 +355,11 @@ func (b *bridgeGen) pair(d dir, s, dn *named) (*bfunc, bool) {
 	}
 	if ok {
 		f.state = converted
+		what := s.name
+		if s.name != dn.name {
+			what += " (" + dn.name + " there)"
+		}
+		f.code = jen.Comment(fmt.Sprintf("%s converts a %s of %s to %s.", name, what, d.src.rev, d.dst.rev)).Line().Add(f.code)
 	} else {
 		f.state = failed
 	}
