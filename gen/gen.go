@@ -13,6 +13,11 @@
 //	provenance.gen.go what the package was generated from
 //	compat.gen.go     the runtime versions that can build the package
 //
+// GenerateBridge emits the package between the packages of two revisions
+// (mcpgen convert): convert.gen.go, the conversions both ways;
+// bridge.gen.go, the adapter that mounts one revision's handlers for the
+// other's clients; doc.gen.go, what the conversions cannot carry.
+//
 // Generation is deterministic: the same model gives the same bytes.
 package gen
 

@@ -34,10 +34,6 @@ type bridged struct {
 	overrides []any
 }
 
-// Handler returns the handler the bridge converts for, so that code
-// holding a Mount can still reach it.
-func (b *bridged) Handler() any { return b.handler }
-
 // NewBridge mounts handler, written for b.Handlers, for the revision of
 // b.Client. An override is a value implementing methods of b.Client's
 // revision itself: each method one of them implements (the first, in
