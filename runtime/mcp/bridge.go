@@ -53,6 +53,8 @@ func NewBridge(b Bridge, handler any, overrides ...any) Mount {
 		return Mount{Protocol: b.Client}
 	}
 	h := &bridged{b: b, handler: handler, adapter: b.Adapt(handler), overrides: overrides}
+	// Every exported field of the client's Protocol but Methods
+	// (TestBridgeCopiesProtocol keeps this list whole).
 	p := &Protocol{
 		Revision:              b.Client.Revision,
 		Stateless:             b.Client.Stateless,
@@ -71,7 +73,7 @@ func NewBridge(b Bridge, handler any, overrides ...any) Mount {
 	for name, md := range b.Client.Methods {
 		bm := *md
 		if md.Serve != nil && md.Feature == 0 && md.FromClient {
-			bm.HandlerType = nil // checked above, against each revision
+			bm.HandlerType = nil // NewServer checks the bridged handler against each revision (bridged.check)
 			bm.Implemented = bridgedImplemented(md, b.Handlers.Methods[name], slices.Contains(b.Methods, name))
 			bm.Serve = bridgedServe(md)
 		}

@@ -1,0 +1,23 @@
+package mcp
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestBridgeCopiesProtocol: NewBridge copies the client's Protocol field
+// by field (it holds a sync.Once, so not by value); a field added to
+// Protocol must be added there too, and here.
+func TestBridgeCopiesProtocol(t *testing.T) {
+	copied := []string{"Revision", "Stateless", "Batches", "Methods", "Stamp", "ServerCapabilities", "ClientCapabilities",
+		"InputRequired", "NoID", "MissingCapabilityCode", "Tasks", "ToolError", "Members"}
+	var exported []string
+	for f := range reflect.TypeFor[Protocol]().Fields() {
+		if f.IsExported() {
+			exported = append(exported, f.Name)
+		}
+	}
+	if !reflect.DeepEqual(exported, copied) {
+		t.Errorf("Protocol's exported fields are %v; NewBridge copies %v", exported, copied)
+	}
+}
