@@ -208,6 +208,7 @@ func (b *bridgeGen) file() *jen.File {
 		b.opts.Version, b.client.rev, b.client.g.spec.SchemaSHA256, b.handler.rev, b.handler.g.spec.SchemaSHA256))
 	f.ImportName(wirePkg, "wire")
 	f.ImportName(mcpPkg, "mcp")
+	f.ImportName(protoPkg, "protocol")
 	f.ImportName(jsonrpcPk, "jsonrpc")
 	f.ImportName(b.opts.Client.Path, b.opts.Client.Name)
 	f.ImportName(b.opts.Handlers.Path, b.opts.Handlers.Name)

@@ -39,7 +39,7 @@ func (b *bridgeGen) adapter() []jen.Code {
 	}
 	out = append(out,
 		jen.Comment("bridge describes the bridge to the runtime.").Line().
-			Var().Id("bridge").Op("=").Qual(mcpPkg, "Bridge").Values(jen.Dict{
+			Var().Id("bridge").Op("=").Qual(protoPkg, "Bridge").Values(jen.Dict{
 			jen.Id("Client"):   jen.Qual(c.path, "Protocol").Call(),
 			jen.Id("Handlers"): jen.Qual(h.path, "Protocol").Call(),
 			jen.Id("Methods"):  jen.Index().String().Values(methods...),
@@ -48,7 +48,8 @@ func (b *bridgeGen) adapter() []jen.Code {
 		}),
 		jen.Comment(fmt.Sprintf("Mount mounts handler, a value implementing methods of the Server of revision %s, for the clients of revision %s. An override implements methods of the Server of revision %s: each method one of them implements is served by it instead of the conversion. Capabilities follow revision %s: a method it does not have is not served.", h.rev, c.rev, c.rev, c.rev)).Line().
 			Func().Id("Mount").Params(jen.Id("handler").Any(), jen.Id("overrides").Op("...").Any()).Qual(mcpPkg, "Mount").Block(
-			jen.Return(jen.Qual(mcpPkg, "NewBridge").Call(jen.Id("bridge"), jen.Id("handler"), jen.Id("overrides").Op("...")))),
+			jen.List(jen.Id("p"), jen.Id("h")).Op(":=").Qual(protoPkg, "NewBridge").Call(jen.Id("bridge"), jen.Id("handler"), jen.Id("overrides").Op("...")),
+			jen.Return(jen.Qual(mcpPkg, "Mount").Values(jen.Dict{jen.Id("Protocol"): jen.Id("p"), jen.Id("Handler"): jen.Id("h")}))),
 	)
 	return out
 }
@@ -216,7 +217,7 @@ func (b *bridgeGen) adapt(m, hm *schema.Method) (jen.Code, bool) {
 	}
 	cases = append(cases, jen.Case(jen.Nil()).Block(jen.Return(jen.Nil(), jen.Nil())))
 	sw := jen.Switch(jen.Id("v").Op(":=").Id("reply").Assert(jen.Type())).Block(cases...)
-	last := jen.Return(jen.Nil(), jen.Qual(mcpPkg, "Unconvertible").Call(jen.Lit(m.Name), jen.Lit(c.rev), jen.Id("reply")))
+	last := jen.Return(jen.Nil(), jen.Qual(protoPkg, "Unconvertible").Call(jen.Lit(m.Name), jen.Lit(c.rev), jen.Id("reply")))
 	if rounds {
 		body = append(body, jen.For(jen.Id("round").Op(":=").Lit(0), jen.Empty(), jen.Id("round").Op("++")).Block(call, check, sw, last))
 	} else {
@@ -287,7 +288,7 @@ func (b *bridgeGen) rounds(m, hm *schema.Method, hr *named, hpt *gotype) ([]jen.
 		return nil, false
 	}
 	code := []jen.Code{
-		jen.List(jen.Id("answers"), jen.Err()).Op(":=").Qual(mcpPkg, "AskClient").Call(jen.Id("ctx"), jen.Qual(h.path, "Protocol").Call(), jen.Lit(m.Name), jen.Id("round"), jen.Id("v")),
+		jen.List(jen.Id("answers"), jen.Err()).Op(":=").Qual(protoPkg, "AskClient").Call(jen.Id("ctx"), jen.Qual(mcpPkg, "ClientOf").Call(jen.Id("ctx")), jen.Qual(h.path, "Protocol").Call(), jen.Lit(m.Name), jen.Id("round"), jen.Id("v")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("in").Dot(resp.name).Op("=").Nil(),
 		jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("answers"), jen.Op("&").Id("in").Dot(resp.name)), jen.Err().Op("!=").Nil()).Block(

@@ -3,15 +3,18 @@
 //
 // The output is one concern per file:
 //
-//	doc.gen.go        package documentation: revision, policies, TS overrides
-//	constants.gen.go  protocol version, JSON-RPC version, methods, error codes
-//	types.gen.go      one Go type per definition and named inline type
-//	unions.gen.go     sealed interfaces for unions and their Unknown members
-//	json.gen.go       reflection-free EncodeJSON/DecodeJSON
-//	validate.gen.go   Validate() for every type
-//	methods.gen.go    the method table, handler interfaces and typed calls
-//	provenance.gen.go what the package was generated from
-//	compat.gen.go     the runtime versions that can build the package
+//	doc.gen.go          package documentation: revision, policies, TS overrides
+//	constants.gen.go    protocol version, JSON-RPC version, methods, error codes
+//	types.gen.go        one Go type per definition and named inline type
+//	unions.gen.go       sealed interfaces for unions and their Unknown members
+//	json.gen.go         reflection-free EncodeJSON/DecodeJSON
+//	validate.gen.go     Validate() for every type
+//	methods.gen.go      the revision's descriptor for the runtime (method table,
+//	                    what differs between revisions) and Mount
+//	side_server.gen.go  the Server interface and the serving of its methods
+//	side_client.gen.go  the ClientHandler interface, its serving, typed calls
+//	provenance.gen.go   what the package was generated from
+//	compat.gen.go       the runtime versions that can build the package
 //
 // GenerateBridge emits the package between the packages of two revisions
 // (mcpgen convert): convert.gen.go, the conversions both ways;
@@ -39,6 +42,7 @@ const (
 	wirePkg   = "github.com/mcpgen/mcpgen/runtime/wire"
 	validPkg  = "github.com/mcpgen/mcpgen/runtime/valid"
 	mcpPkg    = "github.com/mcpgen/mcpgen/runtime/mcp"
+	protoPkg  = "github.com/mcpgen/mcpgen/runtime/protocol"
 	jsonrpcPk = "github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -92,7 +96,9 @@ func Generate(spec *schema.Spec, opts Options) ([]File, error) {
 		{"unions.gen.go", g.unions},
 		{"json.gen.go", g.json},
 		{"validate.gen.go", g.validate},
-		{"methods.gen.go", g.methods},
+		{"methods.gen.go", g.protocolFile},
+		{"side_server.gen.go", g.server},
+		{"side_client.gen.go", g.client},
 	}
 	var files []File
 	doc, err := g.doc()
@@ -115,6 +121,7 @@ func Generate(spec *schema.Spec, opts Options) ([]File, error) {
 		f.ImportName(wirePkg, "wire")
 		f.ImportName(validPkg, "valid")
 		f.ImportName(mcpPkg, "mcp")
+		f.ImportName(protoPkg, "protocol")
 		f.ImportName(jsonrpcPk, "jsonrpc")
 		if err := e.emit(f); err != nil {
 			return nil, fmt.Errorf("gen: %s: %w", e.name, err)

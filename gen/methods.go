@@ -46,7 +46,7 @@ func (g *generator) decodeParams(m *schema.Method, pt *gotype, target string) []
 	if u := pt.underlying(); u.shape == shapeUnion {
 		return []jen.Code{
 			jen.Var().Id(target).Add(g.typeCode(pt)),
-			jen.If(jen.Err().Op(":=").Qual(mcpPkg, "DecodeParamsWith").Call(jen.Id("params"), jen.Lit(m.ParamsRequired),
+			jen.If(jen.Err().Op(":=").Qual(protoPkg, "DecodeParamsWith").Call(jen.Id("params"), jen.Lit(m.ParamsRequired),
 				jen.Func().Params(jen.Id("d").Op("*").Qual(wirePkg, "Decoder")).Error().Block(
 					jen.Var().Err().Error(),
 					jen.List(jen.Id(target), jen.Err()).Op("=").Id("decode"+u.named.name).Call(jen.Id("d")),
@@ -58,7 +58,7 @@ func (g *generator) decodeParams(m *schema.Method, pt *gotype, target string) []
 	}
 	return []jen.Code{
 		jen.Id(target).Op(":=").New(g.typeCode(pt)),
-		jen.If(jen.Err().Op(":=").Qual(mcpPkg, "DecodeParams").Call(jen.Id("params"), jen.Id(target), jen.Lit(m.ParamsRequired)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op(":=").Qual(protoPkg, "DecodeParams").Call(jen.Id("params"), jen.Id(target), jen.Lit(m.ParamsRequired)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 	}
 }
 
@@ -100,19 +100,68 @@ func (g *generator) signature(m *schema.Method) (params []jen.Code, results []je
 	return params, []jen.Code{g.replyCode(m), jen.Error()}
 }
 
-// methods emits methods.gen.go: the method table the runtime dispatches on,
-// the handler interfaces of both sides with their Unimplemented types, and
-// the typed calls of both sides.
-func (g *generator) methods(f *jen.File) error {
+// The methods of a revision are emitted by concern, one file each:
+//
+//	methods.gen.go      the revision's descriptor for the runtime (the method
+//	                    table and the data of what differs between
+//	                    revisions) and Mount
+//	side_server.gen.go  the Server interface and what serves it: the
+//	                    decoding, validation and dispatch of the requests
+//	                    and notifications a client sends
+//	side_client.gen.go  the ClientHandler interface and what serves it, the
+//	                    typed calls (Client; Peer for a server's handlers)
+//	                    and the answers to input requests
+//
+// (The sides' files sort after compat.gen.go, whose error must come first.)
+
+// server emits side_server.gen.go.
+func (g *generator) server(f *jen.File) error {
 	g.handlerInterface(f, schema.Client, "Server", "the requests and notifications a client sends to a server that server code answers")
+	for _, m := range g.spec.Methods {
+		if receiver(m) == schema.Server {
+			g.serveFunc(f, m)
+		}
+	}
+	return nil
+}
+
+// client emits side_client.gen.go.
+func (g *generator) client(f *jen.File) error {
 	g.handlerInterface(f, schema.Server, "ClientHandler", "the requests and notifications a server sends to a client that client code answers")
 	for _, m := range g.spec.Methods {
-		g.serveFunc(f, m)
+		if receiver(m) == schema.Client {
+			g.serveFunc(f, m)
+		}
 	}
-	g.protocol(f)
 	g.clientCalls(f)
 	g.fulfil(f)
 	return nil
+}
+
+// protocolFile emits methods.gen.go: the decoding of the methods the
+// runtime answers itself, and the descriptor.
+func (g *generator) protocolFile(f *jen.File) error {
+	for _, m := range g.spec.Methods {
+		if receiver(m) == 0 {
+			g.serveFunc(f, m)
+		}
+	}
+	g.protocol(f)
+	return nil
+}
+
+// receiver is the side whose handler code answers m (and whose file holds
+// its decoding): the server for what a client sends, the client for what a
+// server sends; zero for the methods the runtime answers itself.
+func receiver(m *schema.Method) schema.Side {
+	switch {
+	case !handled(m):
+		return 0
+	case m.SentBy(schema.Client):
+		return schema.Server
+	default:
+		return schema.Client
+	}
 }
 
 // fulfil emits how a client answers an InputRequiredResult: each input
@@ -130,7 +179,7 @@ func (g *generator) fulfil(f *jen.File) {
 		var arg jen.Code = jen.Id("req").Dot("Params")
 		body := []jen.Code{
 			jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Id("h").Assert(iface),
-			jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "NoInputHandler").Call(jen.Lit(m.Name)))),
+			jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "NoInputHandler").Call(jen.Lit(m.Name)))),
 			jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("x").Dot(goMethod(m)).Call(jen.Id("ctx"), arg),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		}
@@ -139,17 +188,17 @@ func (g *generator) fulfil(f *jen.File) {
 			// handle does not).
 			body = append(body,
 				jen.List(jen.Id("r"), jen.Id("ok")).Op(":=").Id("res").Assert(jen.Op("*").Id(m.Result)),
-				jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("a reply other than "+m.Result+" to an input request")))),
+				jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("a reply other than "+m.Result+" to an input request")))),
 				jen.Id("out").Index(jen.Id("key")).Op("=").Id("r"))
 		} else {
 			body = append(body, jen.Id("out").Index(jen.Id("key")).Op("=").Id("res"))
 		}
 		cases = append(cases, jen.Case(jen.Op("*").Id(in.Def)).Block(body...))
 	}
-	cases = append(cases, jen.Default().Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit("input request"), jen.Lit("unknown")))))
+	cases = append(cases, jen.Default().Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "UnexpectedAlternative").Call(jen.Lit("input request"), jen.Lit("unknown")))))
 	f.Comment("fulfil answers input requests with the session's handler.")
-	f.Func().Id("fulfil").Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("c").Qual(mcpPkg, "Caller"), jen.Id("requests").Id("InputRequests")).Params(jen.Id("InputResponses"), jen.Error()).Block(
-		jen.Id("h").Op(":=").Qual(mcpPkg, "HandlerOf").Call(jen.Id("c")),
+	f.Func().Id("fulfil").Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("c").Qual(protoPkg, "Caller"), jen.Id("requests").Id("InputRequests")).Params(jen.Id("InputResponses"), jen.Error()).Block(
+		jen.Id("h").Op(":=").Qual(protoPkg, "HandlerOf").Call(jen.Id("c")),
 		jen.Id("out").Op(":=").Id("InputResponses").Values(),
 		jen.For(jen.Id("_").Op(",").Id("key").Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(jen.Id("requests")))).Block(
 			jen.Switch(jen.Id("req").Op(":=").Id("requests").Index(jen.Id("key")).Assert(jen.Type())).Block(cases...),
@@ -157,8 +206,8 @@ func (g *generator) fulfil(f *jen.File) {
 		jen.Return(jen.Id("out"), jen.Nil()),
 	)
 	f.Comment("answerTask answers the input requests of a task the session waits for")
-	f.Comment("(mcp.AwaitTask).")
-	f.Func().Id("answerTask").Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("c").Qual(mcpPkg, "Caller"), jen.Id("requests").Qual(wirePkg, "Raw")).Params(jen.Qual(wirePkg, "Marshaler"), jen.Error()).Block(
+	f.Comment("(protocol.AwaitTask).")
+	f.Func().Id("answerTask").Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("c").Qual(protoPkg, "Caller"), jen.Id("requests").Qual(wirePkg, "Raw")).Params(jen.Qual(wirePkg, "Marshaler"), jen.Error()).Block(
 		jen.Var().Id("reqs").Id("InputRequests"),
 		jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("requests"), jen.Op("&").Id("reqs")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("fulfil").Call(jen.Id("ctx"), jen.Id("c"), jen.Id("reqs"))),
@@ -226,7 +275,7 @@ func (g *generator) serveFunc(f *jen.File, m *schema.Method) {
 	// validate<M>Params checks raw params without serving.
 	var vbody []jen.Code
 	if pt == nil {
-		vbody = []jen.Code{jen.Return(jen.Qual(mcpPkg, "NoParams").Call(jen.Id("params")))}
+		vbody = []jen.Code{jen.Return(jen.Qual(protoPkg, "NoParams").Call(jen.Id("params")))}
 	} else {
 		vbody = []jen.Code{jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("decode" + gm + "Params").Call(jen.Id("params")), jen.Return(jen.Err())}
 		dec := g.decodeParams(m, pt, "p")
@@ -252,7 +301,7 @@ func (g *generator) serveFunc(f *jen.File, m *schema.Method) {
 		)
 		args = append(args, jen.Id("p"))
 	} else {
-		body = append(body, jen.If(jen.Err().Op(":=").Qual(mcpPkg, "NoParams").Call(jen.Id("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+		body = append(body, jen.If(jen.Err().Op(":=").Qual(protoPkg, "NoParams").Call(jen.Id("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
 	}
 	if m.Kind == schema.Notification {
 		body = append(body, jen.Return(jen.Nil(), jen.Id("h").Dot(gm).Call(args...)))
@@ -260,7 +309,7 @@ func (g *generator) serveFunc(f *jen.File, m *schema.Method) {
 		body = append(body,
 			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("h").Dot(gm).Call(args...),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.If(jen.Id("r").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "NilResult").Call(jen.Lit(m.Name)))),
+			jen.If(jen.Id("r").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "NilResult").Call(jen.Lit(m.Name)))),
 			jen.Return(jen.Id("r"), jen.Nil()),
 		)
 	}
@@ -311,11 +360,21 @@ func (g *generator) protocol(f *jen.File) {
 	}
 	pfields := jen.Dict{
 		jen.Id("Revision"): jen.Id("Revision"),
-		jen.Id("Methods"):  jen.Map(jen.String()).Op("*").Qual(mcpPkg, "Method").Values(dict),
+		jen.Id("Methods"):  jen.Map(jen.String()).Op("*").Qual(protoPkg, "Method").Values(dict),
 	}
 	if g.spec.Era() == schema.Stateless {
-		pfields[jen.Id("Stateless")] = jen.True()
+		pfields[jen.Id("Era")] = jen.Qual(protoPkg, "Stateless")
 		pfields[jen.Id("Stamp")] = jen.Id("stamp")
+	} else {
+		pfields[jen.Id("Era")] = jen.Qual(protoPkg, "Stateful")
+	}
+	if g.spec.Holds(schema.RuleRetryOnClose, g.opts.ProtocolVersion) && g.spec.Era() == schema.Stateful {
+		pfields[jen.Id("RetryOnClose")] = jen.True()
+	}
+	if g.spec.Holds(schema.RuleResourceNotFoundInvalidParams, g.opts.ProtocolVersion) {
+		pfields[jen.Id("ResourceNotFoundCode")] = jen.Qual(jsonrpcPk, "CodeInvalidParams")
+	} else {
+		pfields[jen.Id("ResourceNotFoundCode")] = jen.Lit(-32002)
 	}
 	irr := g.inputRequiredField()
 	if irr != "" {
@@ -333,8 +392,12 @@ func (g *generator) protocol(f *jen.File) {
 	if codec := g.taskCodec(f); codec != nil {
 		pfields[jen.Id("Tasks")] = codec
 	}
-	if te := g.toolError(f); te != "" {
-		pfields[jen.Id("ToolError")] = jen.Id(te)
+	// Arguments that break a tool's inputSchema are a tool execution
+	// error where the rule holds, else a protocol error (no ToolError).
+	if g.spec.Holds(schema.RuleToolArgumentErrors, g.opts.ProtocolVersion) {
+		if te := g.toolError(f); te != "" {
+			pfields[jen.Id("ToolError")] = jen.Id(te)
+		}
 	}
 	if members := g.members(); members != nil {
 		pfields[jen.Id("Members")] = members
@@ -348,14 +411,14 @@ func (g *generator) protocol(f *jen.File) {
 			pfields[jen.Id(field)] = jen.Index().String().Values(names...)
 		}
 	}
-	f.Comment("protocol is this revision's method table for the runtime.")
-	f.Var().Id("protocol").Op("=").Op("&").Qual(mcpPkg, "Protocol").Values(pfields)
+	f.Comment("descriptor is this revision's method table for the runtime.")
+	f.Var().Id("descriptor").Op("=").Op("&").Qual(protoPkg, "Protocol").Values(pfields)
 	f.Comment("Protocol describes this revision to the runtime. It must not be modified.")
-	f.Func().Id("Protocol").Params().Op("*").Qual(mcpPkg, "Protocol").Block(jen.Return(jen.Id("protocol")))
+	f.Func().Id("Protocol").Params().Op("*").Qual(protoPkg, "Protocol").Block(jen.Return(jen.Id("descriptor")))
 	f.Comment("Mount mounts this revision on an mcp.Server, served by handler: a value")
 	f.Comment("implementing any of the methods of Server.")
 	f.Func().Id("Mount").Params(jen.Id("handler").Any()).Qual(mcpPkg, "Mount").Block(
-		jen.Return(jen.Qual(mcpPkg, "Mount").Values(jen.Dict{jen.Id("Protocol"): jen.Id("protocol"), jen.Id("Handler"): jen.Id("handler")})),
+		jen.Return(jen.Qual(mcpPkg, "Mount").Values(jen.Dict{jen.Id("Protocol"): jen.Id("descriptor"), jen.Id("Handler"): jen.Id("handler")})),
 	)
 	if g.spec.Era() == schema.Stateless {
 		g.stamp(f)
@@ -377,7 +440,7 @@ func (g *generator) newResult(m *schema.Method) jen.Code {
 	if u := gt.underlying(); u.shape != shapeStruct || u.named == nil {
 		return nil
 	}
-	return jen.Func().Params().Qual(mcpPkg, "Result").Block(jen.Return(jen.New(g.typeCode(gt))))
+	return jen.Func().Params().Qual(protoPkg, "Result").Block(jen.Return(jen.New(g.typeCode(gt))))
 }
 
 // members lists the members of every object definition, by definition
@@ -555,7 +618,7 @@ func (g *generator) stamp(f *jen.File) {
 	f.Comment("stamp returns a copy of result completed with what this revision asks of")
 	f.Comment("every result: resultType, the server's Implementation in _meta, and the")
 	f.Comment("cache fields of cacheable results that the handler left unset.")
-	f.Func().Id("stamp").Params(jen.Id("result").Qual(wirePkg, "Marshaler"), jen.Id("s").Op("*").Qual(mcpPkg, "Stamp")).Qual(wirePkg, "Marshaler").Block(body...)
+	f.Func().Id("stamp").Params(jen.Id("result").Qual(wirePkg, "Marshaler"), jen.Id("s").Op("*").Qual(protoPkg, "Stamp")).Qual(wirePkg, "Marshaler").Block(body...)
 }
 
 func (g *generator) hasServerInfo(def string) bool {
@@ -575,7 +638,7 @@ func (g *generator) hasServerInfo(def string) bool {
 // in stateful revisions, Peer (a server handler calling its client).
 func (g *generator) clientCalls(f *jen.File) {
 	g.callType(f, "Client", schema.Client, "Client makes typed calls to an MCP server of this revision over a session.",
-		jen.Func().Id("NewClient").Params(jen.Id("c").Qual(mcpPkg, "Caller")).Op("*").Id("Client").Block(jen.Return(jen.Op("&").Id("Client").Values(jen.Dict{jen.Id("c"): jen.Id("c")}))))
+		jen.Func().Id("NewClient").Params(jen.Id("c").Qual(protoPkg, "Caller")).Op("*").Id("Client").Block(jen.Return(jen.Op("&").Id("Client").Values(jen.Dict{jen.Id("c"): jen.Id("c")}))))
 	if g.spec.Era() == schema.Stateful {
 		g.callType(f, "Peer", schema.Server, "Peer makes typed calls from a server's handler to the client of the session (sampling, elicitation, roots).",
 			jen.Func().Id("PeerFrom").Params(jen.Id("ctx").Qual(contextPkg, "Context")).Op("*").Id("Peer").Block(jen.Return(jen.Op("&").Id("Peer").Values(jen.Dict{jen.Id("c"): jen.Qual(mcpPkg, "ClientOf").Call(jen.Id("ctx"))}))))
@@ -601,7 +664,7 @@ func typedCall(m *schema.Method, from schema.Side) bool {
 
 func (g *generator) callType(f *jen.File, name string, from schema.Side, doc string, ctor jen.Code) {
 	comment(f, wrap(doc))
-	f.Type().Id(name).Struct(jen.Id("c").Qual(mcpPkg, "Caller"))
+	f.Type().Id(name).Struct(jen.Id("c").Qual(protoPkg, "Caller"))
 	switch name {
 	case "Client":
 		f.Comment("NewClient returns typed calls over c.")
@@ -653,7 +716,7 @@ func (g *generator) paramsArg(pt *gotype, pexpr jen.Code) jen.Code {
 	case pt.underlying().shape == shapeUnion:
 		return pexpr
 	}
-	return jen.Qual(mcpPkg, "ParamsOf").Call(pexpr)
+	return jen.Qual(protoPkg, "ParamsOf").Call(pexpr)
 }
 
 // replyCall decodes a reply union; an InputRequiredResult is answered with
@@ -668,7 +731,7 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 		if alt == "InputRequiredResult" && pt != nil && g.hasProp(pt, "inputResponses") && g.hasProp(altT, "inputRequests") && g.canFulfil() {
 			mrtr = true
 			retry := []jen.Code{
-				jen.If(jen.Id("round").Op(">=").Qual(mcpPkg, "MaxInputRounds")).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "TooManyInputRounds").Call(jen.Lit(m.Name)))),
+				jen.If(jen.Id("round").Op(">=").Qual(protoPkg, "MaxInputRounds")).Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "TooManyInputRounds").Call(jen.Lit(m.Name)))),
 				jen.List(jen.Id("responses"), jen.Err()).Op(":=").Id("fulfil").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("r").Dot("InputRequests")),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Id("retry").Op(":=").Op("*").Id("params"),
@@ -686,10 +749,10 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 			// task and answer its result.
 			var check []jen.Code
 			for _, cond := range missing {
-				check = append(check, jen.If(cond).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("CreateTaskResult without task")))))
+				check = append(check, jen.If(cond).Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("CreateTaskResult without task")))))
 			}
 			cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(append(check,
-				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(mcpPkg, "AwaitTaskResult").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("protocol"), id),
+				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(protoPkg, "AwaitTaskResult").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("descriptor"), id),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Id("res").Op(":=").New(g.typeCode(resultT)),
 				jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("raw"), jen.Id("res")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
@@ -697,9 +760,9 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 			)...))
 			continue
 		}
-		cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit(alt)))))
+		cases = append(cases, jen.Case(jen.Op("*").Id(alt)).Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit(alt)))))
 	}
-	cases = append(cases, jen.Default().Block(jen.Return(jen.Nil(), jen.Qual(mcpPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("unknown")))))
+	cases = append(cases, jen.Default().Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("unknown")))))
 	loop := []jen.Code{
 		jen.Var().Id("raw").Qual(wirePkg, "Raw"),
 		jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Op("&").Id("raw")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
@@ -712,7 +775,7 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 			answer = jen.Id("answerTask")
 		}
 		loop = append(loop,
-			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(mcpPkg, "AwaitTask").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("raw"), answer),
+			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(protoPkg, "AwaitTask").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("raw"), answer),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		)
 	}

@@ -186,7 +186,7 @@ func taskMembers() map[string]member {
 // expression of the mcp.TaskCodec, or nil when the revision lacks one of
 // them or has one of a shape the encoders cannot fill.
 func (g *generator) taskCodec(f *jen.File) jen.Code {
-	info := jen.Op("*").Qual(mcpPkg, "TaskInfo")
+	info := jen.Op("*").Qual(protoPkg, "TaskInfo")
 	marshaler := jen.Qual(wirePkg, "Marshaler")
 	var funcs []jen.Code
 	// A struct filled from one task: "var v T; <members>; return &v".
@@ -245,7 +245,7 @@ func (g *generator) taskCodec(f *jen.File) jen.Code {
 	for _, fn := range funcs {
 		f.Add(fn)
 	}
-	return jen.Op("&").Qual(mcpPkg, "TaskCodec").Values(jen.Dict{
+	return jen.Op("&").Qual(protoPkg, "TaskCodec").Values(jen.Dict{
 		jen.Id("Task"):   jen.Id("encodeTask"),
 		jen.Id("Create"): jen.Id("encodeCreateTask"),
 		jen.Id("Get"):    jen.Id("encodeGetTask"),
@@ -310,8 +310,8 @@ func roleFields(m *schema.Method, fields jen.Dict) {
 	if !ok {
 		return
 	}
-	fields[jen.Id("Role")] = jen.Qual(mcpPkg, rm.role)
+	fields[jen.Id("Role")] = jen.Qual(protoPkg, rm.role)
 	if rm.feature != "" {
-		fields[jen.Id("Feature")] = jen.Qual(mcpPkg, rm.feature)
+		fields[jen.Id("Feature")] = jen.Qual(protoPkg, rm.feature)
 	}
 }

@@ -1,6 +1,6 @@
 // Package runtime is the root of the mcpgen runtime: the packages that
 // serve and call the protocol packages mcpgen generates (wire, valid,
-// jsonrpc, stdio, mcp, streamhttp, oauth, skills). This package holds what
+// jsonrpc, protocol, stdio, mcp, streamhttp, oauth, skills). This package holds what
 // concerns the runtime as a whole: which generated code it can build.
 //
 // # Compatibility of generated code and runtime
@@ -28,11 +28,11 @@
 // standard library's runtime.
 package runtime
 
-// SupportsGeneratedVersion1 is referenced by code generated for version 1
-// of the contract: the runtime API as of the first mcpgen release.
-const SupportsGeneratedVersion1 = true
-
-// SupportsGeneratedVersion2 is referenced by code generated for version 2:
-// version 1 and the data a Catalog needs to answer in a revision's types
-// (Method.NewResult, Protocol.Members, RolePromptsGet).
-const SupportsGeneratedVersion2 = true
+// SupportsGeneratedVersion3 is referenced by code generated for version 3
+// of the contract: generated code describes its revision with the types of
+// package runtime/protocol (the era as Protocol.Era, the dated rules as
+// data: Protocol.RetryOnClose, ToolError only where arguments that break a
+// tool's inputSchema are a tool execution error) and calls the helpers
+// there. Versions 1 and 2, whose code named those types in package
+// runtime/mcp, are no longer built: regenerate with this mcpgen.
+const SupportsGeneratedVersion3 = true

@@ -49,6 +49,22 @@ const (
 	FactForbid      FactKind = "forbid"       // UNION MEMBER...
 	FactExclude     FactKind = "exclude"      // DECLARATION
 	FactMember      FactKind = "member"       // DEFINITION MEMBER TYPE
+	FactRule        FactKind = "rule"         // RULE SINCE
+)
+
+// The protocol rules a rule fact dates: behaviours of the runtime that no
+// schema states, which hold from one revision on.
+const (
+	// RuleToolArgumentErrors: arguments that break a tool's inputSchema
+	// are a tool execution error (a CallToolResult with isError), not a
+	// protocol error (-32602).
+	RuleToolArgumentErrors = "tool-argument-errors"
+	// RuleRetryOnClose: a server that closes an SSE stream the client did
+	// not end first sends an event with the retry interval.
+	RuleRetryOnClose = "retry-on-close"
+	// RuleResourceNotFoundInvalidParams: a resource that does not exist
+	// is answered -32602 (with data.uri), not -32002.
+	RuleResourceNotFoundInvalidParams = "resource-not-found-invalid-params"
 )
 
 // factSyntax is each kind's arguments: a fixed count (min == max) or, with
@@ -70,9 +86,46 @@ var factSyntax = map[FactKind]struct {
 	FactForbid:      {"UNION MEMBER...", 2, -1, false, nil},
 	FactExclude:     {"DECLARATION", 1, 1, true, nil},
 	FactMember:      {"DEFINITION MEMBER string|integer|number|boolean|object", 3, 3, false, oneOf(2, "string", "integer", "number", "boolean", "object")},
+	FactRule:        {"RULE YYYY-MM-DD", 2, 2, true, both(oneOf(0, RuleToolArgumentErrors, RuleRetryOnClose, RuleResourceNotFoundInvalidParams), isDate(1))},
 }
 
-var factKinds = []FactKind{FactResult, FactAlternative, FactSender, FactMethodType, FactMCPName, FactSenderUnion, FactOriginUnion, FactForbid, FactExclude, FactMember}
+var factKinds = []FactKind{FactResult, FactAlternative, FactSender, FactMethodType, FactMCPName, FactSenderUnion, FactOriginUnion, FactForbid, FactExclude, FactMember, FactRule}
+
+// isDate checks that argument i is a revision date (YYYY-MM-DD).
+func isDate(i int) func([]string) string {
+	return func(args []string) string {
+		if !IsDate(args[i]) {
+			return fmt.Sprintf("%q is not a revision date (YYYY-MM-DD)", args[i])
+		}
+		return ""
+	}
+}
+
+// IsDate reports a version of the form YYYY-MM-DD: a published revision,
+// as opposed to a draft.
+func IsDate(v string) bool {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false
+	}
+	for i, c := range v {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// Holds reports whether the protocol rule (Rule...) holds for the revision
+// negotiating version: a revision dated at or after the rule's date, or a
+// draft (a version that is not a date), which extends the newest
+// revision. A rule the facts do not date holds nowhere.
+func (f *Facts) Holds(rule, version string) bool {
+	fact, ok := f.lookup(FactRule, rule)
+	if !ok {
+		return false
+	}
+	return !IsDate(version) || version >= fact.Args[1]
+}
 
 func oneOf(i int, values ...string) func([]string) string {
 	return func(args []string) string {

@@ -105,3 +105,8 @@ type Method struct {
 
 // SentBy reports whether side sends the method.
 func (m *Method) SentBy(side Side) bool { return slices.Contains(m.Senders, side) }
+
+// Holds reports whether the protocol rule (RuleToolArgumentErrors, ...)
+// holds for the revision negotiating version, as the facts date it (see
+// Facts.Holds).
+func (s *Spec) Holds(rule, version string) bool { return s.facts.Holds(rule, version) }

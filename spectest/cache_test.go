@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/cache"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -26,8 +27,8 @@ func (h *cacheServer) ListTools(context.Context, *mcp20260728.PaginatedRequestPa
 }
 
 // cacheClients connects clients in the authorization contexts parts to
-// one server, all sharing cache.
-func cacheClients(t *testing.T, h *cacheServer, cache mcp.ResponseCache, parts ...string) []*mcp20260728.Client {
+// one server, all sharing store.
+func cacheClients(t *testing.T, h *cacheServer, store cache.Store, parts ...string) []*mcp20260728.Client {
 	t.Helper()
 	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "cache", Version: "1"}, mcp20260728.Mount(h))
 	if err != nil {
@@ -36,7 +37,7 @@ func cacheClients(t *testing.T, h *cacheServer, cache mcp.ResponseCache, parts .
 	var clients []*mcp20260728.Client
 	for _, part := range parts {
 		cs, err := mcp.Connect(t.Context(), &stdio.InProcessTransport{Server: srv},
-			mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Modern, Cache: cache,
+			mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Modern, Cache: store,
 				CachePartition: func(context.Context) string { return part }},
 			mcp20260728.Mount(struct{}{}))
 		if err != nil {
@@ -68,8 +69,8 @@ func TestClientCache(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &cacheServer{list: tt.list}
-			cache := mcp.NewMemoryCache(0, 0)
-			for _, c := range cacheClients(t, h, cache, tt.parts...) {
+			store := cache.NewMemory(0, 0)
+			for _, c := range cacheClients(t, h, store, tt.parts...) {
 				for range 2 {
 					r, err := c.ListTools(t.Context(), &mcp20260728.PaginatedRequestParams{})
 					if err != nil {
@@ -90,8 +91,8 @@ func TestClientCache(t *testing.T) {
 // TestMemoryCache: bounds, expiry and invalidation of the in-memory store.
 func TestMemoryCache(t *testing.T) {
 	now := time.Now()
-	k := func(m, p string) mcp.CacheKey { return mcp.CacheKey{Method: m, Params: p, Version: "v"} }
-	c := mcp.NewMemoryCache(2, 0)
+	k := func(m, p string) cache.Key { return cache.Key{Method: m, Params: p, Version: "v"} }
+	c := cache.NewMemory(2, 0)
 	c.Put(k("a", ""), wire.Raw(`1`), now.Add(time.Minute))
 	c.Put(k("b", ""), wire.Raw(`2`), now.Add(time.Minute))
 	if _, ok := c.Get(k("a", ""), now); !ok { // a is now the most recently used
@@ -104,11 +105,11 @@ func TestMemoryCache(t *testing.T) {
 	if _, ok := c.Get(k("a", ""), now.Add(2*time.Minute)); ok {
 		t.Error("a answered after it expired")
 	}
-	c.Invalidate(func(k mcp.CacheKey) bool { return k.Method == "c" })
+	c.Invalidate(func(k cache.Key) bool { return k.Method == "c" })
 	if c.Len() != 0 {
 		t.Errorf("%d entries left", c.Len())
 	}
-	small := mcp.NewMemoryCache(0, 4)
+	small := cache.NewMemory(0, 4)
 	small.Put(k("big", ""), wire.Raw(`"12345"`), now.Add(time.Minute))
 	if small.Len() != 0 {
 		t.Error("a result larger than the byte bound was kept")

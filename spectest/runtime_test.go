@@ -3,6 +3,8 @@ package spectest_test
 import (
 	"testing"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -24,17 +26,22 @@ import (
 // NewServer has a route for every method the table gives the runtime.
 func TestRuntimeData(t *testing.T) {
 	for _, tc := range []struct {
-		p       *mcp.Protocol
+		p       *protocol.Protocol
+		era     protocol.Era
 		noID    jsonrpc.NoID
 		capCode int64
 		tasks   bool
+		// The dated rules (schema/facts.txt): arguments that break a
+		// tool's inputSchema are a tool execution error, a closing SSE
+		// stream sends its retry interval.
+		toolError, retry bool
 	}{
-		{mcp20241105.Protocol(), jsonrpc.NullID, 0, false},
-		{mcp20250326.Protocol(), jsonrpc.NullID, 0, false},
-		{mcp20250618.Protocol(), jsonrpc.NullID, 0, false},
-		{mcp20251125.Protocol(), jsonrpc.OmitID, 0, true},
-		{mcp20260728.Protocol(), jsonrpc.OmitID, mcp.CodeMissingRequiredClientCapability, false},
-		{mcpdraft.Protocol(), jsonrpc.OmitID, mcp.CodeMissingRequiredClientCapability, false},
+		{mcp20241105.Protocol(), protocol.Stateful, jsonrpc.NullID, 0, false, false, false},
+		{mcp20250326.Protocol(), protocol.Stateful, jsonrpc.NullID, 0, false, false, false},
+		{mcp20250618.Protocol(), protocol.Stateful, jsonrpc.NullID, 0, false, false, false},
+		{mcp20251125.Protocol(), protocol.Stateful, jsonrpc.OmitID, 0, true, true, true},
+		{mcp20260728.Protocol(), protocol.Stateless, jsonrpc.OmitID, mcp.CodeMissingRequiredClientCapability, false, true, false},
+		{mcpdraft.Protocol(), protocol.Stateless, jsonrpc.OmitID, mcp.CodeMissingRequiredClientCapability, false, true, false},
 	} {
 		t.Run(tc.p.Revision, func(t *testing.T) {
 			p := tc.p
@@ -47,17 +54,27 @@ func TestRuntimeData(t *testing.T) {
 			if (p.Tasks != nil) != tc.tasks {
 				t.Errorf("task encoders: %v, want %v", p.Tasks != nil, tc.tasks)
 			}
-			if p.ToolError == nil {
-				t.Error("no tool error")
+			if p.Era != tc.era {
+				t.Errorf("Era = %s, want %s", p.Era, tc.era)
 			}
-			for role, name := range map[mcp.Role]string{mcp.RoleToolsCall: "tools/call", mcp.RoleToolsList: "tools/list", mcp.RoleProgress: "notifications/progress", mcp.RoleCancelled: "notifications/cancelled"} {
+			if (p.ToolError != nil) != tc.toolError {
+				t.Errorf("tool error: %v, want %v", p.ToolError != nil, tc.toolError)
+			}
+			if p.RetryOnClose != tc.retry {
+				t.Errorf("RetryOnClose = %v, want %v", p.RetryOnClose, tc.retry)
+			}
+			// The dated rule of resources not found: -32602 from 2026-07-28.
+			if want := map[protocol.Era]int64{protocol.Stateful: mcp.CodeResourceNotFound, protocol.Stateless: jsonrpc.CodeInvalidParams}[tc.era]; p.ResourceNotFoundCode != want {
+				t.Errorf("ResourceNotFoundCode = %d, want %d", p.ResourceNotFoundCode, want)
+			}
+			for role, name := range map[protocol.Role]string{protocol.RoleToolsCall: "tools/call", protocol.RoleToolsList: "tools/list", protocol.RoleProgress: "notifications/progress", protocol.RoleCancelled: "notifications/cancelled"} {
 				if got := p.RoleName(role); got != name {
 					t.Errorf("role %d is %q, want %q", role, got, name)
 				}
 			}
 			owned := 0
 			for _, m := range p.Methods {
-				if m.Feature != mcp.FeatureNone {
+				if m.Feature != protocol.FeatureNone {
 					owned++
 					if m.Serve != nil || m.HandlerType != nil {
 						t.Errorf("%s is the runtime's (%s) and a handler's", m.Name, m.Feature)
@@ -79,7 +96,7 @@ func TestRuntimeData(t *testing.T) {
 // generated.
 func TestGeneratedTaskShapes(t *testing.T) {
 	c := mcp20251125.Protocol().Tasks
-	info := &mcp.TaskInfo{ID: "t1", Status: "working", CreatedAt: "2026-01-02T03:04:05Z", LastUpdatedAt: "2026-01-02T03:04:06Z", TTLMs: 60000, PollIntervalMs: 200}
+	info := &protocol.TaskInfo{ID: "t1", Status: "working", CreatedAt: "2026-01-02T03:04:05Z", LastUpdatedAt: "2026-01-02T03:04:06Z", TTLMs: 60000, PollIntervalMs: 200}
 	task := `{"taskId":"t1","status":"working","createdAt":"2026-01-02T03:04:05Z","lastUpdatedAt":"2026-01-02T03:04:06Z","ttl":60000,"pollInterval":200}`
 	withMessage := *info
 	withMessage.Message = "half way"
@@ -109,10 +126,9 @@ func TestGeneratedTaskShapes(t *testing.T) {
 // bytes the runtime wrote by hand before it was generated.
 func TestGeneratedToolError(t *testing.T) {
 	for _, tc := range []struct {
-		p    *mcp.Protocol
+		p    *protocol.Protocol
 		want string
 	}{
-		{mcp20250618.Protocol(), `{"content":[{"type":"text","text":"bad \"x\""}],"isError":true}`},
 		{mcp20251125.Protocol(), `{"content":[{"type":"text","text":"bad \"x\""}],"isError":true}`},
 		{mcp20260728.Protocol(), `{"resultType":"complete","content":[{"type":"text","text":"bad \"x\""}],"isError":true}`},
 	} {
@@ -126,7 +142,7 @@ func TestGeneratedToolError(t *testing.T) {
 // handler left unset — a handler's TTL survives an empty scope, and a
 // handler that chose its scope keeps its TTL, zero included.
 func TestStampCacheFields(t *testing.T) {
-	defaults := &mcp.Stamp{Method: "tools/list", TTLMs: 60000, CacheScope: "public"}
+	defaults := &protocol.Stamp{Method: "tools/list", TTLMs: 60000, CacheScope: "public"}
 	for _, tc := range []struct {
 		name  string
 		in    *mcp20260728.ListToolsResult

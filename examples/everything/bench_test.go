@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -91,7 +93,7 @@ func BenchmarkResultValidation(b *testing.B) {
 	}
 	// As sent: stamped with what the revision adds to every result.
 	stamp := func(res wire.Marshaler, method string) interface{ Validate() error } {
-		return v26.Protocol().Stamp(res, &rt.Stamp{Method: method, ServerName: "everything", ServerVersion: "bench", CacheScope: "private"}).(interface{ Validate() error })
+		return v26.Protocol().Stamp(res, &protocol.Stamp{Method: method, ServerName: "everything", ServerVersion: "bench", CacheScope: "private"}).(interface{ Validate() error })
 	}
 	for _, tc := range []struct {
 		name string
@@ -108,5 +110,47 @@ func BenchmarkResultValidation(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkMiddleware is what the middleware costs on the echo round trip
+// of BenchmarkToolsCallRoundTrip: none at all (ServerOptions.NoRecovery),
+// the default (the recovery from panics, built in without a Message), and
+// one middleware that only calls the next step (which builds the Message
+// of every message the server receives and sends).
+func BenchmarkMiddleware(b *testing.B) {
+	noop := func(next rt.MessageHandler) rt.MessageHandler {
+		return func(ctx context.Context, m *rt.Message) (wire.Marshaler, error) { return next(ctx, m) }
+	}
+	for _, era := range []struct {
+		name string
+		era  rt.Era
+	}{{"stateful", rt.Legacy}, {"stateless", rt.Modern}} {
+		for _, mw := range []struct {
+			name string
+			opts rt.ServerOptions
+		}{
+			{"none", rt.ServerOptions{NoRecovery: true}},
+			{"default", rt.ServerOptions{}},
+			{"one", rt.ServerOptions{Middleware: []rt.Middleware{noop}}},
+		} {
+			b.Run(era.name+"/"+mw.name, func(b *testing.B) {
+				f := newFixtures(nil)
+				opts := mw.opts
+				opts.Name, opts.Version, opts.Catalog = "everything", "bench", f.set
+				opts.ValidateResults, opts.Logger = rt.ValidateResultsOff, slog.New(slog.DiscardHandler)
+				srv, err := rt.NewServer(opts, bridge25.Mount(&handlers{f}), v26.Mount(&handlers{f}))
+				if err != nil {
+					b.Fatal(err)
+				}
+				cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: era.era},
+					v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer cs.Close()
+				loopEcho(b, cs)
+			})
+		}
 	}
 }

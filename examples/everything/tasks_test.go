@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
@@ -97,7 +99,7 @@ func testModernTasks(t *testing.T, url string) {
 	disc := map[string]any{}
 	_ = json.Unmarshal(cs.ServerResult(), &disc)
 	caps, _ := disc["capabilities"].(map[string]any)
-	if ext, _ := caps["extensions"].(map[string]any); ext == nil || ext[rt.TasksExtension] == nil || caps["tasks"] != nil {
+	if ext, _ := caps["extensions"].(map[string]any); ext == nil || ext[protocol.TasksExtension] == nil || caps["tasks"] != nil {
 		t.Errorf("discover capabilities: %v", caps)
 	}
 
@@ -212,7 +214,7 @@ func testModernTasksNeedTheExtension(t *testing.T, url string) {
 	}
 	_, err = call(t, cs, "tools/call", `{"name":"failing_job"}`)
 	je, _ := err.(*jsonrpc.Error)
-	if je == nil || je.Code != rt.CodeMissingRequiredClientCapability || !strings.Contains(string(je.Data), rt.TasksExtension) {
+	if je == nil || je.Code != rt.CodeMissingRequiredClientCapability || !strings.Contains(string(je.Data), protocol.TasksExtension) {
 		t.Errorf("failing_job without tasks: %v", err)
 	}
 	for _, m := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {

@@ -27,6 +27,8 @@ import (
 	"context"
 	"encoding/base64"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -47,8 +49,8 @@ const (
 )
 
 // serves reports whether revision p serves an item of eras e.
-func (e Eras) serves(p *mcp.Protocol) bool {
-	return e == AllEras || (e == StatelessOnly) == p.Stateless
+func (e Eras) serves(p *protocol.Protocol) bool {
+	return e == AllEras || (e == StatelessOnly) == p.Stateless()
 }
 
 // Tool is a tool: its definition and the generated function that decodes,
@@ -171,7 +173,7 @@ func Link(uri, name, mimeType string) Content {
 
 // write writes the block for revision p, or a text block standing in for
 // a type the revision lacks.
-func (c Content) write(e *wire.Encoder, p *mcp.Protocol) {
+func (c Content) write(e *wire.Encoder, p *protocol.Protocol) {
 	if c.def == "" {
 		e.ObjectStart()
 		e.FieldRaw(`"type":"text","text":`)
@@ -223,8 +225,10 @@ type Message struct {
 	Content Content
 }
 
-// User and Assistant are messages from either side.
-func User(c Content) Message      { return Message{Role: "user", Content: c} }
+// User is a message from the user's side.
+func User(c Content) Message { return Message{Role: "user", Content: c} }
+
+// Assistant is a message from the assistant's side.
 func Assistant(c Content) Message { return Message{Role: "assistant", Content: c} }
 
 // Prompt is a prompt: its definition and the generated function that

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/valid"
@@ -16,11 +18,11 @@ import (
 // has no title, outputSchema or annotations and which has no audio, and a
 // stateless one with everything.
 var (
-	old = &mcp.Protocol{Revision: "2025-03-26", Members: map[string][]string{
+	old = &protocol.Protocol{Revision: "2025-03-26", Era: protocol.Stateful, Members: map[string][]string{
 		"Tool": {"name", "description", "inputSchema"}, "CallToolResult": {"content", "isError"},
 		"TextContent": {"type", "text"}, "ImageContent": {"type", "data", "mimeType"},
 	}}
-	stateless = &mcp.Protocol{Revision: "2026-07-28", Stateless: true, ToolError: func(string) wire.Marshaler { return nil }, Members: map[string][]string{
+	stateless = &protocol.Protocol{Revision: "2026-07-28", Era: protocol.Stateless, ResourceNotFoundCode: jsonrpc.CodeInvalidParams, ToolError: func(string) wire.Marshaler { return nil }, Members: map[string][]string{
 		"Tool":            {"name", "title", "description", "inputSchema", "outputSchema", "annotations", "execution"},
 		"ToolAnnotations": {"title", "readOnlyHint"}, "CallToolResult": {"content", "structuredContent", "isError", "resultType"},
 		"TextContent": {"type", "text"}, "AudioContent": {"type", "data", "mimeType"},
@@ -47,7 +49,7 @@ func testSet() *Set {
 	return s
 }
 
-func serve(t *testing.T, s *Set, role mcp.Role, p *mcp.Protocol, name, args, params string) (string, error) {
+func serve(t *testing.T, s *Set, role protocol.Role, p *protocol.Protocol, name, args, params string) (string, error) {
 	t.Helper()
 	req := &mcp.CatalogRequest{Role: role, Protocol: p, Name: name, Params: wire.Raw(params)}
 	if args != "" {
@@ -61,21 +63,21 @@ func TestShapes(t *testing.T) {
 	s := testSet()
 	for _, c := range []struct {
 		name       string
-		role       mcp.Role
-		p          *mcp.Protocol
+		role       protocol.Role
+		p          *protocol.Protocol
 		tool, args string
 		want, not  []string
 		code       int64
 	}{
-		{"list old", mcp.RoleToolsList, old, "", "", []string{`{"tools":[{"name":"a","description":"first","inputSchema":{"type":"object"}},{"name":"c","inputSchema":{"type":"object"}}]}`}, nil, 0},
-		{"list new", mcp.RoleToolsList, stateless, "", "", []string{`"title":"A"`, `"outputSchema"`, `"annotations":{"readOnlyHint":true}`, `"name":"b"`}, []string{`"name":"c"`}, 0},
-		{"call old", mcp.RoleToolsCall, old, "a", `{}`, []string{`{"content":[{"type":"text","text":"hi"},{"type":"text","text":"[AudioContent left out: revision 2025-03-26 has no such content]"}]}`}, []string{"structuredContent"}, 0},
-		{"call new", mcp.RoleToolsCall, stateless, "a", `{}`, []string{`"type":"audio"`, `"structuredContent":{"x":1}`}, nil, 0},
-		{"bad args old", mcp.RoleToolsCall, old, "a", `{"bad":1}`, nil, nil, jsonrpc.CodeInvalidParams},
-		{"bad args new", mcp.RoleToolsCall, stateless, "a", `{"bad":1}`, []string{`"isError":true`, `invalid arguments for tool a: /bad: unknown member`}, nil, 0},
-		{"tool error", mcp.RoleToolsCall, stateless, "a", `{"fail":1}`, []string{`{"content":[{"type":"text","text":"it broke"}],"isError":true}`}, nil, 0},
-		{"other era", mcp.RoleToolsCall, old, "b", `{}`, nil, nil, jsonrpc.CodeInvalidParams},
-		{"unknown", mcp.RoleToolsCall, stateless, "z", `{}`, nil, nil, jsonrpc.CodeInvalidParams},
+		{"list old", protocol.RoleToolsList, old, "", "", []string{`{"tools":[{"name":"a","description":"first","inputSchema":{"type":"object"}},{"name":"c","inputSchema":{"type":"object"}}]}`}, nil, 0},
+		{"list new", protocol.RoleToolsList, stateless, "", "", []string{`"title":"A"`, `"outputSchema"`, `"annotations":{"readOnlyHint":true}`, `"name":"b"`}, []string{`"name":"c"`}, 0},
+		{"call old", protocol.RoleToolsCall, old, "a", `{}`, []string{`{"content":[{"type":"text","text":"hi"},{"type":"text","text":"[AudioContent left out: revision 2025-03-26 has no such content]"}]}`}, []string{"structuredContent"}, 0},
+		{"call new", protocol.RoleToolsCall, stateless, "a", `{}`, []string{`"type":"audio"`, `"structuredContent":{"x":1}`}, nil, 0},
+		{"bad args old", protocol.RoleToolsCall, old, "a", `{"bad":1}`, nil, nil, jsonrpc.CodeInvalidParams},
+		{"bad args new", protocol.RoleToolsCall, stateless, "a", `{"bad":1}`, []string{`"isError":true`, `invalid arguments for tool a: /bad: unknown member`}, nil, 0},
+		{"tool error", protocol.RoleToolsCall, stateless, "a", `{"fail":1}`, []string{`{"content":[{"type":"text","text":"it broke"}],"isError":true}`}, nil, 0},
+		{"other era", protocol.RoleToolsCall, old, "b", `{}`, nil, nil, jsonrpc.CodeInvalidParams},
+		{"unknown", protocol.RoleToolsCall, stateless, "z", `{}`, nil, nil, jsonrpc.CodeInvalidParams},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := serve(t, s, c.role, c.p, c.tool, c.args, `{}`)
@@ -108,11 +110,11 @@ func TestPagesAndChanges(t *testing.T) {
 	s.PageSize = 1
 	var changed []mcp.ListKind
 	s.Watch(func(k mcp.ListKind) { changed = append(changed, k) })
-	first, err := serve(t, s, mcp.RoleToolsList, stateless, "", "", `{}`)
+	first, err := serve(t, s, protocol.RoleToolsList, stateless, "", "", `{}`)
 	if err != nil || !strings.Contains(first, `"nextCursor":`) || strings.Count(first, `"name"`) != 1 {
 		t.Fatalf("first page %s %v", first, err)
 	}
-	if _, err := serve(t, s, mcp.RoleToolsList, stateless, "", "", `{"cursor":"nope"}`); err == nil {
+	if _, err := serve(t, s, protocol.RoleToolsList, stateless, "", "", `{"cursor":"nope"}`); err == nil {
 		t.Error("a cursor the set did not make was accepted")
 	}
 	s.RemoveTools("a")
@@ -120,7 +122,7 @@ func TestPagesAndChanges(t *testing.T) {
 	if len(changed) != 2 || changed[0] != mcp.ToolsList || changed[1] != mcp.PromptsList {
 		t.Errorf("changes announced: %v", changed)
 	}
-	if !s.Serves(mcp.RolePromptsGet) || s.Serves(mcp.RoleResourcesRead) {
+	if !s.Serves(protocol.RolePromptsGet) || s.Serves(protocol.RoleResourcesRead) {
 		t.Error("Serves does not follow the kinds the set has had")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -151,15 +153,15 @@ func (s *Set) Watch(changed func(mcp.ListKind)) {
 
 // Serves implements mcp.Catalog: the methods of every list the set has
 // had items in.
-func (s *Set) Serves(role mcp.Role) bool {
+func (s *Set) Serves(role protocol.Role) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	switch role {
-	case mcp.RoleToolsList, mcp.RoleToolsCall:
+	case protocol.RoleToolsList, protocol.RoleToolsCall:
 		return s.kinds[kindTools]
-	case mcp.RolePromptsList, mcp.RolePromptsGet:
+	case protocol.RolePromptsList, protocol.RolePromptsGet:
 		return s.kinds[kindPrompts]
-	case mcp.RoleResourcesList, mcp.RoleResourceTemplatesList, mcp.RoleResourcesRead:
+	case protocol.RoleResourcesList, protocol.RoleResourceTemplatesList, protocol.RoleResourcesRead:
 		return s.kinds[kindResources]
 	}
 	return false
@@ -168,19 +170,19 @@ func (s *Set) Serves(role mcp.Role) bool {
 // Serve implements mcp.Catalog.
 func (s *Set) Serve(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
 	switch req.Role {
-	case mcp.RoleToolsList:
+	case protocol.RoleToolsList:
 		return s.listTools(req)
-	case mcp.RoleToolsCall:
+	case protocol.RoleToolsCall:
 		return s.callTool(ctx, req)
-	case mcp.RolePromptsList:
+	case protocol.RolePromptsList:
 		return s.listPrompts(req)
-	case mcp.RolePromptsGet:
+	case protocol.RolePromptsGet:
 		return s.getPrompt(ctx, req)
-	case mcp.RoleResourcesList:
+	case protocol.RoleResourcesList:
 		return s.listResources(req)
-	case mcp.RoleResourceTemplatesList:
+	case protocol.RoleResourceTemplatesList:
 		return s.listTemplates(req)
-	case mcp.RoleResourcesRead:
+	case protocol.RoleResourcesRead:
 		return s.readResource(ctx, req)
 	}
 	return nil, mcp.ErrNotInCatalog
@@ -216,8 +218,37 @@ func list[T any](s *Set, req *mcp.CatalogRequest, member string, items []T, writ
 		e.Field("nextCursor")
 		e.Str(next)
 	}
+	writeStamp(&e, req.Stamp)
 	e.ObjectEnd()
 	return e.Bytes(), e.Err()
+}
+
+// writeStamp writes what the revision asks of every result (see
+// mcp.CatalogRequest.Stamp), as the result's last members.
+func writeStamp(e *wire.Encoder, st *protocol.Stamp) {
+	if st == nil {
+		return
+	}
+	e.FieldRaw(`"resultType":`)
+	e.Str("complete")
+	if st.CacheScope != "" {
+		e.FieldRaw(`"ttlMs":`)
+		e.Int64(st.TTLMs)
+		e.FieldRaw(`"cacheScope":`)
+		e.Str(st.CacheScope)
+	}
+	if st.ServerName != "" {
+		e.FieldRaw(`"_meta":`)
+		e.ObjectStart()
+		e.Field(mcp.MetaServerInfo)
+		e.ObjectStart()
+		e.FieldRaw(`"name":`)
+		e.Str(st.ServerName)
+		e.FieldRaw(`"version":`)
+		e.Str(st.ServerVersion)
+		e.ObjectEnd()
+		e.ObjectEnd()
+	}
 }
 
 func (s *Set) listTools(req *mcp.CatalogRequest) (wire.Raw, error) {
@@ -228,7 +259,7 @@ func (s *Set) listTools(req *mcp.CatalogRequest) (wire.Raw, error) {
 }
 
 // writeTool writes a tool's definition with the members revision p has.
-func writeTool(e *wire.Encoder, p *mcp.Protocol, t *Tool) {
+func writeTool(e *wire.Encoder, p *protocol.Protocol, t *Tool) {
 	e.ObjectStart()
 	e.Field("name")
 	e.Str(t.Name)
@@ -269,7 +300,7 @@ func writeTool(e *wire.Encoder, p *mcp.Protocol, t *Tool) {
 }
 
 // optString writes a string member when it is set and def has it.
-func optString(e *wire.Encoder, p *mcp.Protocol, def, member, v string) {
+func optString(e *wire.Encoder, p *protocol.Protocol, def, member, v string) {
 	if v != "" && p.Has(def, member) {
 		e.Field(member)
 		e.Str(v)
@@ -289,7 +320,6 @@ func (s *Set) callTool(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, 
 		}
 		return nil, mcp.InvalidParams("/params/name", "unknown tool "+req.Name)
 	}
-	p := req.Protocol
 	// A task asked of a tool that forbids them is the runtime's error too.
 	if r := mcp.RequestFrom(ctx); r != nil && (t.Task != mcp.TaskForbidden || r.TasksRequested()) {
 		asTask, err := r.TaskMode(t.Task)
@@ -298,15 +328,17 @@ func (s *Set) callTool(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, 
 		}
 		if asTask {
 			return nil, r.StartTask(func(ctx context.Context, _ *mcp.Task) (wire.Marshaler, error) {
-				return s.runTool(ctx, p, t, req.Arguments)
+				return s.runTool(ctx, req, t)
 			})
 		}
 	}
-	return s.runTool(ctx, p, t, req.Arguments)
+	return s.runTool(ctx, req, t)
 }
 
-// runTool runs a call and writes its CallToolResult for revision p.
-func (s *Set) runTool(ctx context.Context, p *mcp.Protocol, t *Tool, args wire.Raw) (wire.Raw, error) {
+// runTool runs a call and writes its CallToolResult for the request's
+// revision.
+func (s *Set) runTool(ctx context.Context, req *mcp.CatalogRequest, t *Tool) (wire.Raw, error) {
+	p, args := req.Protocol, req.Arguments
 	res, err := t.Call(ctx, args)
 	if err != nil {
 		var ae *ArgumentError
@@ -315,7 +347,9 @@ func (s *Set) runTool(ctx context.Context, p *mcp.Protocol, t *Tool, args wire.R
 		switch {
 		case errors.As(err, &aw), errors.As(err, &je), ctx.Err() != nil:
 			return nil, err
-		case errors.As(err, &ae) && !argumentErrorsAreResults(p):
+		case errors.As(err, &ae) && p.ToolError == nil:
+			// Arguments that break the schema are a protocol error in
+			// this revision.
 			return nil, mcp.InvalidParams("/params/arguments"+ae.Pointer(), ae.Error())
 		case errors.As(err, &ae):
 			res = &Result{Content: []Content{Text("invalid arguments for tool " + t.Name + ": " + ae.Error())}, IsError: true}
@@ -326,20 +360,11 @@ func (s *Set) runTool(ctx context.Context, p *mcp.Protocol, t *Tool, args wire.R
 	if res == nil {
 		return nil, fmt.Errorf("features: tool %s returned no result and no error", t.Name)
 	}
-	return writeResult(p, res)
+	return writeResult(p, req.Stamp, res)
 }
 
-// argumentErrorsAreResults reports a revision in which arguments that
-// break the input schema are a tool execution error (isError), as
-// 2025-11-25 on ask (SEP-1303), rather than -32602.
-func argumentErrorsAreResults(p *mcp.Protocol) bool {
-	return p.ToolError != nil && (p.Revision >= "2025-11-25" || !isDate(p.Revision))
-}
-
-func isDate(v string) bool { return len(v) == 10 && v[4] == '-' && v[7] == '-' }
-
-// writeResult writes a CallToolResult for revision p.
-func writeResult(p *mcp.Protocol, r *Result) (wire.Raw, error) {
+// writeResult writes a CallToolResult for revision p, stamped with st.
+func writeResult(p *protocol.Protocol, st *protocol.Stamp, r *Result) (wire.Raw, error) {
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
 	e.ObjectStart()
@@ -354,8 +379,10 @@ func writeResult(p *mcp.Protocol, r *Result) (wire.Raw, error) {
 		e.Raw(r.Structured)
 	}
 	if r.IsError {
-		e.FieldRaw(`"isError":true`)
+		e.FieldRaw(`"isError":`)
+		e.Bool(true)
 	}
+	writeStamp(e, st)
 	e.ObjectEnd()
 	return append(wire.Raw(nil), e.Bytes()...), e.Err()
 }
@@ -441,6 +468,7 @@ func (s *Set) getPrompt(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw,
 		e.ObjectEnd()
 	}
 	e.ArrayEnd()
+	writeStamp(e, req.Stamp)
 	e.ObjectEnd()
 	return append(wire.Raw(nil), e.Bytes()...), e.Err()
 }
@@ -465,7 +493,7 @@ func (s *Set) listTemplates(req *mcp.CatalogRequest) (wire.Raw, error) {
 
 // writeDescribed writes a resource or template: its key member, name,
 // and the title, description and MIME type def has in revision p.
-func writeDescribed(e *wire.Encoder, p *mcp.Protocol, def, keyMember, key, name, title, description, mimeType string) {
+func writeDescribed(e *wire.Encoder, p *protocol.Protocol, def, keyMember, key, name, title, description, mimeType string) {
 	e.ObjectStart()
 	e.Field(keyMember)
 	e.Str(key)
@@ -521,16 +549,17 @@ func (s *Set) readResource(ctx context.Context, req *mcp.CatalogRequest) (wire.R
 		c.encode(e)
 	}
 	e.ArrayEnd()
+	writeStamp(e, req.Stamp)
 	e.ObjectEnd()
 	return append(wire.Raw(nil), e.Bytes()...), e.Err()
 }
 
-// NotFound is the error for a resource that does not exist in revision p:
-// -32602 with data.uri on the stateless revisions, -32002 before.
-func NotFound(p *mcp.Protocol, uri string) error {
-	code := int64(mcp.CodeResourceNotFound)
-	if p.Stateless {
-		code = jsonrpc.CodeInvalidParams
+// NotFound is the error for a resource that does not exist in revision p,
+// with data.uri: the revision's code (Protocol.ResourceNotFoundCode).
+func NotFound(p *protocol.Protocol, uri string) error {
+	code := p.ResourceNotFoundCode
+	if code == 0 {
+		code = mcp.CodeResourceNotFound
 	}
 	var e wire.Encoder
 	e.ObjectStart()

@@ -22,11 +22,13 @@ type Broadcast interface {
 }
 
 // The announcements on a Broadcast: "<instance>\n<kind>\n<argument>",
-// kind "list" (argument tools, prompts or resources) or "resource" (the
-// URI).
+// kind "list" (argument tools, prompts or resources), "resource" (the
+// URI), or the task kinds (the task id and what to hand its instance).
 const (
-	announceList     = "list"
-	announceResource = "resource"
+	announceList       = "list"
+	announceResource   = "resource"
+	announceTaskCancel = "task-cancel"
+	announceTaskUpdate = "task-update"
 )
 
 var listNames = map[ListKind]string{ToolsList: "tools", PromptsList: "prompts", ResourcesList: "resources"}

@@ -1,15 +1,17 @@
 package mcp
 
 import (
-	"container/list"
 	"context"
-	"sync"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/cache"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// The client response cache. Results of the methods a revision marks
+// The client response cache (the store is package cache). Results of the
+// methods a revision marks
 // cacheable (their results carry ttlMs and cacheScope: server/discover, the
 // list methods, resources/read in 2026-07-28) are kept for ttlMs and
 // answered from the cache while fresh. An absent or negative ttlMs, zero
@@ -20,125 +22,6 @@ import (
 // only by sessions of the same context; a "public" one is shared by all.
 // A list_changed notification drops the entries of its list methods, and
 // notifications/resources/updated the reads of its uri.
-
-// CacheKey names one cached result.
-type CacheKey struct {
-	// Partition is the authorization context of a private entry; empty for
-	// a public one.
-	Partition string
-	// Version is the protocol version the result was given in.
-	Version string
-	// Method and Params identify the request; Params are its params as the
-	// caller encoded them (without the _meta the session adds).
-	Method, Params string
-}
-
-// ResponseCache stores cached results. Implementations must be safe for
-// concurrent use; NewMemoryCache is the bounded in-memory one.
-type ResponseCache interface {
-	// Get returns the result stored under k, if it is fresh at now.
-	Get(k CacheKey, now time.Time) (wire.Raw, bool)
-	// Put stores result (which the cache may keep: the caller does not
-	// reuse it) under k until expires.
-	Put(k CacheKey, result wire.Raw, expires time.Time)
-	// Invalidate removes every entry whose key match accepts.
-	Invalidate(match func(CacheKey) bool)
-}
-
-// MemoryCache is a ResponseCache in memory, bounded by a number of entries
-// and a number of result bytes: the least recently used entries make room.
-type MemoryCache struct {
-	maxEntries, maxBytes int
-
-	mu    sync.Mutex
-	bytes int
-	lru   *list.List // of *cacheEntry, most recently used first
-	index map[CacheKey]*list.Element
-}
-
-type cacheEntry struct {
-	key     CacheKey
-	result  wire.Raw
-	expires time.Time
-}
-
-// Default bounds of NewMemoryCache.
-const (
-	DefaultCacheEntries = 1024
-	DefaultCacheBytes   = 16 << 20
-)
-
-// NewMemoryCache returns an empty MemoryCache holding at most maxEntries
-// entries and maxBytes bytes of results (defaults for values <= 0).
-func NewMemoryCache(maxEntries, maxBytes int) *MemoryCache {
-	if maxEntries <= 0 {
-		maxEntries = DefaultCacheEntries
-	}
-	if maxBytes <= 0 {
-		maxBytes = DefaultCacheBytes
-	}
-	return &MemoryCache{maxEntries: maxEntries, maxBytes: maxBytes, lru: list.New(), index: map[CacheKey]*list.Element{}}
-}
-
-// Get implements ResponseCache.
-func (c *MemoryCache) Get(k CacheKey, now time.Time) (wire.Raw, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el := c.index[k]
-	if el == nil {
-		return nil, false
-	}
-	e := el.Value.(*cacheEntry)
-	if !now.Before(e.expires) {
-		c.removeLocked(el)
-		return nil, false
-	}
-	c.lru.MoveToFront(el)
-	return e.result, true
-}
-
-// Put implements ResponseCache.
-func (c *MemoryCache) Put(k CacheKey, result wire.Raw, expires time.Time) {
-	if len(result) > c.maxBytes {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el := c.index[k]; el != nil {
-		c.removeLocked(el)
-	}
-	c.index[k] = c.lru.PushFront(&cacheEntry{key: k, result: result, expires: expires})
-	c.bytes += len(result)
-	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {
-		c.removeLocked(c.lru.Back())
-	}
-}
-
-// Invalidate implements ResponseCache.
-func (c *MemoryCache) Invalidate(match func(CacheKey) bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for el := c.lru.Front(); el != nil; {
-		next := el.Next()
-		if match(el.Value.(*cacheEntry).key) {
-			c.removeLocked(el)
-		}
-		el = next
-	}
-}
-
-// Len reports the number of entries.
-func (c *MemoryCache) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Len()
-}
-
-func (c *MemoryCache) removeLocked(el *list.Element) {
-	e := c.lru.Remove(el).(*cacheEntry)
-	delete(c.index, e.key)
-	c.bytes -= len(e.result)
-}
 
 // rawResult keeps the bytes of a result while decoding it into out.
 type rawResult struct {
@@ -184,7 +67,7 @@ func (cs *ClientSession) cachedCall(ctx context.Context, method string, params w
 		return cs.call(ctx, method, params, result)
 	}
 	part := cs.partition(ctx)
-	private := CacheKey{Partition: part, Version: cs.version, Method: method, Params: string(p)}
+	private := cache.Key{Partition: part, Version: cs.version, Method: method, Params: string(p)}
 	public := private
 	public.Partition = ""
 	now := time.Now()
@@ -247,23 +130,13 @@ func cacheFields(result wire.Raw) (ttl int64, scope string, ok bool) {
 	return int64(f), scope, true
 }
 
-// wireString decodes a JSON string.
-type wireString string
-
-// DecodeJSON implements wire.Unmarshaler.
-func (s *wireString) DecodeJSON(d *wire.Decoder) error {
-	v, err := d.Str()
-	*s = wireString(v)
-	return err
-}
-
 // stales gives, for a notification's role, the roles of the requests
 // whose cached results it makes stale.
-var stales = map[Role][]Role{
-	RoleToolsListChanged:     {RoleToolsList},
-	RolePromptsListChanged:   {RolePromptsList},
-	RoleResourcesListChanged: {RoleResourcesList, RoleResourceTemplatesList},
-	RoleResourceUpdated:      {RoleResourcesRead},
+var stales = map[protocol.Role][]protocol.Role{
+	protocol.RoleToolsListChanged:     {protocol.RoleToolsList},
+	protocol.RolePromptsListChanged:   {protocol.RolePromptsList},
+	protocol.RoleResourcesListChanged: {protocol.RoleResourcesList, protocol.RoleResourceTemplatesList},
+	protocol.RoleResourceUpdated:      {protocol.RoleResourcesRead},
 }
 
 // invalidate drops the cached results a notification makes stale: a
@@ -285,13 +158,13 @@ func (cs *ClientSession) invalidate(method string, params wire.Raw) {
 		}
 	}
 	var uri wire.Raw
-	if role == RoleResourceUpdated {
+	if role == protocol.RoleResourceUpdated {
 		var ok bool
 		if uri, ok = wire.MemberOf(params, "uri"); !ok {
 			return
 		}
 	}
-	cs.opts.Cache.Invalidate(func(k CacheKey) bool {
+	cs.opts.Cache.Invalidate(func(k cache.Key) bool {
 		if !names[k.Method] {
 			return false
 		}

@@ -6,17 +6,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/cache"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // cacheSession is a stateless ClientSession of the test protocol with
 // resources/read and its updated notification, caching in c.
-func cacheSession(c ResponseCache) *ClientSession {
+func cacheSession(c cache.Store) *ClientSession {
 	_, p := testProtocols()
-	p.Methods["resources/read"] = &Method{Name: "resources/read", FromClient: true, ValidateParams: NoParams, Cacheable: true, Role: RoleResourcesRead}
-	p.Methods["notifications/resources/updated"] = &Method{Name: "notifications/resources/updated", Notification: true, FromServer: true, ValidateParams: NoParams, Role: RoleResourceUpdated}
-	cs := &ClientSession{opts: ClientOptions{Cache: c}, mount: &Mount{Protocol: p}, stateless: true, roles: map[string]Role{}}
+	p.Methods["resources/read"] = &protocol.Method{Name: "resources/read", FromClient: true, ValidateParams: protocol.NoParams, Cacheable: true, Role: protocol.RoleResourcesRead}
+	p.Methods["notifications/resources/updated"] = &protocol.Method{Name: "notifications/resources/updated", Notification: true, FromServer: true, ValidateParams: protocol.NoParams, Role: protocol.RoleResourceUpdated}
+	cs := &ClientSession{opts: ClientOptions{Cache: c}, mount: &Mount{Protocol: p}, era: modernClient{}, roles: map[string]protocol.Role{}}
 	for name, m := range p.Methods {
 		cs.roles[name] = m.Role
 	}
@@ -27,25 +30,25 @@ func cacheSession(c ResponseCache) *ClientSession {
 // its list method in every context, resources/updated the reads of its uri
 // only, and other notifications nothing.
 func TestCacheInvalidation(t *testing.T) {
-	key := func(part, method, params string) CacheKey {
-		return CacheKey{Partition: part, Version: "2026-07-28", Method: method, Params: params}
+	key := func(part, method, params string) cache.Key {
+		return cache.Key{Partition: part, Version: "2026-07-28", Method: method, Params: params}
 	}
-	all := []CacheKey{
+	all := []cache.Key{
 		key("", "tools/list", `{}`), key("alice", "tools/list", `{"cursor":"2"}`),
 		key("", "resources/read", `{"uri":"file:///a"}`), key("bob", "resources/read", `{"uri":"file:///b"}`),
 	}
 	tests := []struct {
 		method, params string
-		left           []CacheKey
+		left           []cache.Key
 	}{
 		{"notifications/tools/list_changed", ``, all[2:]},
-		{"notifications/resources/updated", `{"uri":"file:///a"}`, []CacheKey{all[0], all[1], all[3]}},
+		{"notifications/resources/updated", `{"uri":"file:///a"}`, []cache.Key{all[0], all[1], all[3]}},
 		{"notifications/prompts/list_changed", ``, all},
 		{"notifications/message", `{"level":"info","data":1}`, all},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method, func(t *testing.T) {
-			c := NewMemoryCache(0, 0)
+			c := cache.NewMemory(0, 0)
 			for _, k := range all {
 				c.Put(k, wire.Raw(`{}`), time.Now().Add(time.Minute))
 			}
@@ -112,7 +115,10 @@ func (f *failingConn) Cancel(id jsonrpc.ID) bool {
 func TestServerCancellation(t *testing.T) {
 	for _, stateless := range []bool{true, false} {
 		f := &failingConn{}
-		cs := &ClientSession{conn: f, stateless: stateless}
+		cs := &ClientSession{conn: f, era: legacyClient{}}
+		if stateless {
+			cs.era = modernClient{}
+		}
 		cs.onCancelled(wire.Raw(`{"requestId":7,"reason":"listen stream closed"}`))
 		cs.onCancelled(wire.Raw(`{"reason":"no id"}`))
 		if stateless {

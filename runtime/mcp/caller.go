@@ -1,27 +1,8 @@
 package mcp
 
-import (
-	"context"
+import "github.com/mcpgen/mcpgen/runtime/protocol"
 
-	"github.com/mcpgen/mcpgen/runtime/wire"
-)
-
-// Caller sends requests and notifications to the other side of a session.
-// A *jsonrpc.Conn is one; so are the sessions of the HTTP transport and of
-// package mcp's client.
-type Caller interface {
-	// Call sends a request and decodes its result into result (nil to
-	// discard it); an error response is a *jsonrpc.Error.
-	Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error
-	// Notify sends a notification.
-	Notify(ctx context.Context, method string, params wire.Marshaler) error
-}
-
-// HandlerOf returns the value a client session answers the server's
-// requests with (sampling, elicitation, roots), or nil.
-func HandlerOf(c Caller) any {
-	if h, ok := c.(interface{ Handler() any }); ok {
-		return h.Handler()
-	}
-	return nil
-}
+// Caller sends requests and notifications to the other side of a session:
+// a ClientSession is one (generated Client types call through it), and
+// ClientOf gives a stateful session's handlers one to reach their client.
+type Caller = protocol.Caller

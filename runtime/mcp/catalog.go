@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -24,7 +26,7 @@ import (
 // method, and a handler's list is served after the catalog's items.
 type Catalog interface {
 	// Serves reports whether the catalog answers the method in role.
-	Serves(role Role) bool
+	Serves(role protocol.Role) bool
 	// Serve answers one request; ErrNotInCatalog leaves it to the
 	// handler. Errors that are not *jsonrpc.Error are internal errors.
 	Serve(ctx context.Context, req *CatalogRequest) (wire.Raw, error)
@@ -36,9 +38,9 @@ type Catalog interface {
 // CatalogRequest is a request a Catalog serves.
 type CatalogRequest struct {
 	// Role is the method's role (RoleToolsCall, RolePromptsGet, …).
-	Role Role
+	Role protocol.Role
 	// Protocol is the request's revision.
-	Protocol *Protocol
+	Protocol *protocol.Protocol
 	// Params are the request's params (nil when absent).
 	Params wire.Raw
 	// Name is params.name (the tool of tools/call, the prompt of
@@ -53,6 +55,12 @@ type CatalogRequest struct {
 	// Merged reports a list the handler continues: the catalog lists all
 	// its items, unpaginated, on the first page.
 	Merged bool
+	// Stamp is what the revision asks of every result (nil when it asks
+	// nothing): the catalog writes resultType "complete", the cache fields
+	// of a cacheable result (Stamp.CacheScope, Stamp.TTLMs) and the
+	// server's Implementation as _meta MetaServerInfo, so that the result
+	// it writes is sent as it is, without being decoded and written again.
+	Stamp *protocol.Stamp
 }
 
 // ErrNotInCatalog is a Catalog's answer to a name it does not serve.
@@ -60,10 +68,10 @@ var ErrNotInCatalog = errors.New("mcp: not in the catalog")
 
 // catalogRoles are the roles whose methods a catalog may serve, and the
 // lists among them.
-var catalogRoles = map[Role]bool{
-	RoleToolsList: true, RoleToolsCall: false,
-	RolePromptsList: true, RolePromptsGet: false,
-	RoleResourcesList: true, RoleResourceTemplatesList: true, RoleResourcesRead: false,
+var catalogRoles = map[protocol.Role]bool{
+	protocol.RoleToolsList: true, protocol.RoleToolsCall: false,
+	protocol.RolePromptsList: true, protocol.RolePromptsGet: false,
+	protocol.RoleResourcesList: true, protocol.RoleResourceTemplatesList: true, protocol.RoleResourcesRead: false,
 }
 
 // catalogRoute reports whether a catalog is asked first for md: the
@@ -71,7 +79,7 @@ var catalogRoles = map[Role]bool{
 // can carry its answers. What the catalog serves may change while the
 // server runs (items added later), so the route is decided once and the
 // catalog asked per request.
-func (s *Server) catalogRoute(md *Method) bool {
+func (s *Server) catalogRoute(md *protocol.Method) bool {
 	if s.opts.Catalog == nil || md.NewResult == nil {
 		return false
 	}
@@ -80,7 +88,7 @@ func (s *Server) catalogRoute(md *Method) bool {
 }
 
 // routesCatalog reports whether the catalog serves md now.
-func (s *Server) routesCatalog(md *Method) bool {
+func (s *Server) routesCatalog(md *protocol.Method) bool {
 	return s.catalogRoute(md) && s.opts.Catalog.Serves(md.Role)
 }
 
@@ -91,10 +99,10 @@ func (s *Server) fromCatalog(rc *reqCtx) (wire.Marshaler, error) {
 	mount, m := rc.r.mount, rc.r.route.method
 	handled := m.Implemented != nil && m.Implemented(mount.Handler)
 	list := catalogRoles[m.Role]
-	req := &CatalogRequest{Role: m.Role, Protocol: mount.Protocol, Params: rc.r.in.req.Params, Handled: handled, Merged: list && handled}
-	if m.Role == RoleToolsCall {
+	req := &CatalogRequest{Role: m.Role, Protocol: mount.Protocol, Params: rc.r.in.req.Params, Handled: handled, Merged: list && handled, Stamp: s.stamps[m]}
+	if m.Role == protocol.RoleToolsCall {
 		req.Name, req.Arguments = rc.r.in.toolName(), rc.r.in.args
-	} else if m.Role == RolePromptsGet {
+	} else if m.Role == protocol.RolePromptsGet {
 		req.Name = rc.r.in.named[0]
 	}
 	if !s.opts.Catalog.Serves(m.Role) {
@@ -119,9 +127,9 @@ func (s *Server) fromCatalog(rc *reqCtx) (wire.Marshaler, error) {
 			return nil, fmt.Errorf("mcp: %s: %w", m.Name, err)
 		}
 	}
-	if mount.Protocol.Stamp == nil && !s.validate {
-		// Nothing needs the revision's type (no stamp, no Validate): the
-		// catalog wrote the revision's shape, and it is sent as it is.
+	if !s.validate {
+		// The catalog wrote the revision's shape, stamped: it is sent as
+		// it is (Protocol.Stamp leaves raw JSON alone).
 		return data, nil
 	}
 	res := m.NewResult()
@@ -135,7 +143,7 @@ func (s *Server) fromCatalog(rc *reqCtx) (wire.Marshaler, error) {
 // tools/call's arguments against the schema the handler lists first.
 func (s *Server) fromHandler(rc *reqCtx) (wire.Marshaler, error) {
 	mount, m := rc.r.mount, rc.r.route.method
-	if m.Role == RoleToolsCall {
+	if m.Role == protocol.RoleToolsCall {
 		if res, err := s.tools.checkCall(rc, mount); res != nil || err != nil {
 			return res, err
 		}
@@ -186,8 +194,9 @@ func mergeLists(catalog wire.Raw, handler wire.Marshaler) (wire.Raw, error) {
 	}); err != nil {
 		return nil, err
 	}
+	_, catalogMeta := wire.MemberOf(catalog, "_meta")
 	for _, m := range rest {
-		if m.Name == "nextCursor" || m.Name == "_meta" {
+		if m.Name == "nextCursor" || (m.Name == "_meta" && !catalogMeta) {
 			e.Field(m.Name)
 			e.Raw(m.Value)
 		}
@@ -241,7 +250,7 @@ func (s *Server) watchCatalog() {
 
 // serves reports whether the server answers the method in role r on a
 // mounted revision: its handler implements it, or the catalog serves it.
-func (s *Server) serves(m *mounted, r Role) bool {
+func (s *Server) serves(m *mounted, r protocol.Role) bool {
 	md := m.Protocol.Role(r)
 	if md == nil {
 		return false
@@ -252,7 +261,7 @@ func (s *Server) serves(m *mounted, r Role) bool {
 // checkCatalog refuses a revision whose generated table cannot carry the
 // catalog's answers (no NewResult: generated by an mcpgen before the
 // catalog existed), rather than leave its methods unanswered.
-func checkCatalog(c Catalog, p *Protocol) error {
+func checkCatalog(c Catalog, p *protocol.Protocol) error {
 	if c == nil {
 		return nil
 	}

@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/cache"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -40,7 +44,7 @@ type Negotiator interface {
 	// Negotiated reports the revision the session speaks from now on; nil
 	// while a stateful session is being opened (its initialize carries no
 	// version and no session).
-	Negotiated(p *Protocol)
+	Negotiated(p *protocol.Protocol)
 	// Opened reports the session open: a stateful session's client sent
 	// notifications/initialized (the HTTP transport opens its GET stream
 	// then).
@@ -83,9 +87,15 @@ type ClientOptions struct {
 	// (AwaitTask); in 2025-11-25 that happens when a call sets params.task.
 	Tasks *TaskOptions
 	// Cache, when set, keeps the results of cacheable requests for their
-	// ttlMs and answers repeated requests from it (see ResponseCache). One
+	// ttlMs and answers repeated requests from it (see cache.Store). One
 	// cache may serve many sessions.
-	Cache ResponseCache
+	Cache cache.Store
+	// Middleware wraps every message the session sends and receives (see
+	// Middleware); the first wraps the others.
+	Middleware []Middleware
+	// NoRecovery turns off the recovery from panics of the handlers that
+	// answer the server's requests (see Recovery).
+	NoRecovery bool
 	// CachePartition names the authorization context of a call (for
 	// example a digest of the access token it is sent with): "private"
 	// results are reused only by calls of the same context, "public" ones
@@ -104,14 +114,14 @@ type ClientSession struct {
 	mount  *Mount
 	log    *slog.Logger
 
-	caps      wire.Raw
-	stateless bool
-	version   string
-	result    wire.Raw // InitializeResult or DiscoverResult
+	caps    wire.Raw
+	era     clientEra // chosen at Connect
+	version string
+	result  wire.Raw // InitializeResult or DiscoverResult
 
 	// roles gives the role of every method of the mounted revisions, for
 	// the server's messages that may come before negotiation.
-	roles map[string]Role
+	roles map[string]protocol.Role
 	// tokens numbers the session's progress tokens.
 	tokens atomic.Int64
 
@@ -121,6 +131,13 @@ type ClientSession struct {
 	listens  map[string]*listenQueue // open Listen streams, by subscription id
 
 	tasks *taskHost // with ClientOptions.Tasks
+
+	// incoming and outgoing are the middleware chains of what the session
+	// receives and sends, nil without middleware; recover reports the
+	// recovery from panics built into receive when there is no chain.
+	incoming, outgoing MessageHandler
+	recover            bool
+	transport          string // the transport's name, if it tells
 }
 
 // ProgressUpdate is one notifications/progress for a call.
@@ -148,14 +165,14 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 		if m.Protocol == nil {
 			return nil, errors.New("mcp: Connect: a mount has no protocol")
 		}
-		if err := checkHandler(m.Protocol, m.Handler, func(md *Method) bool { return md.FromServer }); err != nil {
+		if err := protocol.CheckHandler(m.Protocol, m.Handler, func(md *protocol.Method) bool { return md.FromServer }); err != nil {
 			return nil, err
 		}
 	}
-	cs := &ClientSession{opts: opts, mounts: mounts, log: opts.Logger, progress: map[string]func(ProgressUpdate){}, roles: map[string]Role{}}
+	cs := &ClientSession{opts: opts, mounts: mounts, log: opts.Logger, progress: map[string]func(ProgressUpdate){}, roles: map[string]protocol.Role{}}
 	for _, m := range mounts {
 		for name, md := range m.Protocol.Methods {
-			if cs.roles[name] == RoleNone {
+			if cs.roles[name] == protocol.RoleNone {
 				cs.roles[name] = md.Role
 			}
 		}
@@ -163,96 +180,75 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 	if opts.Tasks != nil {
 		cs.tasks = newTaskHost(*opts.Tasks, time.Now, opts.Logger)
 	}
-	conn, err := t.Dial(ctx, jsonrpc.HandlerFunc(cs.handle))
+	cs.recover = !opts.NoRecovery
+	mws := slices.Clone(opts.Middleware)
+	if len(mws) > 0 && cs.recover {
+		mws = append(mws, Recovery(opts.Logger))
+	}
+	cs.incoming, cs.outgoing = chain(mws, callFinal), chain(mws, callFinal)
+	if tn, ok := t.(interface{ TransportName() string }); ok {
+		cs.transport = tn.TransportName()
+	}
+	conn, err := t.Dial(ctx, jsonrpc.HandlerFunc(cs.receive))
 	if err != nil {
 		return nil, err
 	}
 	cs.conn = conn
-	era := opts.Era
-	if era == Auto {
-		if err := cs.openModern(ctx); err == nil {
+	// The era is chosen here, once: the first that opens the session.
+	eras := []clientEra{legacyClient{}}
+	switch opts.Era {
+	case Modern:
+		eras = []clientEra{modernClient{}}
+	case Auto:
+		eras = []clientEra{modernClient{}, legacyClient{}}
+	}
+	for i, e := range eras {
+		if err = e.open(ctx, cs); err == nil {
 			return cs, nil
-		} else {
-			cs.log.Debug("mcp: server/discover probe failed; falling back to initialize", "err", err)
 		}
-		era = Legacy
-	}
-	if era == Modern {
-		err = cs.openModern(ctx)
-	} else {
-		err = cs.openLegacy(ctx)
-	}
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return cs, nil
-}
-
-// pick chooses the mounted revision of an era to speak.
-func (cs *ClientSession) pick(stateless bool) *Mount {
-	var best *Mount
-	for i := range cs.mounts {
-		m := &cs.mounts[i]
-		if m.Protocol.Stateless != stateless {
-			continue
-		}
-		if cs.opts.ProtocolVersion != "" {
-			if m.Protocol.Revision == cs.opts.ProtocolVersion {
-				return m
-			}
-			continue
-		}
-		if best == nil || Preferred(m.Protocol.Revision, best.Protocol.Revision) {
-			best = m
+		if i < len(eras)-1 {
+			cs.log.Debug("mcp: opening a session failed; trying the next era", "era", e.kind(), "err", err)
 		}
 	}
-	return best
-}
-
-func (cs *ClientSession) use(m *Mount, stateless bool) {
-	cs.mount, cs.stateless, cs.version = m, stateless, m.Protocol.Revision
-	cs.caps = cs.opts.Capabilities
-	if len(cs.caps) == 0 {
-		cs.caps = clientCapabilities(m, cs.tasks != nil)
-	}
+	conn.Close()
+	return nil, err
 }
 
 // clientCapabilities derives the client's capabilities from its handler
 // (and, with tasks, the requests it takes as tasks).
 func clientCapabilities(m *Mount, tasks bool) wire.Raw {
-	has := func(r Role) bool {
+	has := func(r protocol.Role) bool {
 		md := m.Protocol.Role(r)
 		return md != nil && md.Implemented != nil && md.Implemented(m.Handler)
 	}
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
 	e.ObjectStart()
-	if has(RoleElicitation) {
+	if has(protocol.RoleElicitation) {
 		e.FieldRaw(`"elicitation":`)
 		e.Raw(emptyObject)
 	}
-	if has(RoleRoots) {
+	if has(protocol.RoleRoots) {
 		e.FieldRaw(`"roots":`)
 		e.ObjectStart()
 		e.ObjectEnd()
 	}
-	if has(RoleSampling) {
+	if has(protocol.RoleSampling) {
 		e.FieldRaw(`"sampling":`)
 		e.Raw(emptyObject)
 	}
-	if tasks && m.Protocol.Role(RoleTaskGet) == nil && slices.Contains(m.Protocol.ClientCapabilities, "extensions") {
+	if tasks && m.Protocol.Role(protocol.RoleTaskGet) == nil && slices.Contains(m.Protocol.ClientCapabilities, "extensions") {
 		// The requestor's side of the tasks extension: typed calls wait
 		// for task handles (AwaitTask).
 		e.FieldRaw(`"extensions":`)
-		e.Raw(wire.Raw(`{"` + TasksExtension + `":{}}`))
+		e.Raw(wire.Raw(`{"` + protocol.TasksExtension + `":{}}`))
 	}
 	if tasks && slices.Contains(m.Protocol.ClientCapabilities, "tasks") {
 		var reqs []string
-		if has(RoleSampling) {
+		if has(protocol.RoleSampling) {
 			reqs = append(reqs, `"sampling":{"createMessage":{}}`)
 		}
-		if has(RoleElicitation) {
+		if has(protocol.RoleElicitation) {
 			reqs = append(reqs, `"elicitation":{"create":{}}`)
 		}
 		e.FieldRaw(`"tasks":`)
@@ -260,118 +256,6 @@ func clientCapabilities(m *Mount, tasks bool) wire.Raw {
 	}
 	e.ObjectEnd()
 	return append(wire.Raw(nil), e.Bytes()...)
-}
-
-func (cs *ClientSession) openLegacy(ctx context.Context) error {
-	m := cs.pick(false)
-	if m == nil {
-		return errors.New("mcp: no stateful revision mounted for initialize")
-	}
-	cs.use(m, false)
-	if n, ok := cs.conn.(Negotiator); ok {
-		n.Negotiated(nil)
-	}
-	params := encoderFunc(func(e *wire.Encoder) {
-		e.ObjectStart()
-		e.FieldRaw(`"protocolVersion":`)
-		e.Str(cs.version)
-		e.FieldRaw(`"capabilities":`)
-		e.Raw(cs.caps)
-		e.FieldRaw(`"clientInfo":`)
-		cs.clientInfo(e)
-		e.ObjectEnd()
-	})
-	var res wire.Raw
-	if err := cs.conn.CallWithID(ctx, m.Protocol.RoleName(RoleInitialize), params, &res, nil); err != nil {
-		return fmt.Errorf("mcp: initialize: %w", err)
-	}
-	d := wire.NewDecoder(res)
-	k, v, err := d.PeekMember("protocolVersion")
-	if err != nil || k != wire.String {
-		return errors.New("mcp: initialize result has no protocolVersion")
-	}
-	version := string(v)
-	if version != cs.version {
-		// The server chose another revision: speak it if mounted.
-		found := false
-		for i := range cs.mounts {
-			if cs.mounts[i].Protocol.Revision == version && !cs.mounts[i].Protocol.Stateless {
-				cs.use(&cs.mounts[i], false)
-				found = true
-			}
-		}
-		if !found {
-			return fmt.Errorf("mcp: the server speaks %s, which this client does not mount", version)
-		}
-	}
-	cs.result = res
-	n, _ := cs.conn.(Negotiator)
-	if n != nil {
-		n.Negotiated(cs.mount.Protocol)
-	}
-	if err := cs.conn.Notify(ctx, cs.mount.Protocol.RoleName(RoleInitialized), nil); err != nil {
-		return err
-	}
-	if n != nil {
-		n.Opened(ctx)
-	}
-	return nil
-}
-
-func (cs *ClientSession) openModern(ctx context.Context) error {
-	m := cs.pick(true)
-	if m == nil {
-		return errors.New("mcp: no stateless revision mounted")
-	}
-	cs.use(m, true)
-	n, _ := cs.conn.(Negotiator)
-	if n != nil {
-		n.Negotiated(m.Protocol)
-	}
-	var res wire.Raw
-	err := cs.Call(ctx, m.Protocol.RoleName(RoleDiscover), nil, &res)
-	var je *jsonrpc.Error
-	if errors.As(err, &je) && je.Code == CodeUnsupportedProtocolVersion {
-		// Retry once with a version the server supports that we mount.
-		if v := pickSupported(je.Data, cs.mounts); v != nil {
-			cs.use(v, true)
-			if n != nil {
-				n.Negotiated(v.Protocol)
-			}
-			err = cs.Call(ctx, v.Protocol.RoleName(RoleDiscover), nil, &res)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("mcp: server/discover: %w", err)
-	}
-	cs.result = res
-	if n != nil {
-		n.Opened(ctx)
-	}
-	return nil
-}
-
-func pickSupported(data wire.Raw, mounts []Mount) *Mount {
-	var supported []string
-	d := wire.NewDecoder(data)
-	_ = d.Object(func(key []byte) error {
-		if string(key) != "supported" {
-			return d.Skip()
-		}
-		return d.Array(func() error {
-			s, err := d.Str()
-			supported = append(supported, s)
-			return err
-		})
-	})
-	for i := range mounts {
-		for _, v := range supported {
-			if mounts[i].Protocol.Stateless && mounts[i].Protocol.Revision == v {
-				return &mounts[i]
-			}
-		}
-	}
-	return nil
 }
 
 // clientInfo encodes the client's Implementation object.
@@ -383,11 +267,16 @@ func (cs *ClientSession) clientInfo(e *wire.Encoder) {
 func (cs *ClientSession) ProtocolVersion() string { return cs.version }
 
 // Stateless reports a session of the stateless era.
-func (cs *ClientSession) Stateless() bool { return cs.stateless }
+func (cs *ClientSession) Stateless() bool { return cs.era.kind() == protocol.Stateless }
 
 // ServerResult is the InitializeResult (stateful) or DiscoverResult
 // (stateless) the server opened the session with.
 func (cs *ClientSession) ServerResult() wire.Raw { return cs.result }
+
+// AcceptsTasks reports whether the session declared that it takes task
+// handles for its requests (ClientOptions.Tasks): generated typed calls
+// then wait for a task a server answers with (protocol.AwaitTask).
+func (cs *ClientSession) AcceptsTasks() bool { return cs.opts.Tasks != nil }
 
 // Handler implements the Caller extension generated code uses to answer
 // input requests.
@@ -432,8 +321,25 @@ func (cs *ClientSession) call(ctx context.Context, method string, params wire.Ma
 }
 
 // callID is call, with onID (if not nil) learning the request's id before
-// it is sent.
+// it is sent; the session's middleware sees it first.
 func (cs *ClientSession) callID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
+	if cs.outgoing == nil {
+		return cs.send(ctx, method, params, result, onID)
+	}
+	m := cs.view(method, params, false)
+	m.call = func(ctx context.Context) (wire.Marshaler, error) {
+		if err := cs.send(ctx, method, params, result, onID); err != nil {
+			return nil, err
+		}
+		res, _ := result.(wire.Marshaler)
+		return res, nil
+	}
+	_, err := cs.outgoing(ctx, m)
+	return err
+}
+
+// send sends a request and waits for its result.
+func (cs *ClientSession) send(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
 	onProgress, _ := ctx.Value(progressKey{}).(func(ProgressUpdate))
 	var token string
 	if onProgress != nil {
@@ -447,15 +353,8 @@ func (cs *ClientSession) callID(ctx context.Context, method string, params wire.
 			cs.mu.Unlock()
 		}()
 	}
-	send := params
-	if cs.stateless || token != "" {
-		p := &withMeta{inner: params, token: token}
-		if cs.stateless {
-			p.version, p.caps, p.cs = cs.version, cs.caps, cs
-		}
-		send = p
-	}
-	if ctx.Done() == nil || cs.roles[method] == RoleInitialize || cs.transportCancels() {
+	send := cs.era.params(cs, params, token)
+	if ctx.Done() == nil || cs.roles[method] == protocol.RoleInitialize || cs.transportCancels() {
 		// Nothing can cancel the call, a client never cancels initialize,
 		// or the transport cancels by aborting the request (stateless
 		// HTTP).
@@ -471,8 +370,8 @@ func (cs *ClientSession) callID(ctx context.Context, method string, params wire.
 	})
 	if err != nil && ctx.Err() != nil && haveID {
 		// Tell the server to stop; it must not answer anymore.
-		if name := cs.mount.Protocol.RoleName(RoleCancelled); name != "" {
-			_ = cs.conn.Notify(context.WithoutCancel(ctx), name, cancelParams{id, ctx.Err().Error()})
+		if name := cs.mount.Protocol.RoleName(protocol.RoleCancelled); name != "" {
+			_ = cs.Notify(context.WithoutCancel(ctx), name, cancelParams{id, ctx.Err().Error()})
 		}
 	}
 	return err
@@ -490,31 +389,39 @@ func (cs *ClientSession) transportCancels() bool {
 	return ok && ac.AbortCancels()
 }
 
-// Notify implements Caller.
+// Notify implements Caller; the session's middleware sees it first.
 func (cs *ClientSession) Notify(ctx context.Context, method string, params wire.Marshaler) error {
-	return cs.conn.Notify(ctx, method, params)
-}
-
-// CancelledParams are the params of notifications/cancelled for the
-// request id.
-func CancelledParams(id jsonrpc.ID, reason string) wire.Marshaler {
-	return cancelParams{id, reason}
-}
-
-type cancelParams struct {
-	id     jsonrpc.ID
-	reason string
-}
-
-func (c cancelParams) EncodeJSON(e *wire.Encoder) {
-	e.ObjectStart()
-	e.FieldRaw(`"requestId":`)
-	c.id.EncodeJSON(e)
-	if c.reason != "" {
-		e.FieldRaw(`"reason":`)
-		e.Str(c.reason)
+	if cs.outgoing == nil {
+		return cs.conn.Notify(ctx, method, params)
 	}
-	e.ObjectEnd()
+	m := cs.view(method, params, true)
+	m.call = func(ctx context.Context) (wire.Marshaler, error) { return nil, cs.conn.Notify(ctx, method, params) }
+	_, err := cs.outgoing(ctx, m)
+	return err
+}
+
+// view is the middleware's view of a message the session sends.
+func (cs *ClientSession) view(method string, params wire.Marshaler, notification bool) *Message {
+	return &Message{method: method, send: params, notification: notification, outgoing: true, revision: cs.version, transport: cs.transport}
+}
+
+// receive serves a message from the server (handle), with the session's
+// middleware around it and, by default, the recovery from panics.
+func (cs *ClientSession) receive(ctx context.Context, req *jsonrpc.Request) (res wire.Marshaler, err error) {
+	if cs.incoming == nil {
+		if cs.recover {
+			defer func() {
+				if p := recover(); p != nil {
+					cs.log.ErrorContext(ctx, "mcp: panic serving a message", "method", req.Method, "id", req.ID.String(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+					res, err = nil, errPanicked
+				}
+			}()
+		}
+		return cs.handle(ctx, req)
+	}
+	m := &Message{method: req.Method, id: req.ID, notification: req.IsNotification, params: req.Params, revision: cs.version, transport: cs.transport}
+	m.call = func(ctx context.Context) (wire.Marshaler, error) { return cs.handle(ctx, req) }
+	return cs.incoming(ctx, m)
 }
 
 // withMeta encodes params with the runtime's _meta keys merged into
@@ -616,12 +523,12 @@ func (w *withMeta) own(e *wire.Encoder, skipCaps, skipInfo bool) {
 // handle serves the server's requests and notifications.
 func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
 	switch cs.roles[req.Method] {
-	case RolePing:
+	case protocol.RolePing:
 		return emptyResult, nil
-	case RoleProgress:
+	case protocol.RoleProgress:
 		cs.onProgress(req.Params)
 		return nil, nil
-	case RoleCancelled:
+	case protocol.RoleCancelled:
 		cs.onCancelled(req.Params)
 		return nil, nil
 	}
@@ -658,36 +565,18 @@ func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire
 // era's stdio, a subscriptions/listen stream the server tore down.
 var ErrCancelledByServer = errors.New("mcp: the server ended the request")
 
-// onCancelled handles the server's notifications/cancelled. On the
-// stateless era a server sends it only to end one of the client's
-// requests (a subscriptions/listen stream, on stdio): that call returns
-// ErrCancelledByServer, wrapped with the reason. On the stateful era it
-// cancels a request the server sent the client (sampling, elicitation,
-// roots): its handler's context is cancelled and it is not answered.
+// onCancelled handles the server's notifications/cancelled, as the era
+// says (clientEra.cancelled); invalid cancellations are ignored.
 func (cs *ClientSession) onCancelled(params wire.Raw) {
 	id, ok := cancelledID(params)
 	if !ok {
-		return // invalid cancellations are ignored
+		return
 	}
 	var reason wireString
 	if r, found := wire.MemberOf(params, "reason"); found {
 		_ = wire.Unmarshal(r, &reason)
 	}
-	if cs.stateless {
-		if f, ok := cs.conn.(interface {
-			FailCall(jsonrpc.ID, error) bool
-		}); ok {
-			err := ErrCancelledByServer
-			if reason != "" {
-				err = fmt.Errorf("%w: %s", ErrCancelledByServer, reason)
-			}
-			f.FailCall(id, err)
-		}
-		return
-	}
-	if c, ok := cs.conn.(interface{ Cancel(jsonrpc.ID) bool }); ok {
-		c.Cancel(id)
-	}
+	cs.era.cancelled(cs, id, string(reason))
 }
 
 func (cs *ClientSession) onProgress(params wire.Raw) {

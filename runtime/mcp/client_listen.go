@@ -6,6 +6,8 @@ import (
 	"iter"
 	"sync"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -42,7 +44,7 @@ func (cs *ClientSession) Listen(ctx context.Context, params wire.Marshaler) iter
 	return func(yield func(ListenEvent, error) bool) {
 		name := ""
 		if cs.mount != nil {
-			name = cs.mount.Protocol.RoleName(RoleListen)
+			name = cs.mount.Protocol.RoleName(protocol.RoleListen)
 		}
 		if name == "" {
 			yield(ListenEvent{}, ErrNoListen)

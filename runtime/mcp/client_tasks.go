@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -12,7 +14,7 @@ import (
 // elicitation/create with params.task become tasks running the handler;
 // tasks/* are answered from the client's store. ok is false for other
 // requests.
-func (cs *ClientSession) hostTask(ctx context.Context, m *Mount, md *Method, req *jsonrpc.Request) (wire.Marshaler, error, bool) {
+func (cs *ClientSession) hostTask(ctx context.Context, m *Mount, md *protocol.Method, req *jsonrpc.Request) (wire.Marshaler, error, bool) {
 	if req.IsNotification || m.Protocol.Tasks == nil {
 		// Hosted tasks are the core design's (2025-11-25), whose revisions
 		// have task types.
@@ -20,7 +22,7 @@ func (cs *ClientSession) hostTask(ctx context.Context, m *Mount, md *Method, req
 	}
 	design := coreTasks{m.Protocol.Tasks}
 	switch md.Role {
-	case RoleSampling, RoleElicitation:
+	case protocol.RoleSampling, protocol.RoleElicitation:
 	default:
 		return cs.tasks.serve(ctx, nil, md.Role, req.Params, cs, design)
 	}
@@ -46,7 +48,7 @@ func (cs *ClientSession) hostTask(ctx context.Context, m *Mount, md *Method, req
 // clientRequestor reaches the server from a client's task.
 type clientRequestor struct{ cs *ClientSession }
 
-func (c clientRequestor) notify(ctx context.Context, r Role, params wire.Marshaler) {
+func (c clientRequestor) notify(ctx context.Context, r protocol.Role, params wire.Marshaler) {
 	m := c.cs.mount
 	if m == nil {
 		return
@@ -55,7 +57,7 @@ func (c clientRequestor) notify(ctx context.Context, r Role, params wire.Marshal
 	if method == "" {
 		return
 	}
-	if err := c.cs.conn.Notify(ctx, method, params); err != nil {
+	if err := c.cs.Notify(ctx, method, params); err != nil {
 		c.cs.log.Debug("mcp: notification not delivered", "method", method, "err", err)
 	}
 }

@@ -15,8 +15,8 @@ const (
 	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// Inbound is one request or notification a transport received, classified
-// once by the core (Server.Classify): its method and id, and everything
+// inbound is one request or notification a transport received, classified
+// once by the core (Server.Accept): its method and id, and everything
 // the runtime reads from its params besides what the handler decodes — the
 // _meta keys (protocol version, client capabilities and info, log level,
 // progress token), the task a 2025-11-25 request asks for, a tools/call's
@@ -24,7 +24,7 @@ const (
 // in one pass, as views of the params. The era decision, the header rules,
 // both eras and every transport use it; only the handler's generated
 // decoder reads the params again.
-type Inbound struct {
+type inbound struct {
 	// req is the message (its params are what the views refer to).
 	req  *jsonrpc.Request
 	meta requestMeta
@@ -54,24 +54,11 @@ type requestMeta struct {
 // others read when asked for.
 const maxNamed = 3
 
-// Method is the method of the message.
-func (in *Inbound) Method() string { return in.req.Method }
-
-// ID is the id of a request (zero for a notification).
-func (in *Inbound) ID() jsonrpc.ID { return in.req.ID }
-
-// Notification reports a notification.
-func (in *Inbound) Notification() bool { return in.req.IsNotification }
-
-// Version is the protocol version the message's _meta declares ("" for
-// none): what makes it stateless.
-func (in *Inbound) Version() string { return in.meta.protocolVersion }
-
-// Classify reads a request or notification once for the runtime. The
-// Inbound refers to req and its params, which must stay unchanged while it
+// classify reads a request or notification once for the runtime. The
+// inbound refers to req and its params, which must stay unchanged while it
 // is in use.
-func (s *Server) Classify(req *jsonrpc.Request) Inbound {
-	in := Inbound{req: req}
+func (s *Server) classify(req *jsonrpc.Request) inbound {
+	in := inbound{req: req}
 	params := req.Params
 	if len(params) == 0 {
 		return in
@@ -115,7 +102,7 @@ func (s *Server) nameKey(key []byte) int {
 
 // member returns the string member of params named key, if the classifier
 // read it (key must be one of the server's nameKeys).
-func (in *Inbound) member(s *Server, key string) (string, bool) {
+func (in *inbound) member(s *Server, key string) (string, bool) {
 	for i, k := range s.nameKeys {
 		if k == key && i < maxNamed {
 			return in.named[i], in.has&(1<<i) != 0
@@ -133,7 +120,7 @@ func (in *Inbound) member(s *Server, key string) (string, bool) {
 }
 
 // clientInfo is params._meta's clientInfo, read when asked for (rarely).
-func (in *Inbound) clientInfo() wire.Raw {
+func (in *inbound) clientInfo() wire.Raw {
 	if in.req == nil || len(in.req.Params) == 0 {
 		return nil
 	}
@@ -156,7 +143,7 @@ func (in *Inbound) clientInfo() wire.Raw {
 }
 
 // toolName is params.name: the tool a tools/call names.
-func (in *Inbound) toolName() string { return in.named[0] }
+func (in *inbound) toolName() string { return in.named[0] }
 
 // decode reads the keys the runtime uses from _meta.
 func (m *requestMeta) decode(d *wire.Decoder) error {

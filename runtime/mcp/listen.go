@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -13,7 +15,7 @@ import (
 type listener struct {
 	id     jsonrpc.ID
 	out    Outbound
-	proto  *Protocol
+	proto  *protocol.Protocol
 	filter listenFilter
 	stop   chan struct{} // closed to end the stream gracefully
 	once   sync.Once
@@ -54,11 +56,13 @@ func (f listenFilter) encode(e *wire.Encoder) {
 	e.ObjectEnd()
 }
 
-// StreamEnder is implemented by an Outbound that ends a listen stream its
+// streamEnder is implemented by an Outbound that ends a listen stream its
 // own way: on stdio the server sends the revision's cancellation
-// notification referencing the listen request instead of a result.
-type StreamEnder interface {
-	EndStream(ctx context.Context, p *Protocol, id jsonrpc.ID) bool
+// notification referencing the listen request, and cancels it, instead of
+// answering it.
+type streamEnder interface {
+	canceller
+	endsStreamsByCancel() bool
 }
 
 // serveListen serves subscriptions/listen: it acknowledges with the
@@ -71,14 +75,14 @@ func serveListen(rc *reqCtx) (wire.Marshaler, error) {
 		return nil, err
 	}
 	want := parseListenFilter(params)
-	impl := func(r Role) bool { return s.serves(m, r) }
+	impl := func(r protocol.Role) bool { return s.serves(m, r) }
 	var got listenFilter
 	if s.opts.ListChanged {
-		got.tools = want.tools && impl(RoleToolsList)
-		got.prompts = want.prompts && impl(RolePromptsList)
-		got.resources = want.resources && impl(RoleResourcesList)
+		got.tools = want.tools && impl(protocol.RoleToolsList)
+		got.prompts = want.prompts && impl(protocol.RolePromptsList)
+		got.resources = want.resources && impl(protocol.RoleResourcesList)
 	}
-	if impl(RoleResourcesRead) {
+	if impl(protocol.RoleResourcesRead) {
 		got.resourceURIs = want.resourceURIs
 	}
 	l := &listener{id: id, out: rc.r.out, proto: m.Protocol, filter: got, stop: make(chan struct{})}
@@ -102,7 +106,7 @@ func serveListen(rc *reqCtx) (wire.Marshaler, error) {
 		delete(s.listens, l)
 		s.mu.Unlock()
 	}()
-	err := l.out.Notify(rc, m.Protocol.RoleName(RoleListenAcknowledged), encoderFunc(ack))
+	err := l.out.Notify(rc, m.Protocol.RoleName(protocol.RoleListenAcknowledged), encoderFunc(ack))
 	l.acked.Unlock()
 	if err != nil {
 		return nil, err
@@ -112,8 +116,13 @@ func serveListen(rc *reqCtx) (wire.Marshaler, error) {
 		return nil, rc.Err()
 	case <-l.stop:
 	}
-	if se, ok := l.out.(StreamEnder); ok && se.EndStream(rc, m.Protocol, id) {
-		return nil, context.Canceled
+	if se, ok := l.out.(streamEnder); ok && se.endsStreamsByCancel() {
+		if name := m.Protocol.RoleName(protocol.RoleCancelled); name != "" {
+			_ = l.out.Notify(rc, name, cancelParams{id, "the server ended the subscription stream"})
+		}
+		if se.Cancel(id) {
+			return nil, context.Canceled
+		}
 	}
 	res := func(e *wire.Encoder) {
 		e.ObjectStart()
@@ -163,11 +172,6 @@ func parseListenFilter(params wire.Raw) listenFilter {
 	return f
 }
 
-// encoderFunc adapts a function to wire.Marshaler.
-type encoderFunc func(*wire.Encoder)
-
-func (f encoderFunc) EncodeJSON(e *wire.Encoder) { f(e) }
-
 // ListKind names a list whose changes the server announces.
 type ListKind int
 
@@ -189,10 +193,10 @@ func (s *Server) NotifyListChanged(ctx context.Context, kind ListKind) {
 
 // announceList tells this instance's clients of a list change.
 func (s *Server) announceList(ctx context.Context, kind ListKind) {
-	role := map[ListKind]Role{
-		ToolsList:     RoleToolsListChanged,
-		PromptsList:   RolePromptsListChanged,
-		ResourcesList: RoleResourcesListChanged,
+	role := map[ListKind]protocol.Role{
+		ToolsList:     protocol.RoleToolsListChanged,
+		PromptsList:   protocol.RolePromptsListChanged,
+		ResourcesList: protocol.RoleResourcesListChanged,
 	}[kind]
 	if kind == ToolsList {
 		s.tools.forget()
@@ -226,12 +230,12 @@ func (s *Server) announceResource(ctx context.Context, uri string) {
 	}
 	for _, sess := range sessions {
 		if sess.subscribed(uri) {
-			sess.notify(ctx, RoleResourceUpdated, encoderFunc(params))
+			sess.notify(ctx, protocol.RoleResourceUpdated, encoderFunc(params))
 		}
 	}
 	for _, l := range listens {
 		if slices.Contains(l.filter.resourceURIs, uri) {
-			l.send(ctx, RoleResourceUpdated, func(e *wire.Encoder) {
+			l.send(ctx, protocol.RoleResourceUpdated, func(e *wire.Encoder) {
 				e.FieldRaw(`"uri":`)
 				e.Str(uri)
 			})
@@ -257,7 +261,7 @@ func (s *Server) audience() ([]*Session, []*listener) {
 
 // send delivers the notification in role r on the stream with the
 // subscription id; members writes the params members besides _meta.
-func (l *listener) send(ctx context.Context, r Role, members func(*wire.Encoder)) {
+func (l *listener) send(ctx context.Context, r protocol.Role, members func(*wire.Encoder)) {
 	method := l.proto.RoleName(r)
 	if method == "" {
 		return

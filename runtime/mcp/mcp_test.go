@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -41,41 +43,41 @@ func always(any) bool { return true }
 // testProtocols are hand-written method tables with what generated ones
 // give the runtime: roles, the features the runtime answers, the id rule
 // of errors, the code of a missing capability, the tool error.
-func testProtocols() (stateful, stateless *Protocol) {
-	methods := func(stateless bool) map[string]*Method {
-		ms := map[string]*Method{
-			"tools/call":             {Name: "tools/call", FromClient: true, Implemented: always, Serve: serveEcho, ValidateParams: NoParams, NameParam: "name", Role: RoleToolsCall},
-			"tools/list":             {Name: "tools/list", FromClient: true, Implemented: always, Serve: func(context.Context, any, wire.Raw) (wire.Marshaler, error) { return wire.Raw(`{"tools":[]}`), nil }, ValidateParams: NoParams, Cacheable: stateless, Role: RoleToolsList},
-			"prompts/get":            {Name: "prompts/get", FromClient: true, Implemented: func(any) bool { return false }, ValidateParams: NoParams},
-			"sampling/createMessage": {Name: "sampling/createMessage", FromServer: true, ValidateParams: NoParams, Role: RoleSampling},
-			"elicitation/create":     {Name: "elicitation/create", FromServer: true, ValidateParams: NoParams, Role: RoleElicitation},
-			"roots/list":             {Name: "roots/list", FromServer: true, ValidateParams: NoParams, Role: RoleRoots},
+func testProtocols() (stateful, stateless *protocol.Protocol) {
+	methods := func(stateless bool) map[string]*protocol.Method {
+		ms := map[string]*protocol.Method{
+			"tools/call":             {Name: "tools/call", FromClient: true, Implemented: always, Serve: serveEcho, ValidateParams: protocol.NoParams, NameParam: "name", Role: protocol.RoleToolsCall},
+			"tools/list":             {Name: "tools/list", FromClient: true, Implemented: always, Serve: func(context.Context, any, wire.Raw) (wire.Marshaler, error) { return wire.Raw(`{"tools":[]}`), nil }, ValidateParams: protocol.NoParams, Cacheable: stateless, Role: protocol.RoleToolsList},
+			"prompts/get":            {Name: "prompts/get", FromClient: true, Implemented: func(any) bool { return false }, ValidateParams: protocol.NoParams},
+			"sampling/createMessage": {Name: "sampling/createMessage", FromServer: true, ValidateParams: protocol.NoParams, Role: protocol.RoleSampling},
+			"elicitation/create":     {Name: "elicitation/create", FromServer: true, ValidateParams: protocol.NoParams, Role: protocol.RoleElicitation},
+			"roots/list":             {Name: "roots/list", FromServer: true, ValidateParams: protocol.NoParams, Role: protocol.RoleRoots},
 		}
-		for n, r := range map[string]Role{"notifications/progress": RoleProgress, "notifications/message": RoleLog, "notifications/tools/list_changed": RoleToolsListChanged,
-			"notifications/prompts/list_changed": RolePromptsListChanged, "notifications/cancelled": RoleCancelled} {
-			ms[n] = &Method{Name: n, Notification: true, FromServer: true, FromClient: r == RoleProgress || r == RoleCancelled, ValidateParams: NoParams, Role: r}
-			if r == RoleProgress || r == RoleCancelled {
-				ms[n].Feature = FeatureLifecycle
+		for n, r := range map[string]protocol.Role{"notifications/progress": protocol.RoleProgress, "notifications/message": protocol.RoleLog, "notifications/tools/list_changed": protocol.RoleToolsListChanged,
+			"notifications/prompts/list_changed": protocol.RolePromptsListChanged, "notifications/cancelled": protocol.RoleCancelled} {
+			ms[n] = &protocol.Method{Name: n, Notification: true, FromServer: true, FromClient: r == protocol.RoleProgress || r == protocol.RoleCancelled, ValidateParams: protocol.NoParams, Role: r}
+			if r == protocol.RoleProgress || r == protocol.RoleCancelled {
+				ms[n].Feature = protocol.FeatureLifecycle
 			}
 		}
 		if stateless {
-			ms["server/discover"] = &Method{Name: "server/discover", FromClient: true, ValidateParams: NoParams, Role: RoleDiscover, Feature: FeatureDiscover}
-			ms["subscriptions/listen"] = &Method{Name: "subscriptions/listen", FromClient: true, ValidateParams: NoParams, Role: RoleListen, Feature: FeatureListen}
-			ms["notifications/subscriptions/acknowledged"] = &Method{Name: "notifications/subscriptions/acknowledged", Notification: true, FromServer: true, ValidateParams: NoParams, Role: RoleListenAcknowledged}
+			ms["server/discover"] = &protocol.Method{Name: "server/discover", FromClient: true, ValidateParams: protocol.NoParams, Role: protocol.RoleDiscover, Feature: protocol.FeatureDiscover}
+			ms["subscriptions/listen"] = &protocol.Method{Name: "subscriptions/listen", FromClient: true, ValidateParams: protocol.NoParams, Role: protocol.RoleListen, Feature: protocol.FeatureListen}
+			ms["notifications/subscriptions/acknowledged"] = &protocol.Method{Name: "notifications/subscriptions/acknowledged", Notification: true, FromServer: true, ValidateParams: protocol.NoParams, Role: protocol.RoleListenAcknowledged}
 		} else {
-			for n, r := range map[string]Role{"initialize": RoleInitialize, "ping": RolePing, "logging/setLevel": RoleSetLevel, "notifications/initialized": RoleInitialized} {
-				f := FeatureLifecycle
-				if r == RoleSetLevel {
-					f = FeatureLogging
+			for n, r := range map[string]protocol.Role{"initialize": protocol.RoleInitialize, "ping": protocol.RolePing, "logging/setLevel": protocol.RoleSetLevel, "notifications/initialized": protocol.RoleInitialized} {
+				f := protocol.FeatureLifecycle
+				if r == protocol.RoleSetLevel {
+					f = protocol.FeatureLogging
 				}
-				ms[n] = &Method{Name: n, FromClient: true, ValidateParams: NoParams, Notification: strings.HasPrefix(n, "notifications/"), Role: r, Feature: f}
+				ms[n] = &protocol.Method{Name: n, FromClient: true, ValidateParams: protocol.NoParams, Notification: strings.HasPrefix(n, "notifications/"), Role: r, Feature: f}
 			}
 		}
 		return ms
 	}
 	caps := []string{"tools", "prompts", "logging", "resources", "completions"}
-	return &Protocol{Revision: "2025-11-25", Methods: methods(false), ServerCapabilities: caps, NoID: jsonrpc.OmitID, ToolError: testToolError(false)},
-		&Protocol{Revision: "2026-07-28", Stateless: true, Methods: methods(true), ServerCapabilities: append(caps, "extensions"),
+	return &protocol.Protocol{Revision: "2025-11-25", Era: protocol.Stateful, Methods: methods(false), ServerCapabilities: caps, NoID: jsonrpc.OmitID, ToolError: testToolError(false)},
+		&protocol.Protocol{Revision: "2026-07-28", Era: protocol.Stateless, Methods: methods(true), ServerCapabilities: append(caps, "extensions"),
 			NoID: jsonrpc.OmitID, MissingCapabilityCode: CodeMissingRequiredClientCapability, ToolError: testToolError(true)}
 }
 
@@ -94,7 +96,7 @@ func testToolError(resultType bool) func(string) wire.Marshaler {
 
 // statelessRequest is a stateless Request of method in revision p, as s
 // serves it: declaring version, naming name (params.name), with ctx.
-func statelessRequest(s *Server, p *Protocol, method, version, name string, ctx context.Context) *Request {
+func statelessRequest(s *Server, p *protocol.Protocol, method, version, name string, ctx context.Context) *Request {
 	r := &Request{server: s, Method: method, Protocol: p, route: &route{method: p.Methods[method]}, ctx: ctx}
 	r.in.meta.protocolVersion = version
 	r.in.named[0], r.in.has = name, 1
@@ -170,19 +172,18 @@ func TestStateless(t *testing.T) {
 		name, method, params string
 		code                 int64  // expected error code, 0 for a result
 		want                 string // substring of the result or error message
-		status               int
 	}{
-		{"missing meta", "tools/call", `{}`, jsonrpc.CodeInvalidParams, "missing _meta keys: io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities", 400},
-		{"missing caps", "tools/call", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, jsonrpc.CodeInvalidParams, "clientCapabilities", 400},
-		{"unsupported version", "tools/call", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}}`, CodeUnsupportedProtocolVersion, "v999", 400},
-		{"stateful version", "tools/call", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}`, CodeUnsupportedProtocolVersion, "2025-11-25", 400},
-		{"unknown method", "ping", `{` + meta + `}}`, jsonrpc.CodeMethodNotFound, "ping", 404},
-		{"server-to-client method", "sampling/createMessage", `{` + meta + `}}`, jsonrpc.CodeMethodNotFound, "sampling", 404},
-		{"unimplemented", "prompts/get", `{` + meta + `}}`, jsonrpc.CodeMethodNotFound, "prompts/get", 404},
-		{"discover", "server/discover", `{` + meta + `}}`, 0, `"supportedVersions":["2026-07-28"]`, 200},
-		{"discover capabilities", "server/discover", `{` + meta + `}}`, 0, `"tools":{}`, 200},
-		{"stamped list", "tools/list", `{` + meta + `}}`, 0, `"tools":[]`, 200},
-		{"call", "tools/call", `{` + meta + `},"name":"x"}`, 0, `"echo":`, 200},
+		{"missing meta", "tools/call", `{}`, jsonrpc.CodeInvalidParams, "missing _meta keys: io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities"},
+		{"missing caps", "tools/call", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, jsonrpc.CodeInvalidParams, "clientCapabilities"},
+		{"unsupported version", "tools/call", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}}`, CodeUnsupportedProtocolVersion, "v999"},
+		{"stateful version", "tools/call", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}`, CodeUnsupportedProtocolVersion, "2025-11-25"},
+		{"unknown method", "ping", `{` + meta + `}}`, jsonrpc.CodeMethodNotFound, "ping"},
+		{"server-to-client method", "sampling/createMessage", `{` + meta + `}}`, jsonrpc.CodeMethodNotFound, "sampling"},
+		{"unimplemented", "prompts/get", `{` + meta + `}}`, jsonrpc.CodeMethodNotFound, "prompts/get"},
+		{"discover", "server/discover", `{` + meta + `}}`, 0, `"supportedVersions":["2026-07-28"]`},
+		{"discover capabilities", "server/discover", `{` + meta + `}}`, 0, `"tools":{}`},
+		{"stamped list", "tools/list", `{` + meta + `}}`, 0, `"tools":[]`},
+		{"call", "tools/call", `{` + meta + `},"name":"x"}`, 0, `"echo":`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,9 +193,6 @@ func TestStateless(t *testing.T) {
 				var je *jsonrpc.Error
 				if !errors.As(err, &je) || je.Code != tt.code || !strings.Contains(je.Message+string(je.Data), tt.want) {
 					t.Fatalf("err = %v, want code %d mentioning %q", err, tt.code, tt.want)
-				}
-				if HTTPStatus(je) != tt.status {
-					t.Errorf("HTTP status %d, want %d", HTTPStatus(je), tt.status)
 				}
 				return
 			}
@@ -283,7 +281,7 @@ func sessRequest(sess *Session) *Request {
 func TestProgressMustIncrease(t *testing.T) {
 	out := &recorder{}
 	_, p := testProtocols()
-	r := &Request{out: out, Protocol: p, in: Inbound{meta: requestMeta{hasProgress: true, progressToken: wire.IntValue(3)}}}
+	r := &Request{out: out, Protocol: p, in: inbound{meta: requestMeta{hasProgress: true, progressToken: wire.IntValue(3)}}}
 	ctx := context.Background()
 	if err := r.Progress(ctx, 1, -1, "a"); err != nil {
 		t.Fatal(err)
@@ -431,7 +429,7 @@ func TestFlatSchemaAgreesWithJSONSchema(t *testing.T) {
 
 func TestInvalidParamsNamesTheField(t *testing.T) {
 	var p rawParams
-	err := DecodeParams(wire.Raw(`{"name":5}`), &p, true)
+	err := protocol.DecodeParams(wire.Raw(`{"name":5}`), &p, true)
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, "/params/name") {
 		t.Fatalf("%v", err)
@@ -442,10 +440,10 @@ func TestInvalidParamsNamesTheField(t *testing.T) {
 	if json.Unmarshal(je.Data, &data) != nil || len(data.Violations) != 1 || data.Violations[0].Pointer != "/params/name" {
 		t.Errorf("data %s", je.Data)
 	}
-	if err := DecodeParams(nil, &p, true); err == nil || !strings.Contains(err.Error(), "/params") {
+	if err := protocol.DecodeParams(nil, &p, true); err == nil || !strings.Contains(err.Error(), "/params") {
 		t.Errorf("missing params: %v", err)
 	}
-	if err := DecodeParams(nil, &p, false); err != nil {
+	if err := protocol.DecodeParams(nil, &p, false); err != nil {
 		t.Errorf("absent optional params: %v", err)
 	}
 }

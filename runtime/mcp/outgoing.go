@@ -2,10 +2,10 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"reflect"
 	"sort"
+
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -15,41 +15,6 @@ import (
 // signatures), the results handlers return (ServerOptions.ValidateResults)
 // and the input a server asks its client for, which the specification
 // allows only for capabilities the client declared.
-
-// checkHandler refuses a handler that has a method named like one of the
-// revision's with another signature (returning *CallToolResult where
-// CallToolReply is wanted, say), or only on its pointer while it is
-// mounted by value: the method would be listed nowhere and answered
-// -32601, silently. served picks the methods the handler's side serves.
-func checkHandler(p *Protocol, handler any, served func(*Method) bool) error {
-	hv := reflect.ValueOf(handler)
-	if !hv.IsValid() {
-		return nil
-	}
-	ht := hv.Type()
-	names := make([]string, 0, len(p.Methods))
-	for name := range p.Methods {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var errs []error
-	for _, name := range names {
-		md := p.Methods[name]
-		it := md.HandlerType
-		if it == nil || it.Kind() != reflect.Interface || it.NumMethod() != 1 || !served(md) || ht.Implements(it) {
-			continue
-		}
-		want := it.Method(0)
-		if m, ok := ht.MethodByName(want.Name); ok {
-			errs = append(errs, fmt.Errorf("mcp: revision %s: method %s of %s cannot serve %s: it is %s, want %s",
-				p.Revision, want.Name, ht, name, hv.Method(m.Index).Type(), want.Type))
-		} else if ht.Kind() != reflect.Pointer && reflect.PointerTo(ht).Implements(it) {
-			errs = append(errs, fmt.Errorf("mcp: revision %s: method %s of %s has a pointer receiver, so the %s value mounted does not serve %s: mount a pointer",
-				p.Revision, want.Name, reflect.PointerTo(ht), ht, name))
-		}
-	}
-	return errors.Join(errs...)
-}
 
 // ResultValidation chooses whether a server validates the results its
 // handlers return before sending them.
@@ -102,14 +67,14 @@ func (s *Server) validateResult(method string, res wire.Marshaler) error {
 // tools, elicitation (form mode: elicitation.form or an empty elicitation,
 // which means form), elicitation.url, roots. nil for requests that need
 // none (ping).
-func inputCapability(caps wire.Raw, r Role, params wire.Raw) []string {
+func inputCapability(caps wire.Raw, r protocol.Role, params wire.Raw) []string {
 	switch r {
-	case RoleSampling:
+	case protocol.RoleSampling:
 		if hasMember(params, "tools") {
 			return needs(caps, "sampling", "tools")
 		}
 		return needs(caps, "sampling")
-	case RoleElicitation:
+	case protocol.RoleElicitation:
 		if mode := stringMemberOf(params, "mode"); mode == "url" {
 			return needs(caps, "elicitation", "url")
 		}
@@ -120,7 +85,7 @@ func inputCapability(caps wire.Raw, r Role, params wire.Raw) []string {
 			return []string{"elicitation", "form"} // url mode only
 		}
 		return nil
-	case RoleRoots:
+	case protocol.RoleRoots:
 		return needs(caps, "roots")
 	}
 	return nil
@@ -162,7 +127,7 @@ func stringMemberOf(obj wire.Raw, name string) string {
 // can give: the handler should have checked
 // (Request.HasClientCapability); the client gets -32021 naming the
 // capability.
-func (s *Server) checkInputRequests(r *Request, p *Protocol, res wire.Marshaler) (bool, error) {
+func (s *Server) checkInputRequests(r *Request, p *protocol.Protocol, res wire.Marshaler) (bool, error) {
 	if p.InputRequired == nil {
 		return false, nil
 	}
@@ -219,12 +184,12 @@ func (sess *Session) call(ctx context.Context, method string, params wire.Marsha
 	if peer == nil {
 		return ErrNoPeer
 	}
-	var p *Protocol
+	var p *protocol.Protocol
 	if mount != nil {
 		p = mount.Protocol
 	}
 	switch roleIn(p, method) {
-	case RoleSampling, RoleElicitation, RoleRoots:
+	case protocol.RoleSampling, protocol.RoleElicitation, protocol.RoleRoots:
 		var raw wire.Raw
 		if params != nil {
 			var err error
@@ -241,12 +206,12 @@ func (sess *Session) call(ctx context.Context, method string, params wire.Marsha
 
 // roleIn is the role of method in revision p (RoleNone when p is nil or
 // lacks it).
-func roleIn(p *Protocol, method string) Role {
+func roleIn(p *protocol.Protocol, method string) protocol.Role {
 	if p == nil {
-		return RoleNone
+		return protocol.RoleNone
 	}
 	if md := p.Methods[method]; md != nil {
 		return md.Role
 	}
-	return RoleNone
+	return protocol.RoleNone
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/valid"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -52,7 +54,7 @@ func toolServer(t *testing.T, opts ServerOptions) *Server {
 	t.Helper()
 	_, p := testProtocols()
 	p.InputRequired = inputRequiredOf
-	p.Methods["tools/call"] = &Method{Name: "tools/call", FromClient: true, Implemented: always, ValidateParams: NoParams, NameParam: "name", Role: RoleToolsCall,
+	p.Methods["tools/call"] = &protocol.Method{Name: "tools/call", FromClient: true, Implemented: always, ValidateParams: protocol.NoParams, NameParam: "name", Role: protocol.RoleToolsCall,
 		Serve: func(ctx context.Context, _ any, params wire.Raw) (wire.Marshaler, error) {
 			r := RequestFrom(ctx)
 			name := RequestFrom(ctx).in.toolName()
@@ -122,7 +124,7 @@ func code(err error) int64 {
 // principal that created it.
 func TestTasksBoundToPrincipal(t *testing.T) {
 	s := toolServer(t, ServerOptions{Tasks: &TaskOptions{}})
-	tasksCaps := `{"extensions":{"` + TasksExtension + `":{}}}`
+	tasksCaps := `{"extensions":{"` + protocol.TasksExtension + `":{}}}`
 	out, err := callTool(s, as("alice"), "task", "", tasksCaps)
 	if err != nil {
 		t.Fatal(err)

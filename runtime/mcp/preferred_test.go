@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -23,7 +25,7 @@ func TestPreferred(t *testing.T) {
 		{"2026-7-28", "2025-11-25", false}, // not a date
 	}
 	for _, tt := range tests {
-		if got := Preferred(tt.a, tt.b); got != tt.want {
+		if got := protocol.Preferred(tt.a, tt.b); got != tt.want {
 			t.Errorf("Preferred(%q, %q) = %v", tt.a, tt.b, got)
 		}
 	}
@@ -40,7 +42,7 @@ func TestDraftBesidePublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := srv.StatelessVersions(); !slices.Equal(got, []string{"2026-07-28", "DRAFT-2026-v1"}) {
+	if got := srv.statelessVersions(); !slices.Equal(got, []string{"2026-07-28", "DRAFT-2026-v1"}) {
 		t.Errorf("versions %v, want the published one first", got)
 	}
 	for _, pin := range []string{"", "DRAFT-2026-v1"} {

@@ -32,7 +32,3 @@ func PrincipalFrom(ctx context.Context) string {
 	p, _ := ctx.Value(principalKey{}).(string)
 	return p
 }
-
-// Principal is who the request acts for: the principal its session was
-// opened by (stateful), or the one its context carries (stateless).
-func (r *Request) Principal() string { return r.client.peerPrincipal() }

@@ -3,8 +3,11 @@ package mcp
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -25,7 +28,7 @@ type Request struct {
 	// ID is the request's JSON-RPC id.
 	ID jsonrpc.ID
 	// Protocol is the revision the request is served with.
-	Protocol *Protocol
+	Protocol *protocol.Protocol
 
 	server *Server
 	// client is what the request knows of its client: its stateful
@@ -34,7 +37,9 @@ type Request struct {
 	mount  *mounted
 	route  *route
 	out    Outbound
-	in     Inbound
+	in     inbound
+	// header is the transport's header of the request (HTTP).
+	header http.Header
 	// ctx is the request's context (tasks outlive the request but keep its
 	// values).
 	ctx context.Context
@@ -100,6 +105,11 @@ func RequestFrom(ctx context.Context) *Request {
 	return r
 }
 
+// Header is the transport header the request came with: the HTTP
+// request's headers on Streamable HTTP (of the POST that carried it), nil
+// on stdio. It must not be modified.
+func (r *Request) Header() http.Header { return r.header }
+
 // Server is the server serving the request (to announce changes from a
 // handler: Server.NotifyResourceUpdated, NotifyListChanged).
 func (r *Request) Server() *Server { return r.server }
@@ -150,7 +160,7 @@ func (r *Request) RequireClientCapability(path ...string) error {
 // MissingCapability is the error for a client capability a request needs
 // and did not declare: the revision's MISSING_REQUIRED_CLIENT_CAPABILITY
 // (-32021), or -32602 in revisions without that code.
-func MissingCapability(p *Protocol, path ...string) error {
+func MissingCapability(p *protocol.Protocol, path ...string) error {
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
 	e.ObjectStart()
@@ -206,7 +216,7 @@ var ErrProgress = errors.New("mcp: progress must increase and stop when the requ
 // asked for it (a no-op otherwise). Values must increase strictly; total
 // < 0 and message "" are left out.
 func (r *Request) Progress(ctx context.Context, progress, total float64, message string) error {
-	method := r.Protocol.RoleName(RoleProgress)
+	method := r.Protocol.RoleName(protocol.RoleProgress)
 	if !r.in.meta.hasProgress || method == "" {
 		return nil
 	}
@@ -273,7 +283,7 @@ const progressGap = 5 * time.Millisecond
 // is any JSON value.
 func (r *Request) Log(ctx context.Context, level, logger string, data wire.Raw) error {
 	threshold, ok := r.client.peerLogThreshold()
-	method := r.Protocol.RoleName(RoleLog)
+	method := r.Protocol.RoleName(protocol.RoleLog)
 	if !ok || method == "" || severity(level) < severity(threshold) {
 		return nil
 	}
@@ -314,9 +324,6 @@ func severity(level string) int {
 	return -1
 }
 
-// ValidLogLevel reports a level MCP defines.
-func ValidLogLevel(level string) bool { return severity(level) >= 0 }
-
 // ClientOf returns a Caller to the client of the request in ctx: the
 // session's peer in a stateful exchange. In a stateless one (and outside a
 // request) every call fails: servers ask stateless clients for input with
@@ -338,33 +345,12 @@ var ErrNoPeer = errors.New("mcp: no client to call: stateless requests ask for i
 func (noPeer) Call(context.Context, string, wire.Marshaler, wire.Unmarshaler) error { return ErrNoPeer }
 func (noPeer) Notify(context.Context, string, wire.Marshaler) error                 { return ErrNoPeer }
 
-// Memo returns the value compute gives for key, computed once per stateful
-// session and reused by its later requests (each request of the stateless
-// era, which has no session, computes its own). It is for values derived
-// from what a session fixes at initialize — the client's capabilities and
-// info, the protocol version — such as a bridge's view of them in another
-// revision's types. The value is shared between requests: it must not be
-// changed.
-func (r *Request) Memo(key any, compute func() any) any {
-	s := r.session()
-	if s == nil {
-		return compute()
-	}
-	s.mu.Lock()
-	v, ok := s.memo[key]
-	s.mu.Unlock()
-	if ok {
-		return v
-	}
-	v = compute()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if prev, ok := s.memo[key]; ok {
-		return prev
-	}
-	if s.memo == nil {
-		s.memo = map[any]any{}
-	}
-	s.memo[key] = v
-	return v
+// Principal is who the request acts for: the principal its session was
+// opened by (stateful), or the one its context carries (stateless).
+func (r *Request) Principal() string { return r.client.peerPrincipal() }
+
+// canceller is implemented by an Outbound whose transport cancels a
+// request of the client's by id (a stream connection).
+type canceller interface {
+	Cancel(id jsonrpc.ID) bool
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -17,7 +19,7 @@ import (
 
 // route is how one method of one mounted revision is served.
 type route struct {
-	method *Method
+	method *protocol.Method
 	// serve answers the method; nil when nothing does (-32601, a
 	// notification is dropped).
 	serve routeFunc
@@ -45,35 +47,40 @@ type mounted struct {
 	skills bool
 }
 
-// featureRoute is the runtime's implementation of one role: in a stateful
-// session and for a stateless request (nil: the role does not exist in
-// that era, and the method is not served).
+// featureRoute is the runtime's implementation of one role, by era (nil:
+// the role does not exist in that era, and the method is not served).
 type featureRoute struct {
-	feature   Feature
-	session   routeFunc
-	stateless routeFunc
+	feature protocol.Feature
+	by      [protocol.Stateless + 1]routeFunc
+}
+
+// both is the implementation of a role in each era.
+func both(f protocol.Feature, stateful, stateless routeFunc) featureRoute {
+	r := featureRoute{feature: f}
+	r.by[protocol.Stateful], r.by[protocol.Stateless] = stateful, stateless
+	return r
 }
 
 // featureRoutes are the runtime's routes by role. A role a generated table
 // gives to the runtime that is not here (or under another feature) makes
 // NewServer fail.
-var featureRoutes = map[Role]featureRoute{
-	RoleInitialize:  {FeatureLifecycle, serveInitialize, nil},
-	RoleInitialized: {FeatureLifecycle, serveInitialized, nil},
-	RolePing:        {FeatureLifecycle, servePing, nil},
-	RoleCancelled:   {FeatureLifecycle, serveCancelled, nil},
-	RoleProgress:    {FeatureLifecycle, serveNothing, nil},
-	RoleSetLevel:    {FeatureLogging, serveSetLevel, nil},
-	RoleSubscribe:   {FeatureSubscriptions, serveSubscribe, nil},
-	RoleUnsubscribe: {FeatureSubscriptions, serveSubscribe, nil},
-	RoleDiscover:    {FeatureDiscover, nil, serveDiscover},
-	RoleListen:      {FeatureListen, nil, serveListen},
-	RoleTaskGet:     {FeatureTasks, serveTask, serveTask},
-	RoleTaskResult:  {FeatureTasks, serveTask, serveTask},
-	RoleTaskList:    {FeatureTasks, serveTask, serveTask},
-	RoleTaskCancel:  {FeatureTasks, serveTask, serveTask},
-	RoleTaskUpdate:  {FeatureTasks, serveTask, serveTask},
-	RoleTaskStatus:  {FeatureTasks, nil, nil}, // a requestor's own status notifications: nothing to do
+var featureRoutes = map[protocol.Role]featureRoute{
+	protocol.RoleInitialize:  both(protocol.FeatureLifecycle, serveInitialize, nil),
+	protocol.RoleInitialized: both(protocol.FeatureLifecycle, serveInitialized, nil),
+	protocol.RolePing:        both(protocol.FeatureLifecycle, servePing, nil),
+	protocol.RoleCancelled:   both(protocol.FeatureLifecycle, serveCancelled, nil),
+	protocol.RoleProgress:    both(protocol.FeatureLifecycle, serveNothing, nil),
+	protocol.RoleSetLevel:    both(protocol.FeatureLogging, serveSetLevel, nil),
+	protocol.RoleSubscribe:   both(protocol.FeatureSubscriptions, serveSubscribe, nil),
+	protocol.RoleUnsubscribe: both(protocol.FeatureSubscriptions, serveSubscribe, nil),
+	protocol.RoleDiscover:    both(protocol.FeatureDiscover, nil, serveDiscover),
+	protocol.RoleListen:      both(protocol.FeatureListen, nil, serveListen),
+	protocol.RoleTaskGet:     both(protocol.FeatureTasks, serveTask, serveTask),
+	protocol.RoleTaskResult:  both(protocol.FeatureTasks, serveTask, serveTask),
+	protocol.RoleTaskList:    both(protocol.FeatureTasks, serveTask, serveTask),
+	protocol.RoleTaskCancel:  both(protocol.FeatureTasks, serveTask, serveTask),
+	protocol.RoleTaskUpdate:  both(protocol.FeatureTasks, serveTask, serveTask),
+	protocol.RoleTaskStatus:  both(protocol.FeatureTasks, nil, nil), // a requestor's own status notifications: nothing to do
 }
 
 // legacyInitialize is the request that opens a stateful session in every
@@ -82,50 +89,23 @@ var featureRoutes = map[Role]featureRoute{
 // without a method table that has it.
 const legacyInitialize = "initialize"
 
-// The methods of the extensions the runtime serves, which no schema lists:
-// the runtime's own table entries for them, read as a generated table is.
-var (
-	// The io.modelcontextprotocol/tasks extension (SEP-2663), on revisions
-	// with capability extensions and no tasks of their own.
-	extTaskGet    = &Method{Name: "tasks/get", FromClient: true, NameParam: "taskId", Role: RoleTaskGet, Feature: FeatureTasks}
-	extTaskUpdate = &Method{Name: "tasks/update", FromClient: true, NameParam: "taskId", Role: RoleTaskUpdate, Feature: FeatureTasks}
-	extTaskCancel = &Method{Name: "tasks/cancel", FromClient: true, NameParam: "taskId", Role: RoleTaskCancel, Feature: FeatureTasks}
-	// The io.modelcontextprotocol/skills extension (SEP-2640); it reads
-	// skill files with the revision's resources/read.
-	extSkillsList    = &Method{Name: "skills/list", FromClient: true, Role: RoleSkillsList, Feature: FeatureSkills}
-	extSkillsGet     = &Method{Name: "skills/get", FromClient: true, Role: RoleSkillsGet, Feature: FeatureSkills}
-	extDirectoryRead = &Method{Name: "resources/directory/read", FromClient: true, Role: RoleDirectoryRead, Feature: FeatureSkills}
-	// extSkillsRead is resources/read, for a revision that has none.
-	extSkillsRead = &Method{Name: skillsReadMethod, FromClient: true, Role: RoleResourcesRead}
-)
-
-// extensionMethods are the extensions' methods, for lookups by name.
-var extensionMethods = []*Method{extTaskGet, extTaskUpdate, extTaskCancel, extSkillsList, extSkillsGet, extDirectoryRead}
-
-// skillsReadMethod is the method skills clients read a skill's files with
-// (resources/read of the revision the extension is defined on).
-const skillsReadMethod = "resources/read"
-
 // mount builds the route table of a mounted revision.
 func (s *Server) mount(mount Mount) (*mounted, error) {
 	p := mount.Protocol
 	m := &mounted{Mount: mount, routes: make(map[string]*route, len(p.Methods))}
-	// The era decides which of the runtime's implementations serve.
-	pick := func(f featureRoute) routeFunc { return f.session }
-	if p.Stateless {
-		pick = func(f featureRoute) routeFunc { return f.stateless }
-	}
+	// The revision's era picks the runtime's implementations.
+	pick := func(f featureRoute) routeFunc { return f.by[p.Era] }
 	hasTasks := false
 	for name, md := range p.Methods {
 		rt := &route{method: md}
 		switch {
-		case md.Feature != FeatureNone:
+		case md.Feature != protocol.FeatureNone:
 			f, ok := featureRoutes[md.Role]
 			if !ok || f.feature != md.Feature {
 				return nil, fmt.Errorf("mcp: revision %s: the runtime has no route for %s, which its method table gives to the runtime's %s feature: the package was generated by a newer mcpgen than this runtime", p.Revision, name, md.Feature)
 			}
 			rt.serve = pick(f)
-			hasTasks = hasTasks || md.Feature == FeatureTasks
+			hasTasks = hasTasks || md.Feature == protocol.FeatureTasks
 		case md.Serve != nil || s.catalogRoute(md):
 			rt.serve = s.serveHandler
 			rt.catalog = s.catalogRoute(md)
@@ -145,7 +125,7 @@ func (s *Server) mount(mount Mount) (*mounted, error) {
 		m.tasksOn = true
 	case knows:
 		m.tasksOn, m.tasksExtension = true, true
-		for _, md := range []*Method{extTaskGet, extTaskUpdate, extTaskCancel} {
+		for _, md := range protocol.TasksExtensionMethods() {
 			m.routes[md.Name] = &route{method: md, serve: pick(featureRoutes[md.Role])}
 		}
 	}
@@ -154,7 +134,7 @@ func (s *Server) mount(mount Mount) (*mounted, error) {
 		s.routeSkills(m)
 	}
 	for name, rt := range m.routes {
-		if prev, ok := s.roles[name]; !ok || prev == RoleNone {
+		if prev, ok := s.roles[name]; !ok || prev == protocol.RoleNone {
 			s.roles[name] = rt.method.Role
 		}
 		if p.Stamp != nil {
@@ -164,7 +144,7 @@ func (s *Server) mount(mount Mount) (*mounted, error) {
 	// The classifier reads every member Mcp-Name may mirror, of the
 	// revision's methods and of the extensions' (whose headers are checked
 	// whether or not the server serves them).
-	mirrored := func(md *Method) {
+	mirrored := func(md *protocol.Method) {
 		if np := md.NameParam; np != "" && !slices.Contains(s.nameKeys, np) {
 			s.nameKeys = append(s.nameKeys, np)
 		}
@@ -173,7 +153,7 @@ func (s *Server) mount(mount Mount) (*mounted, error) {
 		mirrored(md)
 	}
 	if knows {
-		for _, md := range extensionMethods {
+		for _, md := range protocol.ExtensionMethods() {
 			mirrored(md)
 		}
 	}
@@ -182,9 +162,3 @@ func (s *Server) mount(mount Mount) (*mounted, error) {
 
 // serveNothing answers a notification that needs no action.
 func serveNothing(*reqCtx) (wire.Marshaler, error) { return nil, nil }
-
-// serveHandler serves a method with the mounted handler.
-func (s *Server) serveHandler(rc *reqCtx) (wire.Marshaler, error) {
-	defer rc.r.finish()
-	return s.serve(rc)
-}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -42,17 +44,17 @@ func TestRouteTables(t *testing.T) {
 
 	for _, tc := range []struct {
 		name   string
-		change func(p *Protocol)
+		change func(p *protocol.Protocol)
 		want   string
 	}{
-		{"unknown runtime role", func(p *Protocol) {
-			p.Methods["tools/frobnicate"] = &Method{Name: "tools/frobnicate", FromClient: true, Role: RoleToolsCall, Feature: FeatureTasks}
+		{"unknown runtime role", func(p *protocol.Protocol) {
+			p.Methods["tools/frobnicate"] = &protocol.Method{Name: "tools/frobnicate", FromClient: true, Role: protocol.RoleToolsCall, Feature: protocol.FeatureTasks}
 		}, "no route for tools/frobnicate"},
-		{"feature the runtime does not answer the role in", func(p *Protocol) {
-			p.Methods["ping"].Feature = FeatureLogging
+		{"feature the runtime does not answer the role in", func(p *protocol.Protocol) {
+			p.Methods["ping"].Feature = protocol.FeatureLogging
 		}, "no route for ping"},
-		{"tasks without task encoders", func(p *Protocol) {
-			p.Methods["tasks/get"] = &Method{Name: "tasks/get", FromClient: true, Role: RoleTaskGet, Feature: FeatureTasks}
+		{"tasks without task encoders", func(p *protocol.Protocol) {
+			p.Methods["tasks/get"] = &protocol.Method{Name: "tasks/get", FromClient: true, Role: protocol.RoleTaskGet, Feature: protocol.FeatureTasks}
 		}, "no task encoders"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,24 +71,24 @@ func TestRouteTables(t *testing.T) {
 // TestClassify: one pass over params finds what the runtime reads.
 func TestClassify(t *testing.T) {
 	_, b := testProtocols()
-	b.Methods["resources/read"] = &Method{Name: "resources/read", FromClient: true, NameParam: "uri", Role: RoleResourcesRead}
+	b.Methods["resources/read"] = &protocol.Method{Name: "resources/read", FromClient: true, NameParam: "uri", Role: protocol.RoleResourcesRead}
 	s, err := NewServer(ServerOptions{Name: "t", Version: "1"}, Mount{Protocol: b, Handler: echoHandler{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := s.Classify(&jsonrpc.Request{ID: wire.IntValue(4), Method: "tools/call", Params: wire.Raw(`{"name":"echo","uri":"file:///x","taskId":"t9","arguments":{"a":1},"task":{"ttl":5},` +
+	in := s.classify(&jsonrpc.Request{ID: wire.IntValue(4), Method: "tools/call", Params: wire.Raw(`{"name":"echo","uri":"file:///x","taskId":"t9","arguments":{"a":1},"task":{"ttl":5},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"c"},` +
 		`"io.modelcontextprotocol/logLevel":"debug","progressToken":"p"}}`)})
 	uri, hasURI := in.member(s, "uri")
 	task, hasTask := in.member(s, "taskId")
-	if in.Method() != "tools/call" || in.ID().String() != "4" || in.Notification() || in.Version() != "2026-07-28" ||
+	if in.req.Method != "tools/call" || in.req.ID.String() != "4" || in.req.IsNotification || in.meta.protocolVersion != "2026-07-28" ||
 		in.toolName() != "echo" || uri != "file:///x" || !hasURI || task != "t9" || !hasTask ||
 		string(in.args) != `{"a":1}` || string(in.task) != `{"ttl":5}` || string(in.meta.clientCaps) != `{"roots":{}}` ||
 		string(in.clientInfo()) != `{"name":"c"}` || in.meta.logLevel != "debug" || !in.meta.hasProgress || in.meta.progressToken.String() != `"p"` {
 		t.Errorf("classified %+v", in)
 	}
-	bare := s.Classify(&jsonrpc.Request{Method: "tools/list", IsNotification: true})
-	if _, ok := bare.member(s, "uri"); ok || bare.Version() != "" || !bare.Notification() {
+	bare := s.classify(&jsonrpc.Request{Method: "tools/list", IsNotification: true})
+	if _, ok := bare.member(s, "uri"); ok || bare.meta.protocolVersion != "" || !bare.req.IsNotification {
 		t.Errorf("classified %+v", bare)
 	}
 }

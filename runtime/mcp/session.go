@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -20,7 +22,7 @@ type Session struct {
 	// OnNegotiated, when set, learns the revision initialize settled on
 	// (a stream connection turns batches on for 2025-03-26 and takes the
 	// revision's rule for errors without an id).
-	OnNegotiated func(*Protocol)
+	OnNegotiated func(*protocol.Protocol)
 
 	mu          sync.Mutex
 	mount       *mounted
@@ -44,7 +46,8 @@ type Session struct {
 // peer; cancel cancels one of the client's in-flight requests (false if
 // unknown). Close it when the transport ends.
 func (s *Server) NewSession(peer Caller, cancel func(jsonrpc.ID) bool) *Session {
-	sess := &Session{srv: s, peer: peer, cancel: cancel, logLevel: s.opts.DefaultLogLevel}
+	sess := &Session{srv: s, cancel: cancel, logLevel: s.opts.DefaultLogLevel}
+	sess.peer = s.wrapPeer(sess, peer)
 	s.mu.Lock()
 	s.sessions[sess] = struct{}{}
 	s.mu.Unlock()
@@ -55,7 +58,7 @@ func (s *Server) NewSession(peer Caller, cancel func(jsonrpc.ID) bool) *Session 
 // create the session before the connection.
 func (sess *Session) SetPeer(peer Caller, cancel func(jsonrpc.ID) bool) {
 	sess.mu.Lock()
-	sess.peer, sess.cancel = peer, cancel
+	sess.peer, sess.cancel = sess.srv.wrapPeer(sess, peer), cancel
 	sess.mu.Unlock()
 }
 
@@ -105,7 +108,7 @@ func (sess *Session) Version() string {
 }
 
 // Protocol is the negotiated revision (nil before initialize).
-func (sess *Session) Protocol() *Protocol {
+func (sess *Session) Protocol() *protocol.Protocol {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if sess.mount == nil {
@@ -160,123 +163,12 @@ func (sess *Session) peerCaller() Caller               { return sess.Peer() }
 // than who opened it; it says no more than an unknown session would.
 var errOtherPrincipal = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found")
 
-// Serve serves one message of the session, classified by Server.Classify.
-// out carries the messages related to the request (progress, logs).
-func (sess *Session) Serve(ctx context.Context, in *Inbound, out Outbound) (wire.Marshaler, error) {
-	srv := sess.srv
-	method := in.req.Method
-	rt := sess.route(method)
-	if !in.req.IsNotification && ((rt != nil && rt.method.Role == RoleInitialize) || (len(srv.stateful) == 0 && method == legacyInitialize)) {
-		return sess.initialize(ctx, in)
-	}
-	sess.mu.Lock()
-	foreign := sess.initialized && PrincipalFrom(ctx) != sess.principal
-	sess.mu.Unlock()
-	if foreign {
-		if in.req.IsNotification {
-			return nil, nil
-		}
-		return nil, errOtherPrincipal
-	}
-	if !in.req.IsNotification && rt != nil && rt.method.Notification {
-		return nil, notificationWithID(method)
-	}
-	sess.mu.Lock()
-	mount, initialized := sess.mount, sess.initialized
-	sess.mu.Unlock()
-	if !initialized && (rt == nil || !rt.method.Role.beforeSession()) {
-		if in.req.IsNotification {
-			return nil, nil
-		}
-		return nil, errNotInitialized
-	}
-	if rt != nil && in.req.IsNotification && !rt.method.Notification {
-		// A request without an id: JSON-RPC forbids answering it, and
-		// running it would be work nobody asked to see.
-		srv.log.Debug("mcp: a request sent as a notification is ignored", "method", method)
-		return nil, nil
-	}
-	if rt == nil || !rt.method.FromClient || rt.serve == nil {
-		if in.req.IsNotification {
-			return nil, nil
-		}
-		return nil, jsonrpc.MethodNotFound(method)
-	}
-	rc := &reqCtx{Context: ctx}
-	rc.r = Request{Method: method, ID: in.req.ID, server: srv, client: sess, route: rt, out: out, in: *in}
-	if mount != nil {
-		rc.r.mount, rc.r.Protocol = mount, mount.Protocol
-	}
-	rc.r.ctx = rc
-	return rt.serve(rc)
-}
-
-// handle classifies and serves one message of the session.
-func (sess *Session) handle(ctx context.Context, req *jsonrpc.Request, out Outbound) (wire.Marshaler, error) {
-	in := sess.srv.Classify(req)
-	return sess.Serve(ctx, &in, out)
-}
-
-// serve runs the handler of the request's method, in either era: a
-// tools/call has its arguments checked before and its structuredContent
-// after; an AnswerWith error is answered with its result.
-func (s *Server) serve(rc *reqCtx) (res wire.Marshaler, err error) {
-	mount, m := rc.r.mount, rc.r.route.method
-	call := m.Role == RoleToolsCall
-	if call {
-		if args := rc.r.in.args; len(args) > 0 && args.Kind() != wire.Object {
-			// The schema's CallToolRequestParams.arguments is an object:
-			// anything else breaks the params, before any tool sees them.
-			return nil, InvalidParams("/params/arguments", "must be an object")
-		}
-	}
-	// The single-use states the handler opened are spent when the round
-	// completes: not with an error (a panic included) nor with another
-	// round of input.
-	asksInput := false
-	defer func() { rc.r.settleStates(err == nil && res != nil && !asksInput) }()
-	if rc.r.route.catalog {
-		res, err = s.fromCatalog(rc)
-	} else {
-		res, err = s.fromHandler(rc)
-	}
-	if err != nil {
-		if aw := answerWith(err); aw != nil {
-			return aw.Result, nil
-		}
-		return nil, err
-	}
-	if res == nil {
-		return nil, nil
-	}
-	if call {
-		if err := s.tools.checkResult(rc, mount, res); err != nil {
-			return nil, err
-		}
-	}
-	if p := mount.Protocol; p.Stamp != nil {
-		res = p.Stamp(res, s.stamps[m])
-	}
-	if asksInput, err = s.checkInputRequests(&rc.r, mount.Protocol, res); err != nil {
-		return nil, err
-	}
-	if err := s.validateResult(m.Name, res); err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
 // errNotInitialized answers a request that is neither stateless nor part
 // of an initialized session.
 var errNotInitialized = jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 	"no session: send initialize first (only ping may precede it), or make the request stateless with _meta "+MetaProtocolVersion)
 
-// emptyResult is the {} of ping and friends.
-var emptyResult = wire.Raw(`{}`)
-
-var emptyObject = wire.Raw(`{}`)
-
-func (sess *Session) initialize(ctx context.Context, in *Inbound) (wire.Marshaler, error) {
+func (sess *Session) initialize(ctx context.Context, in *inbound) (wire.Marshaler, error) {
 	if in.req.IsNotification {
 		return nil, nil
 	}
@@ -300,19 +192,19 @@ func (sess *Session) initialize(ctx context.Context, in *Inbound) (wire.Marshale
 			return err
 		})
 		if err != nil {
-			return nil, decodeError(err)
+			return nil, protocol.DecodeError(err)
 		}
 	}
 	srv := sess.srv
 	if len(srv.stateful) == 0 {
 		// A modern-only server lists what it supports.
-		return nil, unsupportedVersion(requested, srv.StatelessVersions())
+		return nil, unsupportedVersion(requested, srv.statelessVersions())
 	}
 	mount := srv.stateful[0]
-	if m := srv.byRev[requested]; m != nil && !m.Protocol.Stateless {
+	if m := srv.byRev[requested]; m != nil && !m.Protocol.Stateless() {
 		mount = m
 	}
-	if md := mount.Protocol.Role(RoleInitialize); md != nil && md.ValidateParams != nil {
+	if md := mount.Protocol.Role(protocol.RoleInitialize); md != nil && md.ValidateParams != nil {
 		if err := md.ValidateParams(params); err != nil {
 			return nil, err
 		}
@@ -363,7 +255,7 @@ func serveInitialized(rc *reqCtx) (wire.Marshaler, error) {
 }
 
 func servePing(rc *reqCtx) (wire.Marshaler, error) {
-	if err := NoParams(rc.r.in.req.Params); err != nil {
+	if err := protocol.NoParams(rc.r.in.req.Params); err != nil {
 		return nil, err
 	}
 	return emptyResult, nil
@@ -393,24 +285,7 @@ func (sess *Session) cancelled(params wire.Raw) {
 	sess.cancel(id)
 }
 
-func cancelledID(params wire.Raw) (jsonrpc.ID, bool) {
-	var id jsonrpc.ID
-	found := false
-	if len(params) == 0 {
-		return id, false
-	}
-	d := wire.NewDecoder(params)
-	err := d.Object(func(key []byte) error {
-		if string(key) == "requestId" {
-			found = true
-			return id.DecodeJSON(d)
-		}
-		return d.Skip()
-	})
-	return id, found && err == nil
-}
-
-func (sess *Session) setLevel(m *Method, params wire.Raw) (wire.Marshaler, error) {
+func (sess *Session) setLevel(m *protocol.Method, params wire.Raw) (wire.Marshaler, error) {
 	if err := m.ValidateParams(params); err != nil {
 		return nil, err
 	}
@@ -431,7 +306,7 @@ func (sess *Session) setLevel(m *Method, params wire.Raw) (wire.Marshaler, error
 	return emptyResult, nil
 }
 
-func (sess *Session) subscribe(m *Method, params wire.Raw) (wire.Marshaler, error) {
+func (sess *Session) subscribe(m *protocol.Method, params wire.Raw) (wire.Marshaler, error) {
 	if err := m.ValidateParams(params); err != nil {
 		return nil, err
 	}
@@ -446,7 +321,7 @@ func (sess *Session) subscribe(m *Method, params wire.Raw) (wire.Marshaler, erro
 		return d.Skip()
 	})
 	sess.mu.Lock()
-	if m.Role == RoleSubscribe {
+	if m.Role == protocol.RoleSubscribe {
 		if sess.subs == nil {
 			sess.subs = map[string]bool{}
 		}
@@ -468,7 +343,7 @@ func (sess *Session) subscribed(uri string) bool {
 
 // notify sends the notification in role r, if the session is initialized
 // and its revision has one.
-func (sess *Session) notify(ctx context.Context, r Role, params wire.Marshaler) {
+func (sess *Session) notify(ctx context.Context, r protocol.Role, params wire.Marshaler) {
 	sess.mu.Lock()
 	ok := sess.initialized && !sess.closed && sess.mount != nil
 	method := ""
@@ -509,4 +384,35 @@ func hasMember(params wire.Raw, name string) bool {
 	d := wire.NewDecoder(params)
 	k, _, err := d.PeekMember(name)
 	return err == nil && k != wire.Invalid
+}
+
+// Memo returns the value compute gives for key, computed once per stateful
+// session and reused by its later requests (each request of the stateless
+// era, which has no session, computes its own). It is for values derived
+// from what a session fixes at initialize — the client's capabilities and
+// info, the protocol version — such as a bridge's view of them in another
+// revision's types. The value is shared between requests: it must not be
+// changed.
+func (r *Request) Memo(key any, compute func() any) any {
+	s := r.session()
+	if s == nil {
+		return compute()
+	}
+	s.mu.Lock()
+	v, ok := s.memo[key]
+	s.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.memo[key]; ok {
+		return prev
+	}
+	if s.memo == nil {
+		s.memo = map[any]any{}
+	}
+	s.memo[key] = v
+	return v
 }

@@ -67,7 +67,7 @@ func (sess *Session) Changes() uint64 {
 // stateless.
 func (s *Server) RestoreSession(st SessionState, peer Caller, cancel func(jsonrpc.ID) bool) (*Session, error) {
 	m := s.byRev[st.Revision]
-	if m == nil || m.Protocol.Stateless {
+	if m == nil || m.Protocol.Stateless() {
 		return nil, fmt.Errorf("mcp: restoring a session of revision %q, which this server does not serve statefully", st.Revision)
 	}
 	sess := s.NewSession(peer, cancel)
@@ -92,7 +92,8 @@ func (s *Server) RestoreSession(st SessionState, peer Caller, cancel func(jsonrp
 }
 
 // SetID names the session as its transport does (the Mcp-Session-Id of
-// Streamable HTTP): with a TaskStore, its tasks are shared under it.
+// Streamable HTTP): middleware sees the name (Message.SessionID), and with
+// a TaskStore the session's tasks are shared under it.
 func (sess *Session) SetID(id string) {
 	sess.mu.Lock()
 	sess.id = id

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/skills"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -57,22 +59,23 @@ type skillParams struct {
 // resources/read and resources/list before and after the handler's.
 func (s *Server) routeSkills(m *mounted) {
 	o := s.opts.Skills
-	add := []*Method{extSkillsList, extSkillsGet}
+	list, get, dirRead, read := protocol.SkillsExtensionMethods()
+	add := []*protocol.Method{list, get}
 	if o.DirectoryRead {
-		add = append(add, extDirectoryRead)
+		add = append(add, dirRead)
 	}
 	for _, md := range add {
 		m.routes[md.Name] = &route{method: md, serve: s.serveSkills}
 	}
 	// The skills' files are read with resources/read, which the runtime
 	// serves even where the handler (or the revision) has none.
-	if md := m.Protocol.Role(RoleResourcesRead); md != nil {
+	if md := m.Protocol.Role(protocol.RoleResourcesRead); md != nil {
 		rt := m.routes[md.Name]
 		rt.serve = s.readSkillFile(rt.serve)
 	} else {
-		m.routes[extSkillsRead.Name] = &route{method: extSkillsRead, serve: s.readSkillFile(nil)}
+		m.routes[read.Name] = &route{method: read, serve: s.readSkillFile(nil)}
 	}
-	if md := m.Protocol.Role(RoleResourcesList); md != nil {
+	if md := m.Protocol.Role(protocol.RoleResourcesList); md != nil {
 		rt := m.routes[md.Name]
 		rt.serve = s.listSkills(rt.serve)
 	}
@@ -109,13 +112,13 @@ func (s *Server) serveSkills(rc *reqCtx) (wire.Marshaler, error) {
 	}
 	cat := o.Catalog
 	switch method.Role {
-	case RoleSkillsList:
+	case protocol.RoleSkillsList:
 		page, next, err := Page(cat.Entries(), cursor, o.pageSize())
 		if err != nil {
 			return nil, err
 		}
 		return s.skillResult(method.Name, "skills", page, next), nil
-	case RoleSkillsGet:
+	case protocol.RoleSkillsGet:
 		u, err := uri()
 		if err != nil {
 			return nil, err

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/skills"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -27,7 +29,7 @@ func newSkillServer(t *testing.T) (*Server, *skills.Catalog) {
 		t.Fatal(err)
 	}
 	a, b := testProtocols()
-	b.Methods["resources/list"] = &Method{Name: "resources/list", FromClient: true, Implemented: always, ValidateParams: NoParams, Cacheable: true, Role: RoleResourcesList,
+	b.Methods["resources/list"] = &protocol.Method{Name: "resources/list", FromClient: true, Implemented: always, ValidateParams: protocol.NoParams, Cacheable: true, Role: protocol.RoleResourcesList,
 		Serve: func(context.Context, any, wire.Raw) (wire.Marshaler, error) {
 			return wire.Raw(`{"resources":[{"uri":"test://own","name":"own"}]}`), nil
 		}}
@@ -132,28 +134,28 @@ func TestSkillsClient(t *testing.T) {
 	s, cat := newSkillServer(t)
 	ctx := context.Background()
 	c := &statelessCaller{s: s}
-	entries, err := ListSkills(ctx, c)
+	entries, err := skills.List(ctx, c)
 	if err != nil || len(entries) != 2 || entries[1].URI != "skill://beta/SKILL.md" {
 		t.Fatalf("ListSkills = %+v, %v", entries, err)
 	}
 	if len(c.reads) != 0 {
 		t.Fatalf("listing read files: %v", c.reads)
 	}
-	got, err := GetSkill(ctx, c, "skill://alpha/SKILL.md")
+	got, err := skills.Get(ctx, c, "skill://alpha/SKILL.md")
 	if err != nil || got.Name() != "alpha" {
 		t.Fatalf("GetSkill = %+v, %v", got, err)
 	}
-	body, err := LoadSkill(ctx, c, entries[0])
+	body, err := skills.Read(ctx, c, entries[0])
 	want, _ := cat.Read("skill://alpha/SKILL.md")
 	if err != nil || string(body) != string(want.Data) {
 		t.Fatalf("LoadSkill = %q, %v", body, err)
 	}
 	for _, f := range entries[1].Resources {
-		if _, err := ReadSkillFile(ctx, c, entries[1], f.URI); err != nil {
+		if _, err := skills.ReadFile(ctx, c, entries[1], f.URI); err != nil {
 			t.Errorf("ReadSkillFile(%s): %v", f.URI, err)
 		}
 	}
-	if _, err := ReadSkillFile(ctx, c, entries[1], "skill://beta/other"); !errors.Is(err, skills.ErrNotInManifest) {
+	if _, err := skills.ReadFile(ctx, c, entries[1], "skill://beta/other"); !errors.Is(err, skills.ErrNotInManifest) {
 		t.Errorf("unlisted file: %v", err)
 	}
 
@@ -170,7 +172,7 @@ func TestSkillsClient(t *testing.T) {
 			c := &statelessCaller{s: s, tamper: func(_ string, res []byte) []byte {
 				return []byte(strings.Replace(string(res), tt.from, tt.to, 1))
 			}}
-			body, err := LoadSkill(ctx, c, entries[0])
+			body, err := skills.Read(ctx, c, entries[0])
 			if !errors.Is(err, tt.want) || body != nil {
 				t.Fatalf("LoadSkill = %q, %v; want %v", body, err, tt.want)
 			}
@@ -179,7 +181,7 @@ func TestSkillsClient(t *testing.T) {
 	t.Run("frontmatter", func(t *testing.T) {
 		e := entries[0]
 		e.Frontmatter = skills.Frontmatter{"name": "alpha", "description": "Something else."}
-		if _, err := LoadSkill(ctx, c, e); !errors.Is(err, skills.ErrFrontmatterMismatch) {
+		if _, err := skills.Read(ctx, c, e); !errors.Is(err, skills.ErrFrontmatterMismatch) {
 			t.Fatalf("err = %v", err)
 		}
 	})

@@ -1,61 +1,9 @@
 package mcp
 
 import (
-	"context"
-	"strings"
-
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
-
-// ServeStateless serves one stateless (2026-07-28 on) request or
-// notification, classified by Server.Classify. out carries the messages
-// related to it (progress, logs, and for subscriptions/listen the
-// stream's notifications). Errors are *jsonrpc.Error values whose codes
-// map to HTTP statuses (see HTTPStatus).
-func (s *Server) ServeStateless(ctx context.Context, in *Inbound, out Outbound) (wire.Marshaler, error) {
-	if in.req.IsNotification {
-		// The only client notification of the stateless era is
-		// notifications/cancelled, which the transport handles.
-		return nil, nil
-	}
-	method := in.req.Method
-	meta := &in.meta
-	if meta.protocolVersion != "" {
-		if err := s.statelessError(meta.protocolVersion, method, false); err != nil {
-			return nil, err
-		}
-	}
-	var missing []string
-	if meta.protocolVersion == "" {
-		missing = append(missing, MetaProtocolVersion)
-	}
-	if meta.clientCaps == nil {
-		missing = append(missing, MetaClientCapabilities)
-	}
-	if len(missing) > 0 {
-		return nil, InvalidParams("/params/_meta", "missing _meta keys: "+strings.Join(missing, ", "))
-	}
-	mount := s.byRev[meta.protocolVersion]
-	if mount == nil || !mount.Protocol.Stateless {
-		return nil, unsupportedVersion(meta.protocolVersion, s.StatelessVersions())
-	}
-	rt := mount.routes[method]
-	if rt == nil || !rt.method.FromClient || rt.method.Notification || rt.serve == nil {
-		return nil, jsonrpc.MethodNotFound(method)
-	}
-	rc := &reqCtx{Context: ctx}
-	rc.r = Request{Method: method, ID: in.req.ID, Protocol: mount.Protocol, server: s, mount: mount, route: rt, out: out, in: *in}
-	rc.r.client = statelessClient{&rc.r}
-	rc.r.ctx = rc
-	return rt.serve(rc)
-}
-
-// handleStateless classifies and serves one stateless message.
-func (s *Server) handleStateless(ctx context.Context, req *jsonrpc.Request, out Outbound) (wire.Marshaler, error) {
-	in := s.Classify(req)
-	return s.ServeStateless(ctx, &in, out)
-}
 
 // statelessError is the error a stateless request of method, declaring
 // protocol version (in its _meta, or on HTTP in its MCP-Protocol-Version
@@ -67,8 +15,8 @@ func (s *Server) handleStateless(ctx context.Context, req *jsonrpc.Request, out 
 // serves those extensions). It is nil for a request that may be served.
 func (s *Server) statelessError(version, method string, isNotification bool) *jsonrpc.Error {
 	mount := s.byRev[version]
-	if mount == nil || !mount.Protocol.Stateless {
-		return unsupportedVersion(version, s.StatelessVersions())
+	if mount == nil || !mount.Protocol.Stateless() {
+		return unsupportedVersion(version, s.statelessVersions())
 	}
 	rt := mount.routes[method]
 	switch {
@@ -108,7 +56,7 @@ func (s *Server) discover(m *mounted, method string) wire.Raw {
 	e.Str("complete")
 	e.FieldRaw(`"supportedVersions":`)
 	e.ArrayStart()
-	for _, v := range s.StatelessVersions() {
+	for _, v := range s.statelessVersions() {
 		e.Str(v)
 	}
 	e.ArrayEnd()
@@ -135,18 +83,4 @@ func (s *Server) endCacheable(e *wire.Encoder, pol CachePolicy) {
 	s.implementation(e)
 	e.ObjectEnd()
 	e.ObjectEnd()
-}
-
-// HTTPStatus is the HTTP status a stateless error is answered with.
-func HTTPStatus(err *jsonrpc.Error) int {
-	switch err.Code {
-	case jsonrpc.CodeMethodNotFound:
-		return 404
-	case jsonrpc.CodeInternalError:
-		return 500
-	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams,
-		CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
-		return 400
-	}
-	return 200
 }

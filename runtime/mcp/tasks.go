@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -38,38 +40,6 @@ import (
 // returns; the task's function runs in the background with its own
 // context, and may ask for input with Task.Input and report progress with
 // Task.Progress.
-
-// TaskInfo is a task as the runtime reports it; a TaskCodec writes it in
-// its revision's task types.
-type TaskInfo struct {
-	// ID is the task id; Status its status; Message its status message
-	// ("" for none).
-	ID, Status, Message string
-	// CreatedAt and LastUpdatedAt are ISO 8601 timestamps.
-	CreatedAt, LastUpdatedAt string
-	// TTLMs is how long the task is kept after it was created, and
-	// PollIntervalMs the polling interval suggested, in milliseconds.
-	TTLMs, PollIntervalMs int64
-}
-
-// TaskCodec writes the runtime's tasks in the task types of one revision:
-// generated code builds it from the revision's definitions (2025-11-25:
-// Task, CreateTaskResult, GetTaskResult, CancelTaskResult,
-// TaskStatusNotificationParams).
-type TaskCodec struct {
-	// Task is one task (an entry of tasks/list).
-	Task func(t *TaskInfo) wire.Marshaler
-	// Create is the CreateTaskResult answering a task-augmented request.
-	Create func(t *TaskInfo) wire.Marshaler
-	// Get and Cancel are the results of tasks/get and tasks/cancel.
-	Get    func(t *TaskInfo) wire.Marshaler
-	Cancel func(t *TaskInfo) wire.Marshaler
-	// Status is the params of the task status notification.
-	Status func(t *TaskInfo) wire.Marshaler
-}
-
-// TasksExtension identifies the 2026 tasks extension.
-const TasksExtension = "io.modelcontextprotocol/tasks"
 
 // MetaRelatedTask is the _meta key that ties a message to a task
 // (2025-11-25).
@@ -149,9 +119,9 @@ type Task struct {
 	ID string
 
 	host    *taskHost
-	owner   any        // *Session, *ClientSession, or a taskOwner
-	design  taskDesign // its shapes and rules
-	role    Role       // of the request that created it
+	owner   any           // *Session, *ClientSession, or a taskOwner
+	design  taskDesign    // its shapes and rules
+	role    protocol.Role // of the request that created it
 	ttl     time.Duration
 	created time.Time
 	cancel  context.CancelFunc
@@ -163,7 +133,7 @@ type Task struct {
 	// clientCaps are the capabilities the creating request declared
 	// (stateless): Input asks only for what they allow.
 	clientCaps wire.Raw
-	proto      *Protocol
+	proto      *protocol.Protocol
 
 	mu           sync.Mutex
 	status       TaskStatus
@@ -196,7 +166,7 @@ type taskInput struct {
 type taskRequestor interface {
 	// notify sends the notification in role r, if the negotiated revision
 	// has one.
-	notify(ctx context.Context, r Role, params wire.Marshaler)
+	notify(ctx context.Context, r protocol.Role, params wire.Marshaler)
 	// call sends a request and waits for its result.
 	call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error
 }
@@ -351,7 +321,7 @@ func (t *Task) announce(ctx context.Context) {
 		return
 	}
 	if params := t.design.status(t); params != nil {
-		t.requestor.notify(context.WithoutCancel(ctx), RoleTaskStatus, params)
+		t.requestor.notify(context.WithoutCancel(ctx), protocol.RoleTaskStatus, params)
 	}
 }
 
@@ -375,7 +345,7 @@ func (t *Task) Progress(ctx context.Context, progress, total float64, message st
 	}
 	t.lastProgress, t.progressSent = progress, true
 	t.mu.Unlock()
-	t.requestor.notify(ctx, RoleProgress, progressParams{t.progress, progress, total, message})
+	t.requestor.notify(ctx, protocol.RoleProgress, progressParams{t.progress, progress, total, message})
 	return nil
 }
 

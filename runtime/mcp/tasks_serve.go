@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -35,7 +37,7 @@ func (r *Request) RequireTasks() error {
 	if r.TasksRequested() {
 		return nil
 	}
-	return MissingCapability(r.Protocol, "extensions", TasksExtension)
+	return MissingCapability(r.Protocol, "extensions", protocol.TasksExtension)
 }
 
 // TaskSupport is how a tool takes tasks: the execution.taskSupport of
@@ -89,6 +91,7 @@ func (r *Request) TaskMode(support TaskSupport) (bool, error) {
 // Result as the result.
 type AnswerWith struct{ Result wire.Marshaler }
 
+// Error implements error.
 func (a *AnswerWith) Error() string { return "mcp: answered with another result" }
 
 // answerWith finds the AnswerWith in err's chain, or nil.
@@ -142,7 +145,7 @@ func requestedTTL(task wire.Raw) time.Duration {
 // sessionRequestor reaches the client of a server's session.
 type sessionRequestor struct{ sess *Session }
 
-func (s sessionRequestor) notify(ctx context.Context, r Role, params wire.Marshaler) {
+func (s sessionRequestor) notify(ctx context.Context, r protocol.Role, params wire.Marshaler) {
 	s.sess.notify(ctx, r, params)
 }
 
@@ -219,7 +222,7 @@ type taskDesign interface {
 // their status to it and keep its progress token; tasks/result answers
 // what the request would have; a tool result with isError fails the task.
 // The shapes are the revision's own (its generated TaskCodec).
-type coreTasks struct{ codec *TaskCodec }
+type coreTasks struct{ codec *protocol.TaskCodec }
 
 func (coreTasks) requested(r *Request) bool { return r.in.task != nil }
 
@@ -270,7 +273,7 @@ func (coreTasks) cancelEnded(t *Task) error {
 }
 
 func (coreTasks) outcome(t *Task, result wire.Raw) (wire.Raw, bool) {
-	return result, t.role == RoleToolsCall && isErrorResult(result)
+	return result, t.role == protocol.RoleToolsCall && isErrorResult(result)
 }
 
 // extensionTasks is the design of the 2026 io.modelcontextprotocol/tasks
@@ -282,7 +285,7 @@ func (coreTasks) outcome(t *Task, result wire.Raw) (wire.Raw, bool) {
 type extensionTasks struct{}
 
 func (extensionTasks) requested(r *Request) bool {
-	return r.HasClientCapability("extensions", TasksExtension)
+	return r.HasClientCapability("extensions", protocol.TasksExtension)
 }
 
 func (extensionTasks) mustBeTask(r *Request) error         { return r.RequireTasks() }
@@ -297,8 +300,8 @@ func (extensionTasks) begin(r *Request, t *Task) {
 }
 
 func (extensionTasks) owner(r *Request) (any, error) {
-	if !r.HasClientCapability("extensions", TasksExtension) {
-		return nil, MissingCapability(r.Protocol, "extensions", TasksExtension)
+	if !r.HasClientCapability("extensions", protocol.TasksExtension) {
+		return nil, MissingCapability(r.Protocol, "extensions", protocol.TasksExtension)
 	}
 	return r.server.statelessOwner(r.ctx, r), nil
 }
@@ -351,7 +354,7 @@ func (extensionTasks) outcome(_ *Task, result wire.Raw) (wire.Raw, bool) {
 }
 
 // extensionFields writes the members of an extension task.
-func extensionFields(e *wire.Encoder, t *TaskInfo) {
+func extensionFields(e *wire.Encoder, t *protocol.TaskInfo) {
 	e.FieldRaw(`"taskId":`)
 	e.Str(t.ID)
 	e.FieldRaw(`"status":`)
@@ -372,13 +375,13 @@ func extensionFields(e *wire.Encoder, t *TaskInfo) {
 
 // serve answers one tasks request (role r) of owner, in design d; ok is
 // false for roles that are not the tasks methods.
-func (h *taskHost) serve(ctx context.Context, srv *Server, r Role, params wire.Raw, owner any, d taskDesign) (wire.Marshaler, error, bool) {
+func (h *taskHost) serve(ctx context.Context, srv *Server, r protocol.Role, params wire.Raw, owner any, d taskDesign) (wire.Marshaler, error, bool) {
 	q := parseTaskParams(params)
 	switch r {
-	case RoleTaskList:
+	case protocol.RoleTaskList:
 		res, err := h.list(owner, q.cursor, d)
 		return res, err, true
-	case RoleTaskGet, RoleTaskUpdate, RoleTaskCancel, RoleTaskResult:
+	case protocol.RoleTaskGet, protocol.RoleTaskUpdate, protocol.RoleTaskCancel, protocol.RoleTaskResult:
 	default:
 		return nil, nil, false
 	}
@@ -394,12 +397,12 @@ func (h *taskHost) serve(ctx context.Context, srv *Server, r Role, params wire.R
 		return nil, InvalidParams("/params/taskId", "no task "+strconv.Quote(q.id)), true
 	}
 	switch r {
-	case RoleTaskGet:
+	case protocol.RoleTaskGet:
 		return d.get(t), nil, true
-	case RoleTaskUpdate:
+	case protocol.RoleTaskUpdate:
 		t.respond(q.responses)
 		return ackComplete, nil, true
-	case RoleTaskCancel:
+	case protocol.RoleTaskCancel:
 		if t.terminal() {
 			if err := d.cancelEnded(t); err != nil {
 				return nil, err, true
@@ -543,10 +546,10 @@ func parseTaskParams(params wire.Raw) taskParams {
 func iso(tm time.Time) string { return tm.UTC().Format(time.RFC3339Nano) }
 
 // info is the task as a TaskCodec writes it.
-func (t *Task) info() *TaskInfo {
+func (t *Task) info() *protocol.TaskInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return &TaskInfo{ID: t.ID, Status: string(t.status), Message: t.message, CreatedAt: iso(t.created), LastUpdatedAt: iso(t.updated),
+	return &protocol.TaskInfo{ID: t.ID, Status: string(t.status), Message: t.message, CreatedAt: iso(t.created), LastUpdatedAt: iso(t.updated),
 		TTLMs: t.ttl.Milliseconds(), PollIntervalMs: t.host.opts.PollInterval.Milliseconds()}
 }
 
@@ -616,33 +619,6 @@ func isErrorResult(b wire.Raw) bool {
 		return d.Skip()
 	})
 	return isErr
-}
-
-// splitRequest reads the method and params of {"method":..., "params":...}.
-func splitRequest(request wire.Raw) (string, wire.Raw, error) {
-	var method string
-	params := wire.Raw(`{}`)
-	d := wire.NewDecoder(request)
-	err := d.Object(func(key []byte) error {
-		switch string(key) {
-		case "method":
-			s, err := d.Str()
-			method = s
-			return err
-		case "params":
-			r, err := d.Raw()
-			params = r
-			return err
-		}
-		return d.Skip()
-	})
-	if err == nil && method == "" {
-		err = errors.New("no method")
-	}
-	if err != nil {
-		return "", nil, errors.New("mcp: a task's input request must be {\"method\": ..., \"params\": {...}}: " + err.Error())
-	}
-	return method, params, nil
 }
 
 // memberRaw returns the raw value of params' member name, or nil.

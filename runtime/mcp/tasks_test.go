@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -25,8 +27,8 @@ type fakeRequestor struct {
 	answer wire.Raw
 }
 
-func (f *fakeRequestor) notify(_ context.Context, r Role, params wire.Marshaler) {
-	method := map[Role]string{RoleProgress: "notifications/progress", RoleTaskStatus: "notifications/tasks/status"}[r]
+func (f *fakeRequestor) notify(_ context.Context, r protocol.Role, params wire.Marshaler) {
+	method := map[protocol.Role]string{protocol.RoleProgress: "notifications/progress", protocol.RoleTaskStatus: "notifications/tasks/status"}[r]
 	b, _ := wire.Marshal(params)
 	f.mu.Lock()
 	f.notes = append(f.notes, method+" "+string(b))
@@ -49,16 +51,16 @@ func (f *fakeRequestor) all() ([]string, []string) {
 
 // testCore is the core design of tasks with the shapes of 2025-11-25, as
 // a generated package's TaskCodec writes them.
-var testCore = coreTasks{&TaskCodec{
-	Task:   func(t *TaskInfo) wire.Marshaler { return testTask(t, "", "") },
-	Create: func(t *TaskInfo) wire.Marshaler { return testTask(t, `{"task":`, "}") },
-	Get:    func(t *TaskInfo) wire.Marshaler { return testTask(t, "", "") },
-	Cancel: func(t *TaskInfo) wire.Marshaler { return testTask(t, "", "") },
-	Status: func(t *TaskInfo) wire.Marshaler { return testTask(t, "", "") },
+var testCore = coreTasks{&protocol.TaskCodec{
+	Task:   func(t *protocol.TaskInfo) wire.Marshaler { return testTask(t, "", "") },
+	Create: func(t *protocol.TaskInfo) wire.Marshaler { return testTask(t, `{"task":`, "}") },
+	Get:    func(t *protocol.TaskInfo) wire.Marshaler { return testTask(t, "", "") },
+	Cancel: func(t *protocol.TaskInfo) wire.Marshaler { return testTask(t, "", "") },
+	Status: func(t *protocol.TaskInfo) wire.Marshaler { return testTask(t, "", "") },
 }}
 
 // testTask writes a 2025-11-25 Task between before and after.
-func testTask(t *TaskInfo, before, after string) wire.Marshaler {
+func testTask(t *protocol.TaskInfo, before, after string) wire.Marshaler {
 	msg := ""
 	if t.Message != "" {
 		msg = `"statusMessage":` + strconv.Quote(t.Message) + `,`
@@ -182,7 +184,7 @@ func TestTaskTTLAndBounds(t *testing.T) {
 func TestStatefulTaskTalksToItsRequestor(t *testing.T) {
 	h, _ := newHost(TaskOptions{})
 	fr := &fakeRequestor{answer: wire.Raw(`{"action":"accept","content":{"ok":true}}`)}
-	task, err := h.start(context.Background(), &Task{design: testCore, owner: "s", role: RoleToolsCall, requestor: fr, progress: wire.StringValue("tok"), hasToken: true},
+	task, err := h.start(context.Background(), &Task{design: testCore, owner: "s", role: protocol.RoleToolsCall, requestor: fr, progress: wire.StringValue("tok"), hasToken: true},
 		func(ctx context.Context, task *Task) (wire.Marshaler, error) {
 			if err := task.Progress(ctx, 1, 2, "half"); err != nil {
 				return nil, err
@@ -239,7 +241,7 @@ func TestTaskCancelAndFailure(t *testing.T) {
 		return wire.Raw(`{"late":true}`), nil
 	})
 	<-started
-	if _, err, _ := h.serve(context.Background(), nil, RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err != nil {
+	if _, err, _ := h.serve(context.Background(), nil, protocol.RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, task)
@@ -247,7 +249,7 @@ func TestTaskCancelAndFailure(t *testing.T) {
 	if task.Status() != TaskCancelled {
 		t.Errorf("status %s after cancel", task.Status())
 	}
-	if _, err, _ := h.serve(context.Background(), nil, RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err == nil || err.(*jsonrpc.Error).Code != jsonrpc.CodeInvalidParams {
+	if _, err, _ := h.serve(context.Background(), nil, protocol.RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err == nil || err.(*jsonrpc.Error).Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("cancelling an ended 2025 task: %v", err)
 	}
 	if _, err := task.await(context.Background()); err == nil {

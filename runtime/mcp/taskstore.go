@@ -52,12 +52,6 @@ type TaskRecordInput struct {
 // Expires is when the task is dropped.
 func (r TaskRecord) Expires() time.Time { return r.Created.Add(r.TTL) }
 
-// The announcements of tasks on the Broadcast (see broadcast.go).
-const (
-	announceTaskCancel = "task-cancel"
-	announceTaskUpdate = "task-update"
-)
-
 // persist saves a stateless task's state in the TaskStore, if any.
 func (t *Task) persist() {
 	store := t.host.opts.Store

@@ -11,6 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpgen/mcpgen/runtime/mcpheader"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -42,7 +45,7 @@ type toolSchema struct {
 	flat *flatSchema
 	// headers are the x-mcp-header annotations of the input schema (on
 	// stateless revisions; none when they are invalid).
-	headers []ParamHeader
+	headers []mcpheader.Param
 }
 
 func (t *toolSchemas) init(s *Server) { t.srv, t.sets = s, map[*mounted]*toolSet{} }
@@ -86,9 +89,9 @@ func (t *toolSchemas) learned(m *mounted) *toolSet {
 // x-mcp-header annotations: one listing serves both.
 func (t *toolSchemas) learn(rc *reqCtx, m *mounted, callParams wire.Raw) map[string]*toolSchema {
 	out := map[string]*toolSchema{}
-	call := m.Protocol.Role(RoleToolsCall)
+	call := m.Protocol.Role(protocol.RoleToolsCall)
 	headers := call != nil && call.NameParam != ""
-	list := m.Protocol.Role(RoleToolsList)
+	list := m.Protocol.Role(protocol.RoleToolsList)
 	if list == nil || list.Serve == nil || list.Implemented == nil || !list.Implemented(m.Handler) {
 		return out
 	}
@@ -138,7 +141,7 @@ func (t *toolSchemas) learn(rc *reqCtx, m *mounted, callParams wire.Raw) map[str
 				ts.out = t.compile(tool.Name, "output", tool.OutputSchema)
 			}
 			if headers {
-				hs, err := ParamHeaders(tool.InputSchema)
+				hs, err := mcpheader.Params(tool.InputSchema)
 				if err != nil {
 					t.srv.log.Warn("mcp: tool has an invalid x-mcp-header annotation; its headers are not checked", "tool", tool.Name, "err", err)
 				}
@@ -219,9 +222,12 @@ func (t *toolSchemas) checkResult(rc *reqCtx, m *mounted, res wire.Marshaler) er
 	if ts == nil || ts.out == nil {
 		return nil
 	}
-	data, err := wire.Marshal(res)
-	if err != nil {
-		return err
+	data, ok := res.(wire.Raw)
+	if !ok {
+		var err error
+		if data, err = wire.Marshal(res); err != nil {
+			return err
+		}
 	}
 	d := wire.NewDecoder(data)
 	var structured wire.Raw
@@ -295,7 +301,7 @@ func describeViolation(err error) string {
 // tool execution error (the revision's CallToolResult with isError), as
 // the tools specification asks, so the model can correct itself; -32602
 // in a revision whose generated package has no such result.
-func toolError(p *Protocol, text string) (wire.Marshaler, error) {
+func toolError(p *protocol.Protocol, text string) (wire.Marshaler, error) {
 	if p.ToolError == nil {
 		return nil, InvalidParams("/params/arguments", text)
 	}

@@ -43,6 +43,9 @@ type CommandTransport struct {
 
 var _ mcp.ClientTransport = (*CommandTransport)(nil)
 
+// TransportName names the transport to middleware (mcp.TransportStdio).
+func (t *CommandTransport) TransportName() string { return mcp.TransportStdio }
+
 // Dial starts the process.
 func (t *CommandTransport) Dial(ctx context.Context, h jsonrpc.Handler) (mcp.ClientConn, error) {
 	cmd := exec.Command(t.Path, t.Args...)
@@ -118,6 +121,9 @@ type InProcessTransport struct {
 }
 
 var _ mcp.ClientTransport = (*InProcessTransport)(nil)
+
+// TransportName names the transport to middleware (mcp.TransportStdio).
+func (t *InProcessTransport) TransportName() string { return mcp.TransportStdio }
 
 // Dial starts serving one connection and returns the client's end.
 func (t *InProcessTransport) Dial(ctx context.Context, h jsonrpc.Handler) (mcp.ClientConn, error) {

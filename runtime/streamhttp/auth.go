@@ -27,6 +27,7 @@ type AuthError struct {
 	Scope string
 }
 
+// Error implements error.
 func (e *AuthError) Error() string {
 	msg := "unauthorized"
 	if e.Code != "" {

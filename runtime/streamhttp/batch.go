@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 )
 
 // JSON-RPC batches on Streamable HTTP (2025-03-26 only: 2025-06-18 removed
@@ -61,26 +61,29 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: empty batch"))
 		return
 	}
-	// The core reads each element once.
-	ins := make([]*mcp.Inbound, len(msgs))
+	// The engine reads each element once and picks its era: a batch with
+	// an element of the stateless era is one.
+	xs := make([]*mcp.Exchange, len(msgs))
+	era := protocol.Stateful
 	for i, m := range msgs {
-		ins[i] = h.classify(m)
-	}
-	if rev, ok := h.statelessBatch(r, ins); ok {
-		why := "the stateless protocol has no batches"
-		if rev != "" {
-			why = "the stateless protocol (" + rev + ") has no batches"
+		xs[i] = h.accept(m, r)
+		if xs[i].Era() == protocol.Stateless {
+			era = protocol.Stateless
 		}
-		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported(why))
-		return
 	}
-	for _, in := range ins {
-		if in != nil && h.srv.OpensSession(in) {
+	h.eras[era].batch(w, r, msgs, xs, acc)
+}
+
+// serveSessionBatch serves a batch of the stateful era: one of a session
+// whose revision has batches.
+func (h *Handler) serveSessionBatch(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.Message, xs []*mcp.Exchange, acc accept) {
+	for _, x := range xs {
+		if x.OpensSession() {
 			h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: initialize must not be batched"))
 			return
 		}
 	}
-	s := h.lookup(w, r, jsonrpc.ID{}, false)
+	s := h.lookup(w, r, h.accept(&jsonrpc.Message{Kind: jsonrpc.KindResponse}, r), jsonrpc.ID{}, false)
 	if s == nil {
 		return
 	}
@@ -93,30 +96,13 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported(rev+" has no JSON-RPC batches"))
 		return
 	}
-	s.serveBatch(w, r, msgs, ins, acc)
-}
-
-// statelessBatch reports a batch of the stateless era, as modern decides
-// for one message: an element whose _meta names a protocol version, an
-// MCP-Protocol-Version header the server serves statelessly (or does not
-// know), or a server without stateful revisions. rev is the version named,
-// if any.
-func (h *Handler) statelessBatch(r *http.Request, ins []*mcp.Inbound) (rev string, ok bool) {
-	for _, in := range ins {
-		if in != nil && in.Version() != "" {
-			return in.Version(), true
-		}
-	}
-	if v := strings.TrimSpace(r.Header.Get(hdrProtocolVersion)); v != "" && h.srv.IsModernVersion(v) {
-		return v, true
-	}
-	return "", !h.stateful
+	s.serveBatch(w, r, msgs, xs, acc)
 }
 
 // serveBatch serves the elements of a batch in order: responses and
 // notifications at once, requests on their own goroutines, every answer
 // on one stream (see the comment at the top of the file).
-func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.Message, ins []*mcp.Inbound, acc accept) {
+func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.Message, xs []*mcp.Exchange, acc accept) {
 	owed := false
 	for _, m := range msgs {
 		if m.Kind == jsonrpc.KindRequest || m.Kind == jsonrpc.KindInvalid {
@@ -126,7 +112,7 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 	}
 	if !owed {
 		for i, m := range msgs {
-			s.oneWay(r.Context(), m, ins[i])
+			s.oneWay(r.Context(), m, xs[i])
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -144,14 +130,14 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 		switch m.Kind {
 		case jsonrpc.KindRequest:
 			st.owe()
-			if _, je := s.start(r, m, ins[i], st); je != nil {
+			if _, je := s.start(r, m, xs[i], st); je != nil {
 				st.answer(errorBody(m.ID, true, noID, je))
 			}
 		case jsonrpc.KindInvalid:
 			st.owe()
 			st.answer(errorBody(m.ID, m.HasID, noID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s", m.Problem)))
 		default:
-			s.oneWay(r.Context(), m, ins[i])
+			s.oneWay(r.Context(), m, xs[i])
 		}
 	}
 	st.answer(nil)
@@ -160,7 +146,7 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 
 // oneWay dispatches a message that gets no answer: a response goes to the
 // call waiting for it, a notification to the session.
-func (s *session) oneWay(ctx context.Context, m *jsonrpc.Message, in *mcp.Inbound) {
+func (s *session) oneWay(ctx context.Context, m *jsonrpc.Message, x *mcp.Exchange) {
 	switch m.Kind {
 	case jsonrpc.KindResponse:
 		if !s.calls.Deliver(m, nil, false) && s.shared {
@@ -168,6 +154,6 @@ func (s *session) oneWay(ctx context.Context, m *jsonrpc.Message, in *mcp.Inboun
 			s.relayResponse(ctx, m)
 		}
 	case jsonrpc.KindNotification:
-		_, _ = s.ms.Serve(ctx, in, discardOut{})
+		_, _ = x.Serve(ctx, s.ms, discardOut{})
 	}
 }

@@ -12,8 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
-	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -22,8 +23,8 @@ const revBatch = "2025-03-26"
 
 // protoBatch is a stateful 2025-03-26 revision, built as the other test
 // revisions are, with batches.
-var protoBatch = func() *mcp.Protocol {
-	p := protocol(revBatch, false)
+var protoBatch = func() *protocol.Protocol {
+	p := testProtocol(revBatch, false)
 	p.Batches = true
 	return p
 }()
@@ -31,7 +32,7 @@ var protoBatch = func() *mcp.Protocol {
 // newBatchFixture serves 2025-11-25, 2025-03-26 and 2026-07-28.
 func newBatchFixture(t *testing.T, o Options, wrap ...func(http.Handler) http.Handler) *fixture {
 	t.Helper()
-	return newFixtureOf(t, []*mcp.Protocol{protoOld, protoBatch, protoNew}, o, wrap...)
+	return newFixtureOf(t, []*protocol.Protocol{protoOld, protoBatch, protoNew}, o, wrap...)
 }
 
 // initRev opens a session of revision rev and returns the headers of its

@@ -15,6 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/mcpheader"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -59,6 +62,7 @@ type HTTPError struct {
 	Body   string // the start of the body
 }
 
+// Error implements error.
 func (e *HTTPError) Error() string {
 	s := "streamhttp: HTTP " + strconv.Itoa(e.Status) + " " + http.StatusText(e.Status)
 	if e.Body != "" {
@@ -74,6 +78,9 @@ var ErrSessionExpired = errors.New("streamhttp: the session expired or was ended
 // maxMessage bounds a message the client reads.
 const maxMessage = 64 << 20
 
+// TransportName names the transport to middleware (mcp.TransportHTTP).
+func (t *ClientTransport) TransportName() string { return mcp.TransportHTTP }
+
 // Dial implements mcp.ClientTransport. It makes no request: the first is
 // the session's initialize or server/discover.
 func (t *ClientTransport) Dial(_ context.Context, h jsonrpc.Handler) (mcp.ClientConn, error) {
@@ -88,8 +95,9 @@ func (t *ClientTransport) Dial(_ context.Context, h jsonrpc.Handler) (mcp.Client
 		h:       h,
 		retries: t.MaxRetries,
 		log:     t.Logger,
+		era:     sessionClient{},
 		serving: map[string]context.CancelFunc{},
-		tools:   map[string][]mcp.ParamHeader{},
+		tools:   map[string][]mcpheader.Param{},
 	}
 	if c.client == nil {
 		c.client = http.DefaultClient
@@ -126,14 +134,14 @@ type clientConn struct {
 	calls jsonrpc.Calls // the conn's requests waiting for responses
 
 	mu        sync.Mutex
-	proto     *mcp.Protocol // the revision spoken; nil before negotiation
+	proto     *protocol.Protocol // the revision spoken; nil before negotiation
 	version   string
-	stateless bool
+	era       clientEra // the session's, learned once it is negotiated
 	sessionID string
 	closed    bool
 	listening bool
 	serving   map[string]context.CancelFunc // the server's requests being handled
-	tools     map[string][]mcp.ParamHeader  // x-mcp-header annotations by tool
+	tools     map[string][]mcpheader.Param  // x-mcp-header annotations by tool
 }
 
 var _ mcp.Negotiator = (*clientConn)(nil)
@@ -141,51 +149,33 @@ var _ mcp.Negotiator = (*clientConn)(nil)
 // Negotiated implements mcp.Negotiator. nil (a stateful open beginning,
 // perhaps after a failed stateless probe) forgets the version and the
 // session: initialize carries neither.
-func (c *clientConn) Negotiated(p *mcp.Protocol) {
+func (c *clientConn) Negotiated(p *protocol.Protocol) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.proto = p
 	if p == nil {
-		c.stateless, c.version, c.sessionID = false, "", ""
+		c.era, c.version, c.sessionID = sessionClient{}, "", ""
 		return
 	}
-	c.version, c.stateless = p.Revision, p.Stateless
+	c.version, c.era = p.Revision, clientEras[p.Era]
 }
 
-// Opened implements mcp.Negotiator: a stateful session's conn opens its
-// GET stream, and waits until it is open (or refused), so that the server
-// knows it before the session's first request.
-func (c *clientConn) Opened(ctx context.Context) {
+// sessionEra is the era the conn speaks.
+func (c *clientConn) sessionEra() clientEra {
 	c.mu.Lock()
-	start := !c.stateless && !c.listening && !c.closed
-	if start {
-		c.listening = true
-		c.wg.Add(1)
-	}
-	c.mu.Unlock()
-	if !start {
-		return
-	}
-	ready := make(chan struct{})
-	go c.listen(ready)
-	t := time.NewTimer(2 * time.Second)
-	select {
-	case <-ready:
-	case <-ctx.Done():
-	case <-t.C:
-	}
-	t.Stop()
+	defer c.mu.Unlock()
+	return c.era
 }
+
+// Opened implements mcp.Negotiator: the session is open; a stateful
+// session's conn opens its GET stream.
+func (c *clientConn) Opened(ctx context.Context) { c.sessionEra().opened(ctx, c) }
 
 var _ mcp.AbortCanceller = (*clientConn)(nil)
 
 // AbortCancels implements mcp.AbortCanceller: a stateless request is
 // cancelled by closing its POST, which cancels the server's handler.
-func (c *clientConn) AbortCancels() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stateless
-}
+func (c *clientConn) AbortCancels() bool { return c.sessionEra().abortCancels() }
 
 // headers builds the headers of a POST of body (a message with method;
 // "" for a response).
@@ -197,31 +187,18 @@ func (c *clientConn) headers(method string, body []byte) http.Header {
 	hd.Set("Content-Type", "application/json")
 	hd.Set("Accept", "application/json, text/event-stream")
 	c.mu.Lock()
-	p, version, stateless, sid := c.proto, c.version, c.stateless, c.sessionID
+	version, era := c.version, c.era
 	c.mu.Unlock()
 	if version != "" {
 		hd.Set(hdrProtocolVersion, version)
 	}
-	if !stateless {
-		if sid != "" {
-			hd.Set(hdrSessionID, sid)
-		}
-		return hd
-	}
-	if method == "" || p == nil {
-		return hd
-	}
-	var params []byte
-	if m, err := jsonrpc.Parse(body); err == nil {
-		params = m.Params
-	}
-	mcp.SetRequestHeaders(p, method, params, c.paramHeaders, hd.Set)
+	era.headers(c, hd, method, body)
 	return hd
 }
 
 // paramHeaders are the x-mcp-header annotations of a tool, as learned
 // from tools/list.
-func (c *clientConn) paramHeaders(tool string) []mcp.ParamHeader {
+func (c *clientConn) paramHeaders(tool string) []mcpheader.Param {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.tools[tool]
@@ -239,9 +216,7 @@ func (c *clientConn) vetTools(result wire.Raw) wire.Raw {
 	if !ok || tools.Kind() != wire.Array {
 		return result
 	}
-	c.mu.Lock()
-	stateless := c.stateless
-	c.mu.Unlock()
+	vets := c.sessionEra().vetsTools()
 	var kept []wire.Raw
 	dropped := false
 	d := wire.NewDecoder(tools)
@@ -253,7 +228,7 @@ func (c *clientConn) vetTools(result wire.Raw) wire.Raw {
 		}
 		name, _ := stringMember(tool, "name")
 		schema, _ := wire.MemberOf(tool, "inputSchema")
-		phs, err := mcp.ParamHeaders(schema)
+		phs, err := mcpheader.Params(schema)
 		c.mu.Lock()
 		if err != nil || len(phs) == 0 {
 			delete(c.tools, name)
@@ -261,7 +236,7 @@ func (c *clientConn) vetTools(result wire.Raw) wire.Raw {
 			c.tools[name] = phs
 		}
 		c.mu.Unlock()
-		if err != nil && stateless {
+		if err != nil && vets {
 			c.log.Warn("streamhttp: excluding a tool with an invalid x-mcp-header annotation from tools/list", "tool", name, "err", err)
 			dropped = true
 			return nil
@@ -338,7 +313,7 @@ func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.
 	// it is decoded.
 	var raw wire.Raw
 	out := result
-	vet := p != nil && mcp.RoleOf(p, method) == mcp.RoleToolsList
+	vet := p != nil && protocol.RoleOf(p, method) == protocol.RoleToolsList
 	if vet {
 		out = &raw
 	}
@@ -440,10 +415,7 @@ func (c *clientConn) checkStatus(resp *http.Response) error {
 			}
 		}
 	}
-	c.mu.Lock()
-	sid, stateless := c.sessionID, c.stateless
-	c.mu.Unlock()
-	if resp.StatusCode == http.StatusNotFound && sid != "" && !stateless {
+	if c.sessionEra().sessionOver(c, resp.StatusCode) {
 		if je != nil {
 			return fmt.Errorf("%w (%w)", ErrSessionExpired, je)
 		}
@@ -485,13 +457,10 @@ func (c *clientConn) readResponseStream(ctx context.Context, body io.Reader, pc 
 		if c.ctx.Err() != nil {
 			return jsonrpc.ErrClosed
 		}
-		c.mu.Lock()
-		stateless := c.stateless
-		c.mu.Unlock()
 		if progress {
 			failures = 0
 		}
-		if stateless || lastID == "" || failures >= c.retries {
+		if !c.sessionEra().resumes() || lastID == "" || failures >= c.retries {
 			if err == nil || err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
@@ -594,7 +563,7 @@ func (c *clientConn) dispatch(m *jsonrpc.Message) {
 		c.mu.Lock()
 		p := c.proto
 		c.mu.Unlock()
-		if p != nil && mcp.RoleOf(p, m.Method) == mcp.RoleCancelled {
+		if p != nil && protocol.RoleOf(p, m.Method) == protocol.RoleCancelled {
 			if id, ok := cancelledRequest(m.Params); ok {
 				c.mu.Lock()
 				cancel := c.serving[idKey(id)]
@@ -607,7 +576,7 @@ func (c *clientConn) dispatch(m *jsonrpc.Message) {
 		_, _ = c.h.Handle(c.ctx, m.Request())
 	case jsonrpc.KindRequest:
 		c.mu.Lock()
-		if c.stateless || c.closed {
+		if !c.era.takesRequests() || c.closed {
 			// The stateless protocol has no server requests (MRTR instead).
 			c.mu.Unlock()
 			return
@@ -754,32 +723,11 @@ func (c *clientConn) Close() error {
 		return nil
 	}
 	c.closed = true
-	sid, stateless := c.sessionID, c.stateless
+	era := c.era
 	c.mu.Unlock()
 	c.cancel()
 	c.calls.Close(jsonrpc.ErrClosed)
-	if sid != "" && !stateless {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		hd := c.header.Clone()
-		if hd == nil {
-			hd = http.Header{}
-		}
-		hd.Set(hdrSessionID, sid)
-		c.mu.Lock()
-		if c.version != "" {
-			hd.Set(hdrProtocolVersion, c.version)
-		}
-		c.mu.Unlock()
-		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
-		if err == nil {
-			req.Header = hd
-			if resp, err := c.client.Do(req); err == nil {
-				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-				resp.Body.Close()
-			}
-		}
-		cancel()
-	}
+	era.close(c)
 	c.wg.Wait()
 	return nil
 }

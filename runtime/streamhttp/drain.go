@@ -190,14 +190,12 @@ func (s *session) expireRequests() {
 	}
 }
 
-// endStream ends a GET stream at shutdown: revisions from 2025-11-25 on
-// tell clients to reconnect with a last event carrying the retry interval
-// before the connection closes.
+// endStream ends a GET stream at shutdown: revisions that say so
+// (Protocol.RetryOnClose) tell clients to reconnect with a last event
+// carrying the retry interval before the connection closes.
 func (s *session) endStream(g *stream) {
-	retry := false
-	if p := s.ms.Protocol(); p != nil && p.Revision >= "2025-11-25" {
-		retry = true
-	}
+	p := s.ms.Protocol()
+	retry := p != nil && p.RetryOnClose
 	g.mu.Lock()
 	if c := g.conn; c != nil {
 		if retry && c.began {

@@ -44,6 +44,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 )
 
 // Options configure a Handler. The zero value is usable.
@@ -151,6 +152,8 @@ type Handler struct {
 	// streams of one session opened on several instances stay apart).
 	inst     string
 	stateful bool // a stateful revision is mounted
+	// eras serve each request in the era the engine picked.
+	eras [protocol.Stateless + 1]eraHandler
 
 	base    context.Context // cancelled by Close
 	cancel  context.CancelFunc
@@ -213,7 +216,11 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 	if h.store == nil {
 		h.store = NewMemoryEventStore(1000, 100)
 	}
-	h.stateful = len(srv.StatefulVersions()) > 0
+	// A request without a message or version is of the stateful era only
+	// on a server that keeps sessions.
+	h.eras = eraHandlers(h)
+	bare := srv.Accept(nil, mcp.Via{})
+	h.stateful = bare.Era() == protocol.Stateful
 	methods := srv.Methods()
 	h.parsers.New = func() any { return jsonrpc.NewParser(methods, 0) }
 	if md := o.ResourceMetadata; md != nil && md.Resource == "" && slices.Contains(o.AllowedHosts, "*") {
@@ -296,18 +303,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost:
 		h.servePost(w, r)
-	case http.MethodGet, http.MethodDelete:
-		if h.srv.Stateless(nil, r.Header.Get(hdrProtocolVersion)) {
-			// Stateless: no GET stream, no sessions to delete.
-			w.Header().Set("Allow", http.MethodPost)
-			h.writeError(w, r, http.StatusMethodNotAllowed, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed: the stateless protocol uses POST only"))
-			return
-		}
-		if r.Method == http.MethodGet {
-			h.serveGet(w, r)
-		} else {
-			h.serveDelete(w, r)
-		}
+	case http.MethodGet:
+		x := h.srv.Accept(nil, via(r))
+		h.eras[x.Era()].get(w, r, &x)
+	case http.MethodDelete:
+		x := h.srv.Accept(nil, via(r))
+		h.eras[x.Era()].del(w, r, &x)
 	default:
 		allow := "GET, POST, DELETE"
 		if !h.stateful {
@@ -364,29 +365,33 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, http.StatusBadRequest, msg.ID, msg.HasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s", msg.Problem))
 		return
 	}
-	// The core reads the message once; the era, the header rules and the
-	// serving all use what it found.
-	in := h.classify(msg)
-	if h.srv.Stateless(in, strings.TrimSpace(r.Header.Get(hdrProtocolVersion))) {
-		h.serveStateless(w, r, msg, in, acc)
-		return
-	}
-	h.serveStateful(w, r, msg, in, acc)
+	// The engine reads the message once and picks its era; the header
+	// rules and the serving use what it found.
+	x := h.accept(msg, r)
+	h.eras[x.Era()].post(w, r, msg, x, acc)
 }
 
-// classify is the core's reading of a request or notification; nil for a
-// response.
-func (h *Handler) classify(msg *jsonrpc.Message) *mcp.Inbound {
-	if msg.Kind != jsonrpc.KindRequest && msg.Kind != jsonrpc.KindNotification {
-		return nil
-	}
-	// One allocation holds the request and what the core read of it.
+// accept hands a message to the engine, which reads it and picks its era
+// (a response, which has no method, only gets the era of r).
+func (h *Handler) accept(msg *jsonrpc.Message, r *http.Request) *mcp.Exchange {
+	// One allocation holds the request and what the engine read of it.
 	c := &struct {
 		req jsonrpc.Request
-		in  mcp.Inbound
-	}{req: jsonrpc.Request{ID: msg.ID, IsNotification: msg.Kind == jsonrpc.KindNotification, Method: msg.Method, Params: msg.Params}}
-	c.in = h.srv.Classify(&c.req)
-	return &c.in
+		x   mcp.Exchange
+	}{}
+	if msg.Kind != jsonrpc.KindRequest && msg.Kind != jsonrpc.KindNotification {
+		c.x = h.srv.Accept(nil, via(r))
+		return &c.x
+	}
+	c.req = jsonrpc.Request{ID: msg.ID, IsNotification: msg.Kind == jsonrpc.KindNotification, Method: msg.Method, Params: msg.Params}
+	c.x = h.srv.Accept(&c.req, via(r))
+	return &c.x
+}
+
+// via is what the transport tells the engine of a message besides it.
+func via(r *http.Request) mcp.Via {
+	return mcp.Via{Transport: mcp.TransportHTTP, Version: strings.TrimSpace(r.Header.Get(hdrProtocolVersion)),
+		Session: r.Header.Get(hdrSessionID) != "", Header: r.Header}
 }
 
 // accept is what an Accept header allows.

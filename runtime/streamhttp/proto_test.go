@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -36,28 +38,28 @@ type server interface {
 // role, and for the methods the runtime answers, the feature (their Serve
 // is then unused).
 var roles = map[string]struct {
-	role    mcp.Role
-	feature mcp.Feature
+	role    protocol.Role
+	feature protocol.Feature
 }{
-	"initialize":                               {mcp.RoleInitialize, mcp.FeatureLifecycle},
-	"notifications/initialized":                {mcp.RoleInitialized, mcp.FeatureLifecycle},
-	"ping":                                     {mcp.RolePing, mcp.FeatureLifecycle},
-	"notifications/cancelled":                  {mcp.RoleCancelled, mcp.FeatureLifecycle},
-	"notifications/progress":                   {mcp.RoleProgress, mcp.FeatureLifecycle},
-	"logging/setLevel":                         {mcp.RoleSetLevel, mcp.FeatureLogging},
-	"server/discover":                          {mcp.RoleDiscover, mcp.FeatureDiscover},
-	"subscriptions/listen":                     {mcp.RoleListen, mcp.FeatureListen},
-	"notifications/subscriptions/acknowledged": {mcp.RoleListenAcknowledged, 0},
-	"notifications/message":                    {mcp.RoleLog, 0},
-	"notifications/tools/list_changed":         {mcp.RoleToolsListChanged, 0},
-	"tools/list":                               {mcp.RoleToolsList, 0},
-	"tools/call":                               {mcp.RoleToolsCall, 0},
-	"resources/read":                           {mcp.RoleResourcesRead, 0},
-	"sampling/createMessage":                   {mcp.RoleSampling, 0},
+	"initialize":                               {protocol.RoleInitialize, protocol.FeatureLifecycle},
+	"notifications/initialized":                {protocol.RoleInitialized, protocol.FeatureLifecycle},
+	"ping":                                     {protocol.RolePing, protocol.FeatureLifecycle},
+	"notifications/cancelled":                  {protocol.RoleCancelled, protocol.FeatureLifecycle},
+	"notifications/progress":                   {protocol.RoleProgress, protocol.FeatureLifecycle},
+	"logging/setLevel":                         {protocol.RoleSetLevel, protocol.FeatureLogging},
+	"server/discover":                          {protocol.RoleDiscover, protocol.FeatureDiscover},
+	"subscriptions/listen":                     {protocol.RoleListen, protocol.FeatureListen},
+	"notifications/subscriptions/acknowledged": {protocol.RoleListenAcknowledged, 0},
+	"notifications/message":                    {protocol.RoleLog, 0},
+	"notifications/tools/list_changed":         {protocol.RoleToolsListChanged, 0},
+	"tools/list":                               {protocol.RoleToolsList, 0},
+	"tools/call":                               {protocol.RoleToolsCall, 0},
+	"resources/read":                           {protocol.RoleResourcesRead, 0},
+	"sampling/createMessage":                   {protocol.RoleSampling, 0},
 }
 
-func method(name string, from string, notification bool) *mcp.Method {
-	m := &mcp.Method{Name: name, Notification: notification, FromClient: strings.Contains(from, "c"), FromServer: strings.Contains(from, "s")}
+func method(name string, from string, notification bool) *protocol.Method {
+	m := &protocol.Method{Name: name, Notification: notification, FromClient: strings.Contains(from, "c"), FromServer: strings.Contains(from, "s")}
 	m.Role, m.Feature = roles[name].role, roles[name].feature
 	m.Implemented = func(h any) bool {
 		s, ok := h.(server)
@@ -70,11 +72,15 @@ func method(name string, from string, notification bool) *mcp.Method {
 	return m
 }
 
-func protocol(rev string, stateless bool) *mcp.Protocol {
-	p := &mcp.Protocol{Revision: rev, Stateless: stateless, Methods: map[string]*mcp.Method{},
+func testProtocol(rev string, stateless bool) *protocol.Protocol {
+	era := protocol.Stateful
+	if stateless {
+		era = protocol.Stateless
+	}
+	p := &protocol.Protocol{Revision: rev, Era: era, Methods: map[string]*protocol.Method{},
 		ServerCapabilities: []string{"tools", "prompts", "resources", "logging"},
 		ClientCapabilities: []string{"sampling", "roots", "elicitation"}}
-	add := func(m *mcp.Method) { p.Methods[m.Name] = m }
+	add := func(m *protocol.Method) { p.Methods[m.Name] = m }
 	add(method("tools/list", "c", false))
 	add(method("tools/call", "c", false))
 	add(method("prompts/get", "c", false))
@@ -106,12 +112,12 @@ func protocol(rev string, stateless bool) *mcp.Protocol {
 }
 
 var (
-	protoOld = protocol(revOld, false)
-	protoNew = protocol(revNew, true)
+	protoOld = testProtocol(revOld, false)
+	protoNew = testProtocol(revNew, true)
 )
 
 // stamp adds resultType (and the cache fields) to stateless results.
-func stamp(res wire.Marshaler, s *mcp.Stamp) wire.Marshaler {
+func stamp(res wire.Marshaler, s *protocol.Stamp) wire.Marshaler {
 	b, err := wire.Marshal(res)
 	if err != nil {
 		return res
@@ -288,11 +294,11 @@ type fixture struct {
 
 func newFixture(t *testing.T, o Options, wrap ...func(http.Handler) http.Handler) *fixture {
 	t.Helper()
-	return newFixtureOf(t, []*mcp.Protocol{protoOld, protoNew}, o, wrap...)
+	return newFixtureOf(t, []*protocol.Protocol{protoOld, protoNew}, o, wrap...)
 }
 
 // newFixtureOf is newFixture serving the revisions protos.
-func newFixtureOf(t *testing.T, protos []*mcp.Protocol, o Options, wrap ...func(http.Handler) http.Handler) *fixture {
+func newFixtureOf(t *testing.T, protos []*protocol.Protocol, o Options, wrap ...func(http.Handler) http.Handler) *fixture {
 	t.Helper()
 	ts := newTestServer()
 	mounts := make([]mcp.Mount, len(protos))

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -81,20 +83,19 @@ func newSessionID() string {
 
 // initialize opens a session (or, on a server without stateful
 // revisions, answers with the supported versions).
-func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, acc accept) {
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, acc accept) {
 	if h.draining() {
 		h.refuseDraining(w, r, msg.ID, true)
 		return
 	}
 	if !h.stateful {
-		tmp := h.srv.NewSession(discardCaller{}, nil)
-		_, err := tmp.Serve(r.Context(), in, discardOut{})
-		tmp.Close()
+		// Answered without a session: with the versions the server has.
+		_, err := x.Serve(r.Context(), nil, discardOut{})
 		if err == nil {
 			err = errInternal
 		}
 		je, _ := asRPCError(err)
-		h.writeError(w, r, mcp.HTTPStatus(je), msg.ID, true, je)
+		h.writeError(w, r, httpStatus(je), msg.ID, true, je)
 		return
 	}
 	s := &session{h: h, id: newSessionID(), principal: mcp.PrincipalFrom(r.Context()), inflight: map[string]*inflightReq{}, streams: map[string]*stream{}, lastUsed: time.Now(), shared: h.o.SessionStore != nil}
@@ -103,10 +104,8 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *jsonrp
 	}
 	s.ctx, s.cancel = context.WithCancel(h.base)
 	s.ms = h.srv.NewSession(s, s.cancelRequest)
-	if s.shared {
-		s.ms.SetID(s.id) // its tasks are shared under it
-	}
-	res, err := s.ms.Serve(r.Context(), in, discardOut{})
+	s.ms.SetID(s.id)
+	res, err := x.Serve(r.Context(), s.ms, discardOut{})
 	var body []byte
 	if err == nil {
 		body, err = encodeResult(msg.ID, res)
@@ -164,8 +163,9 @@ func writeResponse(w http.ResponseWriter, acc accept, body []byte) {
 }
 
 // lookup finds the session a request names and marks it active; it
-// answers 400 (no Mcp-Session-Id) or 404 (unknown or ended) itself.
-func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, hasID bool) *session {
+// answers 400 (no Mcp-Session-Id, or a version the exchange x's era
+// refuses) or 404 (unknown or ended) itself.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, x *mcp.Exchange, id jsonrpc.ID, hasID bool) *session {
 	sid := r.Header.Get(hdrSessionID)
 	if sid == "" {
 		h.writeError(w, r, http.StatusBadRequest, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first"))
@@ -225,12 +225,10 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, 
 		h.writeError(w, r, http.StatusNotFound, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: it expired or was ended; initialize a new one"))
 		return nil
 	}
-	if v := r.Header.Get(hdrProtocolVersion); v != "" {
-		if m := h.srv.Mounted(v); m == nil || m.Protocol.Stateless {
-			s.leave()
-			h.writeError(w, r, http.StatusBadRequest, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q", v))
-			return nil
-		}
+	if je := x.Check(r.Context(), r.Header); je != nil {
+		s.leave()
+		h.writeError(w, r, http.StatusBadRequest, id, hasID, je)
+		return nil
 	}
 	return s
 }
@@ -258,21 +256,21 @@ func storeUnavailable(err error) *jsonrpc.Error {
 }
 
 // serveStateful serves one POSTed message of the stateful era.
-func (h *Handler) serveStateful(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, acc accept) {
-	if in != nil && h.srv.OpensSession(in) && r.Header.Get(hdrSessionID) == "" {
-		h.initialize(w, r, msg, in, acc)
+func (h *Handler) serveStateful(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, acc accept) {
+	if x.OpensSession() && r.Header.Get(hdrSessionID) == "" {
+		h.initialize(w, r, msg, x, acc)
 		return
 	}
-	s := h.lookup(w, r, msg.ID, msg.HasID)
+	s := h.lookup(w, r, x, msg.ID, msg.HasID)
 	if s == nil {
 		return
 	}
 	defer s.leave()
 	if msg.Kind == jsonrpc.KindRequest {
-		s.serveRequest(w, r, msg, in, acc)
+		s.serveRequest(w, r, msg, x, acc)
 		return
 	}
-	s.oneWay(r.Context(), msg, in)
+	s.oneWay(r.Context(), msg, x)
 	w.WriteHeader(http.StatusAccepted)
 }
 
@@ -305,14 +303,14 @@ func idKey(id jsonrpc.ID) string { return string(id.AppendKey(nil)) }
 // serveRequest serves a client request. Its handler runs on its own: a
 // client that disconnects does not cancel it (2025-11-25: disconnection
 // is not cancellation), and its later events are kept for resumption.
-func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, acc accept) {
+func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, acc accept) {
 	st, c, err := s.postStream(w, acc, false)
 	if err != nil {
 		s.h.writeError(w, r, http.StatusNotFound, msg.ID, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
 		return
 	}
 	st.owe()
-	if status, je := s.start(r, msg, in, st); je != nil {
+	if status, je := s.start(r, msg, x, st); je != nil {
 		s.removeStream(st)
 		s.h.writeError(w, r, status, msg.ID, true, je)
 		return
@@ -340,7 +338,7 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 // one st owes (owe it first). When the request cannot start (the session
 // ended, or its id is in flight) start returns the HTTP status and error
 // to answer it with.
-func (s *session) start(r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, st *stream) (int, *jsonrpc.Error) {
+func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream) (int, *jsonrpc.Error) {
 	id := msg.ID
 	key := idKey(id)
 	hctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
@@ -371,7 +369,7 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, 
 		defer s.h.wg.Done()
 		defer stop()
 		defer cancel()
-		res, err := s.ms.Serve(hctx, in, st)
+		res, err := x.Serve(hctx, s.ms, st)
 		s.mu.Lock()
 		mine := s.inflight[key] == ir
 		if mine {
@@ -427,7 +425,7 @@ func (s *session) await(w http.ResponseWriter, r *http.Request, st *stream, c *s
 }
 
 // serveGet opens the GET stream, or resumes a stream (Last-Event-ID).
-func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, x *mcp.Exchange) {
 	if acc := parseAccept(r.Header.Values("Accept")); !acc.sse {
 		h.writeError(w, r, http.StatusNotAcceptable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow text/event-stream"))
 		return
@@ -436,7 +434,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		h.refuseDraining(w, r, jsonrpc.ID{}, false)
 		return
 	}
-	s := h.lookup(w, r, jsonrpc.ID{}, false)
+	s := h.lookup(w, r, x, jsonrpc.ID{}, false)
 	if s == nil {
 		return
 	}
@@ -549,8 +547,8 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
 }
 
 // serveDelete ends a session.
-func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	s := h.lookup(w, r, jsonrpc.ID{}, false)
+func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request, x *mcp.Exchange) {
+	s := h.lookup(w, r, x, jsonrpc.ID{}, false)
 	if s == nil {
 		return
 	}
@@ -697,7 +695,7 @@ func (s *session) Call(ctx context.Context, method string, params wire.Marshaler
 	err = s.calls.Wait(ctx, p)
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		// Tell the client to stop; it must not answer anymore.
-		if cancelled := s.protocol().RoleName(mcp.RoleCancelled); cancelled != "" {
+		if cancelled := s.protocol().RoleName(protocol.RoleCancelled); cancelled != "" {
 			_ = s.Notify(ctx, cancelled, mcp.CancelledParams(id, ctx.Err().Error()))
 		}
 	}
@@ -706,20 +704,12 @@ func (s *session) Call(ctx context.Context, method string, params wire.Marshaler
 
 // protocol is the session's revision (or, before initialize, an empty
 // one).
-func (s *session) protocol() *mcp.Protocol {
+func (s *session) protocol() *protocol.Protocol {
 	if p := s.ms.Protocol(); p != nil {
 		return p
 	}
-	return &mcp.Protocol{}
+	return &protocol.Protocol{}
 }
-
-// discardCaller is the peer of a throwaway session.
-type discardCaller struct{}
-
-func (discardCaller) Call(context.Context, string, wire.Marshaler, wire.Unmarshaler) error {
-	return ErrNoStream
-}
-func (discardCaller) Notify(context.Context, string, wire.Marshaler) error { return nil }
 
 // endStandalone ends the GET streams of every session (the server is
 // shutting down; clients may come back elsewhere).

@@ -12,9 +12,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// serveStateless serves one message of the stateless era (2026-07-28 on),
-// as the core classified it (in is nil for a response).
-func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, in *mcp.Inbound, acc accept) {
+// serveStateless serves one message of the stateless era (2026-07-28 on).
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, acc accept) {
 	switch msg.Kind {
 	case jsonrpc.KindResponse:
 		h.writeError(w, r, http.StatusBadRequest, msg.ID, msg.HasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: clients do not send responses in the stateless protocol"))
@@ -22,12 +21,12 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 	case jsonrpc.KindNotification:
 		// No header rules are defined for notifications; there is nothing
 		// to answer.
-		_, _ = h.srv.ServeStateless(r.Context(), in, discardOut{})
+		_, _ = x.Serve(r.Context(), nil, discardOut{})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if je := h.srv.CheckHeaders(r.Context(), in, r.Header); je != nil {
-		h.writeError(w, r, mcp.HTTPStatus(je), msg.ID, true, je)
+	if je := x.Check(r.Context(), r.Header); je != nil {
+		h.writeError(w, r, httpStatus(je), msg.ID, true, je)
 		return
 	}
 	if h.draining() {
@@ -45,7 +44,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		out.final(http.StatusInternalServerError, errorBody(msg.ID, true, noID, errDrainExpired))
 		cancel()
 	})()
-	res, err := h.srv.ServeStateless(ctx, in, out)
+	res, err := x.Serve(ctx, nil, out)
 	if ctx.Err() != nil {
 		// The client is gone or the handler closed: nothing to say.
 		out.abort()
@@ -65,7 +64,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 			h.log.Error("streamhttp: handler failed", "method", msg.Method, "id", msg.ID.String(), "err", err)
 		}
 		body = errorBody(msg.ID, true, noID, je)
-		status = mcp.HTTPStatus(je)
+		status = httpStatus(je)
 	}
 	out.final(status, body)
 }
@@ -178,3 +177,17 @@ func (o *reqOut) abort() {
 type discardOut struct{}
 
 func (discardOut) Notify(context.Context, string, wire.Marshaler) error { return nil }
+
+// httpStatus is the HTTP status a stateless error is answered with.
+func httpStatus(err *jsonrpc.Error) int {
+	switch err.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInternalError:
+		return http.StatusInternalServerError
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams,
+		mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}

@@ -39,6 +39,10 @@ func run() error {
 		}
 		pkg := Pkg(rev)
 		dir := filepath.Join("mcp", pkg)
+		// The directory is ours: what an older mcpgen wrote there goes.
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}

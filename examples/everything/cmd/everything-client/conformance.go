@@ -8,6 +8,7 @@ import (
 	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/skills"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
@@ -39,7 +40,7 @@ func runScenario(scenario, url string) error {
 	switch scenario {
 	case "sep-2640-client-no-prefetch":
 		// Listing skills reads none of their files (either era).
-		_, err := rt.ListSkills(ctx, cs)
+		_, err := skills.List(ctx, cs)
 		return err
 	case "sep-2640-client-verify-digest", "sep-2640-client-verify-size", "sep-2640-client-verify-frontmatter":
 		return loadSkills(ctx, cs)
@@ -210,12 +211,12 @@ func modernScenario(ctx context.Context, scenario string, cs *rt.ClientSession) 
 // skill that fails verification is refused (reported on stderr) and none
 // of its other files are read.
 func loadSkills(ctx context.Context, cs *rt.ClientSession) error {
-	entries, err := rt.ListSkills(ctx, cs)
+	entries, err := skills.List(ctx, cs)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if _, err := rt.LoadSkill(ctx, cs, e); err != nil {
+		if _, err := skills.Read(ctx, cs, e); err != nil {
 			fmt.Fprintln(os.Stderr, "everything-client: skill refused:", err)
 			continue
 		}
@@ -223,7 +224,7 @@ func loadSkills(ctx context.Context, cs *rt.ClientSession) error {
 			if f.URI == e.URI {
 				continue
 			}
-			if _, err := rt.ReadSkillFile(ctx, cs, e, f.URI); err != nil {
+			if _, err := skills.ReadFile(ctx, cs, e, f.URI); err != nil {
 				return err
 			}
 		}

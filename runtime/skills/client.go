@@ -1,4 +1,4 @@
-package mcp
+package skills
 
 import (
 	"context"
@@ -6,62 +6,67 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcpgen/mcpgen/runtime/skills"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // The client side of the skills extension. Listing a skill reads none of
-// its files: a host reads them when it loads the skill (LoadSkill), and
+// its files: a host reads them when it loads the skill (Read), and
 // every file it reads is checked against the skill's entry before it is
 // handed back — content that fails is never returned.
 
-// ListSkills returns every skill the server lists, walking skills/list's
+// List returns every skill the server lists, walking skills/list's
 // pages.
-func ListSkills(ctx context.Context, c Caller) ([]skills.Entry, error) {
-	var out []skills.Entry
-	for e, err := range Pages(ctx, func(ctx context.Context, cursor string) ([]skills.Entry, string, error) {
+func List(ctx context.Context, c protocol.Caller) ([]Entry, error) {
+	var out []Entry
+	seen := map[string]bool{}
+	cursor := ""
+	for {
 		var page struct {
-			Skills     []skills.Entry `json:"skills"`
-			NextCursor string         `json:"nextCursor"`
+			Skills     []Entry `json:"skills"`
+			NextCursor string  `json:"nextCursor"`
 		}
 		var params any = struct{}{}
 		if cursor != "" {
 			params = map[string]string{"cursor": cursor}
 		}
-		if err := callJSON(ctx, c, extSkillsList.Name, params, &page); err != nil {
-			return nil, "", err
-		}
-		return page.Skills, page.NextCursor, nil
-	}) {
-		if err != nil {
+		if err := callJSON(ctx, c, skillsMethod(0), params, &page); err != nil {
 			return nil, err
 		}
-		out = append(out, e)
+		out = append(out, page.Skills...)
+		if page.NextCursor == "" {
+			return out, nil
+		}
+		if seen[page.NextCursor] {
+			return nil, fmt.Errorf("skills: the server repeated cursor %q", page.NextCursor)
+		}
+		seen[page.NextCursor] = true
+		cursor = page.NextCursor
 	}
-	return out, nil
 }
 
-// GetSkill returns the entry of the skill whose SKILL.md is uri
+// Get returns the entry of the skill whose SKILL.md is uri
 // (skills/get).
-func GetSkill(ctx context.Context, c Caller, uri string) (skills.Entry, error) {
+func Get(ctx context.Context, c protocol.Caller, uri string) (Entry, error) {
 	var res struct {
-		Skill *skills.Entry `json:"skill"`
+		Skill *Entry `json:"skill"`
 	}
-	if err := callJSON(ctx, c, extSkillsGet.Name, map[string]string{"uri": uri}, &res); err != nil {
-		return skills.Entry{}, err
+	if err := callJSON(ctx, c, skillsMethod(1), map[string]string{"uri": uri}, &res); err != nil {
+		return Entry{}, err
 	}
 	if res.Skill == nil {
-		return skills.Entry{}, fmt.Errorf("mcp: skills/get %s: no skill in the result", uri)
+		return Entry{}, fmt.Errorf("mcp: skills/get %s: no skill in the result", uri)
 	}
 	return *res.Skill, nil
 }
 
-// LoadSkill reads the SKILL.md of entry and returns it once verified: its
+// Read reads the SKILL.md of entry and returns it once verified: its
 // size and digest must match the entry's manifest and its frontmatter the
-// entry's frontmatter; otherwise the error wraps skills.ErrSizeMismatch,
+// entry's frontmatter; otherwise the error wraps ErrSizeMismatch,
 // ErrDigestMismatch or ErrFrontmatterMismatch and no content is returned.
-// The skill's other files are read, as needed, with ReadSkillFile.
-func LoadSkill(ctx context.Context, c Caller, entry skills.Entry) ([]byte, error) {
+// The skill's other files are read, as needed, with ReadFile.
+func Read(ctx context.Context, c protocol.Caller, entry Entry) ([]byte, error) {
 	data, err := readResourceBytes(ctx, c, entry.URI)
 	if err != nil {
 		return nil, err
@@ -72,9 +77,9 @@ func LoadSkill(ctx context.Context, c Caller, entry skills.Entry) ([]byte, error
 	return data, nil
 }
 
-// ReadSkillFile reads the file uri of the skill entry and returns it once
+// ReadFile reads the file uri of the skill entry and returns it once
 // its size and digest match the entry's manifest.
-func ReadSkillFile(ctx context.Context, c Caller, entry skills.Entry, uri string) ([]byte, error) {
+func ReadFile(ctx context.Context, c protocol.Caller, entry Entry, uri string) ([]byte, error) {
 	if _, ok := entry.File(uri); !ok || entry.Dynamic {
 		return nil, entry.Verify(uri, nil) // the manifest's refusal, before any read
 	}
@@ -90,7 +95,7 @@ func ReadSkillFile(ctx context.Context, c Caller, entry skills.Entry, uri string
 
 // readResourceBytes reads uri with resources/read and returns the raw
 // bytes of its content (text as UTF-8, blobs decoded).
-func readResourceBytes(ctx context.Context, c Caller, uri string) ([]byte, error) {
+func readResourceBytes(ctx context.Context, c protocol.Caller, uri string) ([]byte, error) {
 	var res struct {
 		Contents []struct {
 			URI  string  `json:"uri"`
@@ -98,7 +103,7 @@ func readResourceBytes(ctx context.Context, c Caller, uri string) ([]byte, error
 			Blob *string `json:"blob"`
 		} `json:"contents"`
 	}
-	if err := callJSON(ctx, c, skillsReadMethod, map[string]string{"uri": uri}, &res); err != nil {
+	if err := callJSON(ctx, c, skillsMethod(2), map[string]string{"uri": uri}, &res); err != nil {
 		return nil, err
 	}
 	for _, ct := range res.Contents {
@@ -121,7 +126,7 @@ func readResourceBytes(ctx context.Context, c Caller, uri string) ([]byte, error
 
 // callJSON calls method with params and decodes the result into out, both
 // with encoding/json.
-func callJSON(ctx context.Context, c Caller, method string, params, out any) error {
+func callJSON(ctx context.Context, c protocol.Caller, method string, params, out any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("mcp: %s: %w", method, err)
@@ -134,4 +139,11 @@ func callJSON(ctx context.Context, c Caller, method string, params, out any) err
 		return fmt.Errorf("mcp: %s: decoding the result: %w", method, err)
 	}
 	return nil
+}
+
+// skillsMethod is the name of the skills extension's skills/list (0),
+// skills/get (1) and the resources/read it reads files with (2).
+func skillsMethod(i int) string {
+	list, get, _, read := protocol.SkillsExtensionMethods()
+	return [...]*protocol.Method{list, get, read}[i].Name
 }

@@ -1,4 +1,4 @@
-package mcp
+package protocol
 
 import (
 	"reflect"
@@ -9,8 +9,8 @@ import (
 // by field (it holds a sync.Once, so not by value); a field added to
 // Protocol must be added there too, and here.
 func TestBridgeCopiesProtocol(t *testing.T) {
-	copied := []string{"Revision", "Stateless", "Batches", "Methods", "Stamp", "ServerCapabilities", "ClientCapabilities",
-		"InputRequired", "NoID", "MissingCapabilityCode", "Tasks", "ToolError", "Members"}
+	copied := []string{"Revision", "Era", "Batches", "RetryOnClose", "Methods", "Stamp", "ServerCapabilities", "ClientCapabilities",
+		"InputRequired", "NoID", "MissingCapabilityCode", "Tasks", "ResourceNotFoundCode", "ToolError", "Members"}
 	var exported []string
 	for f := range reflect.TypeFor[Protocol]().Fields() {
 		if f.IsExported() {

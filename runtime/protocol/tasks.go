@@ -1,4 +1,4 @@
-package mcp
+package protocol
 
 import (
 	"context"
@@ -8,6 +8,35 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
+
+// TaskInfo is a task as the runtime reports it; a TaskCodec writes it in
+// its revision's task types.
+type TaskInfo struct {
+	// ID is the task id; Status its status; Message its status message
+	// ("" for none).
+	ID, Status, Message string
+	// CreatedAt and LastUpdatedAt are ISO 8601 timestamps.
+	CreatedAt, LastUpdatedAt string
+	// TTLMs is how long the task is kept after it was created, and
+	// PollIntervalMs the polling interval suggested, in milliseconds.
+	TTLMs, PollIntervalMs int64
+}
+
+// TaskCodec writes the runtime's tasks in the task types of one revision:
+// generated code builds it from the revision's definitions (2025-11-25:
+// Task, CreateTaskResult, GetTaskResult, CancelTaskResult,
+// TaskStatusNotificationParams).
+type TaskCodec struct {
+	// Task is one task (an entry of tasks/list).
+	Task func(t *TaskInfo) wire.Marshaler
+	// Create is the CreateTaskResult answering a task-augmented request.
+	Create func(t *TaskInfo) wire.Marshaler
+	// Get and Cancel are the results of tasks/get and tasks/cancel.
+	Get    func(t *TaskInfo) wire.Marshaler
+	Cancel func(t *TaskInfo) wire.Marshaler
+	// Status is the params of the task status notification.
+	Status func(t *TaskInfo) wire.Marshaler
+}
 
 // The requestor's side of tasks: generated typed calls that get a task
 // handle back wait for the task here and return its result, so a caller
@@ -45,10 +74,6 @@ type TaskAnswerer func(ctx context.Context, c Caller, requests wire.Raw) (wire.M
 // tasksAccepted is implemented by callers that may be answered with tasks.
 type tasksAccepted interface{ AcceptsTasks() bool }
 
-// AcceptsTasks reports whether the session declared that it takes task
-// handles for its requests (ClientOptions.Tasks).
-func (cs *ClientSession) AcceptsTasks() bool { return cs.opts.Tasks != nil }
-
 // AwaitTask returns raw unless it is a 2026 CreateTaskResult (resultType
 // "task") answering a caller that accepts tasks; then it polls tasks/get
 // at the interval the server suggests until the task ends, answering
@@ -70,19 +95,19 @@ func AwaitTask(ctx context.Context, c Caller, raw wire.Raw, answer TaskAnswerer)
 	answered := map[string]bool{}
 	for {
 		switch st.status {
-		case TaskCompleted:
+		case "completed":
 			if st.result == nil {
 				break // the CreateTaskResult itself: poll for the result
 			}
 			return st.result, nil
-		case TaskFailed:
+		case "failed":
 			if st.err != nil {
 				return nil, st.err
 			}
 			return nil, errors.New("mcp: the task failed without saying why")
-		case TaskCancelled:
+		case "cancelled":
 			return nil, ErrTaskCancelled
-		case TaskInputRequired:
+		case "input_required":
 			if responses, err := answerNew(ctx, c, st.inputs, answered, answer); err != nil {
 				return nil, err
 			} else if responses != nil {
@@ -179,7 +204,7 @@ func (p taskIDParams) EncodeJSON(e *wire.Encoder) {
 type taskState struct {
 	resultType string
 	id         string
-	status     TaskStatus
+	status     string
 	pollMs     float64
 	result     wire.Raw
 	err        *jsonrpc.Error
@@ -204,7 +229,7 @@ func parseTaskState(raw wire.Raw) taskState {
 			case "taskId":
 				st.id = s
 			default:
-				st.status = TaskStatus(s)
+				st.status = s
 			}
 		case "pollIntervalMs":
 			if d.Peek() != wire.Number {

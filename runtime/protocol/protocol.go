@@ -1,28 +1,4 @@
-// Package mcp is the revision-agnostic core of the MCP runtime: it serves
-// the revisions a server mounts over any transport, with each revision's
-// lifecycle rules (initialize and sessions for 2024-11-05 … 2025-11-25;
-// per-request _meta for 2026-07-28 on), and gives handlers what they need
-// from the request (progress, logging, client capabilities, calls back to
-// the client).
-//
-// The generated package of each revision describes itself with a Protocol
-// (a method table, like a gRPC service descriptor) and adapts the user's
-// implementation with Mount; this package never sees revision-specific
-// types. The table binds each method the runtime looks at to a Role and
-// gives the methods the runtime answers itself a Feature; NewServer builds
-// one route table per mounted revision from it, and what differs between
-// revisions (the id of errors that cannot name their request, the code of
-// a missing client capability, the task types, the tool error) is in it
-// too, so that no code here asks which era a revision is in to pick a
-// shape.
-//
-// Transports sit above this package (runtime/stdio, runtime/streamhttp):
-// a message stream is served with Server.ServeConn; a transport that
-// receives messages one by one (HTTP) has each read once by
-// Server.Classify and hands the Inbound to the era decision
-// (Server.Stateless), the header rules (Server.CheckHeaders) and the era
-// that serves it (Server.ServeStateless, Session.Serve).
-package mcp
+package protocol
 
 import (
 	"context"
@@ -39,10 +15,14 @@ import (
 type Protocol struct {
 	// Revision is the protocol version ("2025-11-25").
 	Revision string
-	// Stateless reports a revision without initialize (2026-07-28 on).
-	Stateless bool
+	// Era is the era the revision belongs to.
+	Era Era
 	// Batches reports a revision with JSON-RPC batches (2025-03-26).
 	Batches bool
+	// RetryOnClose reports a revision whose server, closing an SSE stream
+	// the client did not end, first sends an event with the retry
+	// interval (Streamable HTTP, 2025-11-25 on).
+	RetryOnClose bool
 	// Methods are the requests and notifications of the revision, by
 	// method string.
 	Methods map[string]*Method
@@ -73,10 +53,14 @@ type Protocol struct {
 	// for revisions that define none (the 2026 tasks extension, which no
 	// schema defines, has the runtime's own encoders).
 	Tasks *TaskCodec
+	// ResourceNotFoundCode is the error code of a resource that does not
+	// exist: -32002 before 2026-07-28, -32602 (with data.uri) from it.
+	ResourceNotFoundCode int64
 	// ToolError builds the revision's CallToolResult reporting a tool
-	// execution error with text (the runtime's answer to arguments that
-	// break a tool's inputSchema); nil when the revision has no such
-	// shape, and those arguments are answered -32602 instead.
+	// execution error with text: how a revision that reports arguments
+	// breaking a tool's inputSchema as a tool execution error (2025-11-25
+	// on) answers them. Nil where such arguments are a protocol error,
+	// answered -32602.
 	ToolError func(text string) wire.Marshaler
 
 	// Members are the member names of the revision's object definitions,
@@ -88,9 +72,12 @@ type Protocol struct {
 	}
 }
 
+// Stateless reports a revision of the stateless era.
+func (p *Protocol) Stateless() bool { return p.Era == Stateless }
+
 // Has reports whether the revision defines def, and, when members are
 // given, whether def has every one of them: what a runtime that builds a
-// result from JSON (ServerOptions.Catalog) may write for this revision.
+// result from JSON may write for this revision.
 func (p *Protocol) Has(def string, members ...string) bool {
 	have, ok := p.Members[def]
 	if !ok {
@@ -104,6 +91,12 @@ func (p *Protocol) Has(def string, members ...string) bool {
 	return true
 }
 
+// Knows reports whether the revision's server capabilities object has the
+// member name ("extensions", "tasks", ...).
+func (p *Protocol) Knows(member string) bool {
+	return slices.Contains(p.ServerCapabilities, member)
+}
+
 // Result is a revision's result type, as NewResult makes it: decoded from
 // JSON, then written as the revision writes it.
 type Result interface {
@@ -113,6 +106,35 @@ type Result interface {
 
 // Method returns the method named name, or nil.
 func (p *Protocol) Method(name string) *Method { return p.Methods[name] }
+
+// Lookup returns the table entry of method: the revision's own, or on a
+// revision with capability extensions, the entry of an extension the
+// runtime serves (ExtensionMethods); nil when there is none.
+func (p *Protocol) Lookup(method string) *Method {
+	if md := p.Methods[method]; md != nil {
+		return md
+	}
+	if p.Knows("extensions") {
+		for _, md := range extensionMethods {
+			if md.Name == method {
+				return md
+			}
+		}
+	}
+	return nil
+}
+
+// RoleOf is the role of method in revision p (extension methods included;
+// RoleNone when p is nil or lacks it).
+func RoleOf(p *Protocol, method string) Role {
+	if p == nil {
+		return RoleNone
+	}
+	if md := p.Lookup(method); md != nil {
+		return md.Role
+	}
+	return RoleNone
+}
 
 // Role returns the method of the revision in role r, or nil when the
 // revision has none.
@@ -140,19 +162,19 @@ func (p *Protocol) RoleName(r Role) string {
 }
 
 // Preferred reports whether version a is preferred to b as a default: a
-// published revision (a date, "2025-11-25") to any other version — a
-// draft generated with mcpgen --protocol-version ("DRAFT-2026-v1") is
-// spoken only when a peer asks for it — and, among published revisions,
-// the newer.
+// published revision (a date) to any other version — a draft generated
+// with mcpgen --protocol-version ("DRAFT-2026-v1") is spoken only when a
+// peer asks for it — and, among published revisions, the newer.
 func Preferred(a, b string) bool {
-	if pa, pb := isPublished(a), isPublished(b); pa != pb {
+	if pa, pb := Published(a), Published(b); pa != pb {
 		return pa
 	}
 	return a > b
 }
 
-// isPublished reports a version of the form YYYY-MM-DD.
-func isPublished(v string) bool {
+// Published reports a version of the form YYYY-MM-DD: a published
+// revision, as opposed to a draft.
+func Published(v string) bool {
 	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
 		return false
 	}
@@ -187,9 +209,9 @@ type Method struct {
 	// Implemented reports whether handler serves this method.
 	Implemented func(handler any) bool
 	// HandlerType is the one-method interface a handler implements to
-	// serve this method, so that NewServer (and Connect) can refuse a
-	// handler whose method of that name has another signature, which
-	// would otherwise leave the method silently unserved.
+	// serve this method, so that the runtime can refuse a handler whose
+	// method of that name has another signature, which would otherwise
+	// leave the method silently unserved (CheckHandler).
 	HandlerType reflect.Type
 	// Serve decodes and validates params (nil when absent), calls the
 	// handler and returns its result (nil for a notification). Errors that
@@ -216,11 +238,4 @@ type Stamp struct {
 	// sets its scope too).
 	TTLMs      int64
 	CacheScope string
-}
-
-// Mount is one revision mounted on a server: its protocol and the value
-// that implements its methods.
-type Mount struct {
-	Protocol *Protocol
-	Handler  any
 }

@@ -1,11 +1,11 @@
-package mcp_test
+package mcpheader_test
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/mcpheader"
 )
 
 func TestHeaderValueEncoding(t *testing.T) {
@@ -21,10 +21,10 @@ func TestHeaderValueEncoding(t *testing.T) {
 		{"inner space", "inner space"},
 		{"=?base64?SGVsbG8=", "=?base64?SGVsbG8="},
 	} {
-		if got := mcp.EncodeHeaderValue(tc.in); got != tc.out {
+		if got := mcpheader.EncodeValue(tc.in); got != tc.out {
 			t.Errorf("encode %q = %q, want %q", tc.in, got, tc.out)
 		}
-		if back, err := mcp.DecodeHeaderValue(tc.out); err != nil || back != tc.in {
+		if back, err := mcpheader.DecodeValue(tc.out); err != nil || back != tc.in {
 			t.Errorf("decode %q = %q, %v", tc.out, back, err)
 		}
 	}
@@ -43,7 +43,7 @@ func TestHeaderValueEncoding(t *testing.T) {
 		{"h\xc3\xa9", "", true},           // raw non-ASCII
 		{"a\x00b", "", true},
 	} {
-		got, err := mcp.DecodeHeaderValue(tc.in)
+		got, err := mcpheader.DecodeValue(tc.in)
 		if (err != nil) != tc.bad || got != tc.out {
 			t.Errorf("decode %q = %q, %v", tc.in, got, err)
 		}
@@ -57,15 +57,15 @@ func FuzzHeaderValue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v string) {
 		// What we decode never panics; what we encode decodes back to the
 		// value (for valid UTF-8, the only values the spec carries).
-		_, _ = mcp.DecodeHeaderValue(v)
+		_, _ = mcpheader.DecodeValue(v)
 		if !utf8.ValidString(v) {
 			return
 		}
-		enc := mcp.EncodeHeaderValue(v)
+		enc := mcpheader.EncodeValue(v)
 		if strings.ContainsAny(enc, "\r\n") {
 			t.Fatalf("encoded value %q breaks the header", enc)
 		}
-		got, err := mcp.DecodeHeaderValue(enc)
+		got, err := mcpheader.DecodeValue(enc)
 		if err != nil {
 			t.Fatalf("decode(encode(%q)) = %v", v, err)
 		}

@@ -1,10 +1,10 @@
-package mcp_test
+package mcpheader_test
 
 import (
 	"fmt"
 	"testing"
 
-	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/mcpheader"
 )
 
 func TestParamHeaders(t *testing.T) {
@@ -32,7 +32,7 @@ func TestParamHeaders(t *testing.T) {
 		{name: "not a string", schema: `{"properties":{"s":{"type":"string","x-mcp-header":5}}}`, bad: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := mcp.ParamHeaders([]byte(tc.schema))
+			got, err := mcpheader.Params([]byte(tc.schema))
 			if tc.bad {
 				if err == nil {
 					t.Fatalf("accepted: %v", got)

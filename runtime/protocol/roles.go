@@ -1,4 +1,4 @@
-package mcp
+package protocol
 
 import "strconv"
 
@@ -101,10 +101,10 @@ func (f Feature) String() string {
 	return "feature(" + strconv.Itoa(int(f)) + ")"
 }
 
-// beforeSession reports the roles a stateful client may send before its
+// BeforeSession reports the roles a stateful client may send before its
 // session is initialized: initialize itself, ping, and the cancellation and
 // progress notifications of any request.
-func (r Role) beforeSession() bool {
+func (r Role) BeforeSession() bool {
 	switch r {
 	case RoleInitialize, RolePing, RoleCancelled, RoleProgress:
 		return true

@@ -1,4 +1,4 @@
-package mcp
+package protocol
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // A Bridge serves one revision (the client's) with handlers written for
 // another (the handlers'): the code mcpgen convert generates converts each
 // request from the client's revision to the handlers', calls them, and
-// converts the result back. NewBridge turns it into a Mount.
+// converts the result back. NewBridge makes it a revision to mount.
 type Bridge struct {
 	// Client is the revision the bridge serves; Handlers the revision the
 	// handler is written for.
@@ -26,7 +26,7 @@ type Bridge struct {
 	Adapt func(handler any) any
 }
 
-// bridged is the Handler of a bridged Mount.
+// bridged is the handler of a bridged revision.
 type bridged struct {
 	b         Bridge
 	handler   any // written for b.Handlers
@@ -34,8 +34,9 @@ type bridged struct {
 	overrides []any
 }
 
-// NewBridge mounts handler, written for b.Handlers, for the revision of
-// b.Client. An override is a value implementing methods of b.Client's
+// NewBridge returns the revision of b.Client and the handler to mount it
+// with (mcp.Mount{Protocol: p, Handler: h}), serving it with handler,
+// written for b.Handlers. An override is a value implementing methods of b.Client's
 // revision itself: each method one of them implements (the first, in
 // order) is served by it natively, not through the conversion.
 //
@@ -43,22 +44,24 @@ type bridged struct {
 // the handler (or an override) implements it and the client revision has
 // it, so capabilities follow the client's revision.
 //
-// NewServer checks the handler against the handlers' revision and each
-// override against the client's, as it checks a handler mounted directly.
-func NewBridge(b Bridge, handler any, overrides ...any) Mount {
+// The server checks the handler against the handlers' revision and each
+// override against the client's (the handler's CheckHandlers), as it
+// checks a handler mounted directly.
+func NewBridge(b Bridge, handler any, overrides ...any) (p *Protocol, h any) {
 	if b.Client == nil || b.Handlers == nil || b.Adapt == nil {
 		panic("mcp: a Bridge needs both protocols and Adapt")
 	}
 	if handler == nil {
-		return Mount{Protocol: b.Client}
+		return b.Client, nil
 	}
-	h := &bridged{b: b, handler: handler, adapter: b.Adapt(handler), overrides: overrides}
+	bh := &bridged{b: b, handler: handler, adapter: b.Adapt(handler), overrides: overrides}
 	// Every exported field of the client's Protocol but Methods
 	// (TestBridgeCopiesProtocol keeps this list whole).
-	p := &Protocol{
+	p = &Protocol{
 		Revision:              b.Client.Revision,
-		Stateless:             b.Client.Stateless,
+		Era:                   b.Client.Era,
 		Batches:               b.Client.Batches,
+		RetryOnClose:          b.Client.RetryOnClose,
 		Methods:               make(map[string]*Method, len(b.Client.Methods)),
 		Stamp:                 b.Client.Stamp,
 		ServerCapabilities:    b.Client.ServerCapabilities,
@@ -67,6 +70,7 @@ func NewBridge(b Bridge, handler any, overrides ...any) Mount {
 		NoID:                  b.Client.NoID,
 		MissingCapabilityCode: b.Client.MissingCapabilityCode,
 		Tasks:                 b.Client.Tasks,
+		ResourceNotFoundCode:  b.Client.ResourceNotFoundCode,
 		ToolError:             b.Client.ToolError,
 		Members:               b.Client.Members,
 	}
@@ -79,16 +83,16 @@ func NewBridge(b Bridge, handler any, overrides ...any) Mount {
 		}
 		p.Methods[name] = &bm
 	}
-	return Mount{Protocol: p, Handler: h}
+	return p, bh
 }
 
-// check is what NewServer checks of a bridged handler: its methods'
-// signatures, against the revision each is written for.
-func (h *bridged) check() error {
+// CheckHandlers is what a server checks of a bridged handler: its
+// methods' signatures, against the revision each is written for.
+func (h *bridged) CheckHandlers() error {
 	fromClient := func(md *Method) bool { return md.FromClient }
-	errs := []error{checkHandler(h.b.Handlers, h.handler, fromClient)}
+	errs := []error{CheckHandler(h.b.Handlers, h.handler, fromClient)}
 	for _, o := range h.overrides {
-		errs = append(errs, checkHandler(h.b.Client, o, fromClient))
+		errs = append(errs, CheckHandler(h.b.Client, o, fromClient))
 	}
 	return errors.Join(errs...)
 }
@@ -131,14 +135,15 @@ func bridgedServe(md *Method) func(context.Context, any, wire.Raw) (wire.Marshal
 
 // AskClient sends the input requests of result, a handler's
 // InputRequiredResult of revision p (see Protocol.InputRequired), to the
-// client of the stateful session ctx is served in, one after the other,
+// client of the stateful session ctx is served in (peer: mcp.ClientOf(ctx)),
+// one after the other,
 // and returns the object of their results by key: the inputResponses of
 // the next round of the request (of method). round counts the rounds so
 // far; past MaxInputRounds the request fails. It is how a bridge serves a
 // handler of the stateless era that asks for input to a client of the
 // stateful era, which is asked with requests of its own
 // (sampling/createMessage, elicitation/create, roots/list).
-func AskClient(ctx context.Context, p *Protocol, method string, round int, result wire.Marshaler) (wire.Raw, error) {
+func AskClient(ctx context.Context, peer Caller, p *Protocol, method string, round int, result wire.Marshaler) (wire.Raw, error) {
 	if round >= MaxInputRounds {
 		return nil, TooManyInputRounds(method)
 	}
@@ -154,17 +159,15 @@ func AskClient(ctx context.Context, p *Protocol, method string, round int, resul
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	peer := ClientOf(ctx)
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
 	e.ObjectStart()
 	for _, key := range keys {
-		method, ok := wire.MemberOf(requests[key], "method")
 		var name string
-		if ok {
-			ok = wire.Unmarshal(method, (*wireString)(&name)) == nil
+		if method, ok := wire.MemberOf(requests[key], "method"); ok && method.Kind() == wire.String {
+			name, _ = wire.NewDecoder(method).Str()
 		}
-		if !ok || name == "" {
+		if name == "" {
 			return nil, fmt.Errorf("mcp: input request %q names no method", key)
 		}
 		params, _ := wire.MemberOf(requests[key], "params")

@@ -1,0 +1,85 @@
+package jsonrpc
+
+import (
+	"context"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// The interfaces a Conn works with: the Handler that serves what the
+// peer sends, and the Stream that carries the messages.
+
+// ID is a JSON-RPC request id: a string or an integer, kept as it arrived
+// (the string "1" and the integer 1 are different ids).
+type ID = wire.StringOrInt
+
+// Request is one incoming request or notification.
+type Request struct {
+	ID             ID // zero when IsNotification
+	IsNotification bool
+	// Method is interned when the Handler lists it (see MethodLister), so
+	// known methods cost no allocation.
+	Method string
+	// Params is the exact params JSON (an object or an array), nil when
+	// absent. It is a copy owned by the Request: safe to keep.
+	Params wire.Raw
+}
+
+// Handler serves requests and notifications. The result of a notification is
+// ignored, and so is its error (logged at debug level).
+//
+// A request's handler runs in its own goroutine with a context that is
+// cancelled when the peer cancels the request (Conn.Cancel), when it times
+// out (Options.RequestTimeout), when the connection shuts down, and after
+// Handle returns. Notifications are handled one at a time on the read loop,
+// in arrival order: their handlers must be quick and must not wait for a
+// Call on the same Conn (start a goroutine for that), or reading stalls.
+type Handler interface {
+	Handle(ctx context.Context, req *Request) (result wire.Marshaler, err error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, req *Request) (wire.Marshaler, error)
+
+// Handle implements Handler.
+func (f HandlerFunc) Handle(ctx context.Context, req *Request) (wire.Marshaler, error) {
+	return f(ctx, req)
+}
+
+// Inliner is optionally implemented by a Handler whose requests of some
+// methods must be answered before the next message is read (they run on
+// the read loop, like notifications; keep them quick).
+type Inliner interface {
+	Inline(method string) bool
+}
+
+// MethodLister is optionally implemented by a Handler to name the methods it
+// serves. Conn interns those names, so Request.Method costs no allocation
+// for them; any other method name is allocated per message.
+type MethodLister interface {
+	Methods() []string
+}
+
+// Stream carries whole messages (one JSON text each) in both directions.
+type Stream interface {
+	// ReadMessage returns the next message; io.EOF at a clean end. The
+	// returned slice may be reused by the next call. It must return when ctx
+	// is done (with ctx.Err()) or the stream is closed. A *TooLargeError
+	// reports one skipped message; the stream stays usable.
+	ReadMessage(ctx context.Context) ([]byte, error)
+	// WriteMessage writes one message. Conn never calls it concurrently.
+	WriteMessage(ctx context.Context, msg []byte) error
+	// Close closes the stream; a blocked ReadMessage returns.
+	Close() error
+}
+
+// BufferedStream is optionally implemented by a Stream whose writes are
+// buffered. Conn then writes each message with BufferMessage and calls Flush
+// only when no other write is waiting for its turn, so a burst of responses
+// from concurrent handlers costs one flush (one system call) rather than one
+// per message. Like WriteMessage, these are never called concurrently.
+type BufferedStream interface {
+	Stream
+	BufferMessage(msg []byte) error
+	Flush() error
+}

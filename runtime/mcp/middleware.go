@@ -1,0 +1,322 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// A Middleware wraps the handling of the messages a server or a client
+// receives and sends: every request and notification, in both directions,
+// on every era and transport, whether a handler, a declared item
+// (ServerOptions.Catalog) or the runtime answers it. It gets the next step
+// and returns its own, which usually calls next and looks at what came
+// back; returning an error without calling next refuses the message (a
+// refused request is answered with the error, a refused outgoing call
+// fails with it, a refused notification is dropped).
+//
+// Install middleware with ServerOptions.Middleware and
+// ClientOptions.Middleware; the first wraps the others. Without any, a
+// message costs nothing more.
+type Middleware func(next MessageHandler) MessageHandler
+
+// A MessageHandler handles one message: it serves an incoming one, or
+// sends an outgoing one, and returns the outcome: the result of a request
+// (nil for a notification, and for an outgoing request whose result was
+// not kept) or the error it was answered or failed with (a
+// *jsonrpc.Error for an error response).
+type MessageHandler func(ctx context.Context, m *Message) (wire.Marshaler, error)
+
+// chain wraps h in mws, the first outermost; nil without middleware.
+func chain(mws []Middleware, h MessageHandler) MessageHandler {
+	if len(mws) == 0 {
+		return nil
+	}
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}
+
+// Message is a request or notification as middleware sees it. It is valid
+// during the call it is passed to, and must not be modified.
+type Message struct {
+	method       string
+	id           jsonrpc.ID
+	notification bool
+	outgoing     bool
+	params       wire.Raw       // the received params
+	send         wire.Marshaler // the params being sent, encoded on demand
+	name         string
+	principal    string
+	session      string
+	revision     string
+	transport    string
+	header       http.Header
+
+	// The step after the middleware.
+	x      Exchange                                          // incoming, server: the message
+	sess   *Session                                          // its session
+	out    Outbound                                          // its related messages, or an outgoing notification's way
+	peer   Caller                                            // an outgoing request's way
+	result wire.Unmarshaler                                  // where an outgoing request's result goes
+	call   func(ctx context.Context) (wire.Marshaler, error) // a client's: the step
+}
+
+// Method is the message's method.
+func (m *Message) Method() string { return m.method }
+
+// ID is a request's JSON-RPC id: zero for a notification, and for an
+// outgoing request, whose id the transport gives it as it sends it.
+func (m *Message) ID() jsonrpc.ID { return m.id }
+
+// IsNotification reports a notification.
+func (m *Message) IsNotification() bool { return m.notification }
+
+// Outgoing reports a message this side sends (a server's notification or
+// request to its client, a client's call), as opposed to one it received.
+func (m *Message) Outgoing() bool { return m.outgoing }
+
+// Params are the message's params as JSON (nil for none): a view of the
+// bytes received, or, for an outgoing message, its params encoded when
+// first asked for. Middleware must not modify them.
+func (m *Message) Params() wire.Raw {
+	if m.params == nil && m.send != nil {
+		m.params, _ = wire.Marshal(m.send)
+	}
+	return m.params
+}
+
+// Name is what the request acts on, as the runtime read it from an
+// incoming request's params: the tool of tools/call, the prompt of
+// prompts/get, the resource of resources/read ("" for none, and for
+// outgoing messages).
+func (m *Message) Name() string { return m.name }
+
+// Principal is who the message acts for (see WithPrincipal): the
+// principal of the request's context, or who opened its session.
+func (m *Message) Principal() string { return m.principal }
+
+// SessionID is the transport's name of the stateful session the message
+// belongs to (the Mcp-Session-Id of Streamable HTTP), "" for none.
+func (m *Message) SessionID() string { return m.session }
+
+// Revision is the protocol revision the message is spoken in: its
+// session's, or a stateless request's own ("" while a session is being
+// opened).
+func (m *Message) Revision() string { return m.revision }
+
+// Transport names the transport the message travels on (TransportStdio,
+// TransportHTTP), "" when the runtime does not know it (a client's
+// custom transport).
+func (m *Message) Transport() string { return m.transport }
+
+// Header is the transport header of an incoming message (an HTTP
+// request's), nil off HTTP and for outgoing messages.
+func (m *Message) Header() http.Header { return m.header }
+
+// message is the middleware's view of an incoming exchange.
+func (x *Exchange) message(ctx context.Context, sess *Session, out Outbound) *Message {
+	m := &Message{x: *x, sess: sess, out: out, transport: x.via.Transport, header: x.via.Header}
+	if req := x.in.req; req != nil {
+		m.method, m.id, m.notification, m.params = req.Method, req.ID, req.IsNotification, req.Params
+	}
+	if x.in.has&1 != 0 {
+		m.name = x.in.named[0]
+	} else if x.in.has != 0 {
+		for i := range maxNamed {
+			if x.in.has&(1<<i) != 0 {
+				m.name = x.in.named[i]
+				break
+			}
+		}
+	}
+	m.principal = PrincipalFrom(ctx)
+	m.revision = x.in.meta.protocolVersion
+	if sess != nil && m.revision == "" {
+		m.revision = sess.Version()
+		m.session = sess.ID()
+		if p := sess.Principal(); p != "" {
+			m.principal = p
+		}
+	}
+	return m
+}
+
+// wrapOut returns how a request's related messages reach its client: out,
+// or with middleware, out behind the server's outgoing chain.
+func (s *Server) wrapOut(ctx context.Context, out Outbound, x *Exchange) Outbound {
+	if s.outgoing == nil || out == nil {
+		return out
+	}
+	v := &outView{s: s, out: out, transport: x.via.Transport, principal: PrincipalFrom(ctx), revision: x.in.meta.protocolVersion}
+	return v
+}
+
+// wrapPeer returns how a session reaches its client: peer, or with
+// middleware, peer behind the server's outgoing chain.
+func (s *Server) wrapPeer(sess *Session, peer Caller) Caller {
+	if s.outgoing == nil || peer == nil {
+		return peer
+	}
+	return &outView{s: s, peer: peer, sess: sess}
+}
+
+// outView is an Outbound (or a session's Caller) behind the server's
+// outgoing middleware. It keeps the abilities of the Outbound it wraps
+// that the engine asks for (cancelling a request, ending a listen stream).
+type outView struct {
+	s         *Server
+	out       Outbound
+	peer      Caller
+	sess      *Session
+	transport string
+	principal string
+	revision  string
+}
+
+func (v *outView) view(method string, params wire.Marshaler, notification bool) *Message {
+	m := &Message{method: method, send: params, notification: notification, outgoing: true, transport: v.transport, principal: v.principal, revision: v.revision}
+	if v.sess != nil {
+		m.session, m.revision, m.principal = v.sess.ID(), v.sess.Version(), v.sess.Principal()
+	}
+	return m
+}
+
+// Notify implements Outbound.
+func (v *outView) Notify(ctx context.Context, method string, params wire.Marshaler) error {
+	m := v.view(method, params, true)
+	m.out = v.out
+	if v.out == nil {
+		m.peer = v.peer
+	}
+	_, err := v.s.outgoing(ctx, m)
+	return err
+}
+
+// Call implements Caller.
+func (v *outView) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	m := v.view(method, params, false)
+	m.peer, m.result = v.peer, result
+	_, err := v.s.outgoing(ctx, m)
+	return err
+}
+
+// Cancel cancels a request of the client's, where the Outbound can.
+func (v *outView) Cancel(id jsonrpc.ID) bool {
+	if c, ok := v.out.(canceller); ok {
+		return c.Cancel(id)
+	}
+	return false
+}
+
+// endsStreamsByCancel reports what the wrapped Outbound does.
+func (v *outView) endsStreamsByCancel() bool {
+	se, ok := v.out.(streamEnder)
+	return ok && se.endsStreamsByCancel()
+}
+
+// sendFinal is the innermost step of an outgoing middleware chain: the
+// message goes to the transport.
+func sendFinal(ctx context.Context, m *Message) (wire.Marshaler, error) {
+	if m.notification {
+		if m.out != nil {
+			return nil, m.out.Notify(ctx, m.method, m.send)
+		}
+		return nil, m.peer.Notify(ctx, m.method, m.send)
+	}
+	if err := m.peer.Call(ctx, m.method, m.send, m.result); err != nil {
+		return nil, err
+	}
+	res, _ := m.result.(wire.Marshaler)
+	return res, nil
+}
+
+// callFinal is the innermost step of a client session's middleware
+// chains.
+func callFinal(ctx context.Context, m *Message) (wire.Marshaler, error) { return m.call(ctx) }
+
+// Recovery returns the middleware that turns a panic of the steps it wraps
+// into an internal error (-32603) answering the message, logged to log
+// (nil: slog.Default) at error level with the stack; the process and its
+// other calls carry on. Servers and clients install it innermost by
+// default (ServerOptions.NoRecovery, ClientOptions.NoRecovery), so that
+// the other middleware sees the error; install it first as well to cover
+// middleware too.
+func Recovery(log *slog.Logger) Middleware {
+	if log == nil {
+		log = slog.Default()
+	}
+	return func(next MessageHandler) MessageHandler {
+		return func(ctx context.Context, m *Message) (res wire.Marshaler, err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					log.ErrorContext(ctx, "mcp: panic serving a message", "method", m.method, "id", m.id.String(), "outgoing", m.outgoing,
+						"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+					res, err = nil, errPanicked
+				}
+			}()
+			return next(ctx, m)
+		}
+	}
+}
+
+// recoverPanic is Recovery for a server without other middleware, deferred
+// by Exchange.Serve.
+func (s *Server) recoverPanic(ctx context.Context, req *jsonrpc.Request, res *wire.Marshaler, err *error) {
+	if p := recover(); p != nil {
+		s.log.ErrorContext(ctx, "mcp: panic serving a message", "method", req.Method, "id", req.ID.String(), "outgoing", false,
+			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		*res, *err = nil, errPanicked
+	}
+}
+
+// errPanicked answers a message whose handling panicked.
+var errPanicked = jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")
+
+// RequestLog returns the middleware that logs every message to log (nil:
+// slog.Default) once it is handled, at level (errors at least at warning
+// level): its direction, method, id, name, transport, revision, session,
+// principal, how long it took, and its error and error code if it failed.
+func RequestLog(log *slog.Logger, level slog.Level) Middleware {
+	if log == nil {
+		log = slog.Default()
+	}
+	return func(next MessageHandler) MessageHandler {
+		return func(ctx context.Context, m *Message) (wire.Marshaler, error) {
+			start := time.Now()
+			res, err := next(ctx, m)
+			lvl := level
+			attrs := make([]slog.Attr, 0, 12)
+			dir := "in"
+			if m.outgoing {
+				dir = "out"
+			}
+			attrs = append(attrs, slog.String("dir", dir), slog.String("method", m.method))
+			if !m.notification && !m.outgoing {
+				attrs = append(attrs, slog.String("id", m.id.String()))
+			}
+			for _, a := range []struct{ k, v string }{{"name", m.name}, {"transport", m.transport}, {"revision", m.revision}, {"session", m.session}, {"principal", m.principal}} {
+				if a.v != "" {
+					attrs = append(attrs, slog.String(a.k, a.v))
+				}
+			}
+			attrs = append(attrs, slog.Duration("duration", time.Since(start)))
+			if err != nil {
+				if je, ok := err.(*jsonrpc.Error); ok {
+					attrs = append(attrs, slog.Int64("code", je.Code))
+				}
+				attrs = append(attrs, slog.String("error", err.Error()))
+				lvl = max(lvl, slog.LevelWarn)
+			}
+			log.LogAttrs(ctx, lvl, "mcp: message", attrs...)
+			return res, err
+		}
+	}
+}
