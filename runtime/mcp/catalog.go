@@ -55,11 +55,14 @@ type CatalogRequest struct {
 	// Merged reports a list the handler continues: the catalog lists all
 	// its items, unpaginated, on the first page.
 	Merged bool
-	// Stamp is what the revision asks of every result (nil when it asks
-	// nothing): the catalog writes resultType "complete", the cache fields
-	// of a cacheable result (Stamp.CacheScope, Stamp.TTLMs) and the
-	// server's Implementation as _meta MetaServerInfo, so that the result
-	// it writes is sent as it is, without being decoded and written again.
+	// Stamp is what the revision asks of every result: the catalog writes
+	// resultType "complete", the cache fields of a cacheable result
+	// (Stamp.CacheScope, Stamp.TTLMs) and the server's Implementation as
+	// _meta MetaServerInfo, so that the result it writes is sent as it is,
+	// without being decoded and written again. Nil when the revision asks
+	// nothing, or when the server validates its results
+	// (ServerOptions.ValidateResults): it then decodes, stamps and
+	// validates the result as a handler's.
 	Stamp *protocol.Stamp
 }
 
@@ -93,13 +96,23 @@ func (s *Server) routesCatalog(md *protocol.Method) bool {
 }
 
 // fromCatalog produces the result of a request the catalog serves: its
-// answer, decoded into the revision's type, or the handler's where the
-// catalog leaves the request to it.
+// answer, stamped and sent as the catalog wrote it (encoded once), or the
+// handler's where the catalog leaves the request to it. A server that
+// validates its results decodes the catalog's answer into the revision's
+// type first, and treats it as a handler's result (stamped, validated).
 func (s *Server) fromCatalog(rc *reqCtx) (wire.Marshaler, error) {
 	mount, m := rc.r.mount, rc.r.route.method
 	handled := m.Implemented != nil && m.Implemented(mount.Handler)
 	list := catalogRoles[m.Role]
-	req := &CatalogRequest{Role: m.Role, Protocol: mount.Protocol, Params: rc.r.in.req.Params, Handled: handled, Merged: list && handled, Stamp: s.stamps[m]}
+	// One allocation holds the request and the result the catalog writes.
+	c := &struct {
+		req CatalogRequest
+		out writtenResult
+	}{req: CatalogRequest{Role: m.Role, Protocol: mount.Protocol, Params: rc.r.in.req.Params, Handled: handled, Merged: list && handled}}
+	req := &c.req
+	if !s.validate {
+		req.Stamp = s.stamps[m]
+	}
 	if m.Role == protocol.RoleToolsCall {
 		req.Name, req.Arguments = rc.r.in.toolName(), rc.r.in.args
 	} else if m.Role == protocol.RolePromptsGet {
@@ -127,16 +140,33 @@ func (s *Server) fromCatalog(rc *reqCtx) (wire.Marshaler, error) {
 			return nil, fmt.Errorf("mcp: %s: %w", m.Name, err)
 		}
 	}
-	if !s.validate {
-		// The catalog wrote the revision's shape, stamped: it is sent as
-		// it is (Protocol.Stamp leaves raw JSON alone).
-		return data, nil
+	if s.validate {
+		res := m.NewResult()
+		if err := wire.Unmarshal(data, res); err != nil {
+			return nil, fmt.Errorf("mcp: %s: the catalog's result does not decode as revision %s's: %w", m.Name, mount.Protocol.Revision, err)
+		}
+		return res, nil
 	}
-	res := m.NewResult()
-	if err := wire.Unmarshal(data, res); err != nil {
-		return nil, fmt.Errorf("mcp: %s: the catalog's result does not decode as revision %s's: %w", m.Name, mount.Protocol.Revision, err)
+	c.out.raw = data
+	return &c.out, nil
+}
+
+// writtenResult is a result written as JSON, in the revision's shape and
+// stamped: it is sent as it is (Protocol.Stamp leaves it alone).
+type writtenResult struct{ raw wire.Raw }
+
+// EncodeJSON implements wire.Marshaler.
+func (w *writtenResult) EncodeJSON(e *wire.Encoder) { e.Raw(w.raw) }
+
+// written returns the JSON of a result written as JSON, if it is one.
+func written(res wire.Marshaler) (wire.Raw, bool) {
+	switch r := res.(type) {
+	case *writtenResult:
+		return r.raw, true
+	case wire.Raw:
+		return r, true
 	}
-	return res, nil
+	return nil, false
 }
 
 // fromHandler produces a result with the mounted handler, checking a

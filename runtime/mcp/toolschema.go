@@ -222,7 +222,7 @@ func (t *toolSchemas) checkResult(rc *reqCtx, m *mounted, res wire.Marshaler) er
 	if ts == nil || ts.out == nil {
 		return nil
 	}
-	data, ok := res.(wire.Raw)
+	data, ok := written(res)
 	if !ok {
 		var err error
 		if data, err = wire.Marshal(res); err != nil {
