@@ -319,9 +319,8 @@ func TestRecovery(t *testing.T) {
 					name += "/middleware"
 				}
 				t.Run(name, func(t *testing.T) {
-					var logs bytes.Buffer
-					var mu sync.Mutex
-					log := slog.New(slog.NewTextHandler(syncWriter{&mu, &logs}, nil))
+					var logs capturedLog
+					log := logs.logger(slog.LevelInfo)
 					var rec *recorder
 					if withMiddleware {
 						rec = &recorder{}
@@ -342,9 +341,7 @@ func TestRecovery(t *testing.T) {
 					if got, err := callText(ctx, cs, "handler_tool"); err != nil || got != "from the handler" {
 						t.Fatalf("after the panic: %q, %v", got, err)
 					}
-					mu.Lock()
 					text := logs.String()
-					mu.Unlock()
 					if !strings.Contains(text, "the handler panicked") || !strings.Contains(text, "stack=") || !strings.Contains(text, "method=tools/call") {
 						t.Errorf("log: %s", text)
 					}
@@ -361,9 +358,8 @@ func TestRecovery(t *testing.T) {
 		srv := mwServer(t, nil, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		var logs bytes.Buffer
-		var mu sync.Mutex
-		cs, err := rt.Connect(ctx, mwTransport(t, srv, true), rt.ClientOptions{Era: rt.Legacy, Logger: slog.New(slog.NewTextHandler(syncWriter{&mu, &logs}, nil))},
+		var logs capturedLog
+		cs, err := rt.Connect(ctx, mwTransport(t, srv, true), rt.ClientOptions{Era: rt.Legacy, Logger: logs.logger(slog.LevelInfo)},
 			v25.Mount(panickingSampler{}))
 		if err != nil {
 			t.Fatal(err)
@@ -376,8 +372,6 @@ func TestRecovery(t *testing.T) {
 		if got, err := callText(ctx, cs, "handler_tool"); err != nil || got != "from the handler" {
 			t.Fatalf("after the panic: %q, %v", got, err)
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		if !strings.Contains(logs.String(), "the sampler panicked") {
 			t.Errorf("client log: %s", logs.String())
 		}
@@ -390,24 +384,35 @@ func (panickingSampler) CreateMessage(context.Context, *v25.CreateMessageRequest
 	panic("the sampler panicked")
 }
 
-// syncWriter serializes writes to a buffer read by the test.
-type syncWriter struct {
-	mu  *sync.Mutex
-	buf *bytes.Buffer
+// capturedLog is a logger whose text the test reads.
+type capturedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
 }
 
-func (w syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
+func (c *capturedLog) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Write(p)
+}
+
+// logger writes to c, from level on.
+func (c *capturedLog) logger(level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(c, &slog.HandlerOptions{Level: level}))
+}
+
+// String is what was logged so far.
+func (c *capturedLog) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
 }
 
 // TestRequestLog: the slog request log writes a line per message, with
 // the outcome's error code.
 func TestRequestLog(t *testing.T) {
-	var logs bytes.Buffer
-	var mu sync.Mutex
-	log := slog.New(slog.NewTextHandler(syncWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var logs capturedLog
+	log := logs.logger(slog.LevelDebug)
 	set := features.NewSet().AddTools(features.Tool{Name: "catalog_tool", InputSchema: wire.Raw(noArgsSchema()),
 		Call: func(context.Context, wire.Raw) (*features.Result, error) { return features.TextResult("ok"), nil }})
 	srv, err := rt.NewServer(rt.ServerOptions{Name: "mw", Version: "1", Catalog: set, Middleware: []rt.Middleware{rt.RequestLog(log, slog.LevelInfo)}},
@@ -425,8 +430,6 @@ func TestRequestLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = callText(ctx, cs, "no_such_tool")
-	mu.Lock()
-	defer mu.Unlock()
 	text := logs.String()
 	for _, want := range []string{
 		"level=INFO msg=\"mcp: message\" dir=in method=tools/call id=",
