@@ -109,6 +109,10 @@ func (s TaskStatus) terminal() bool {
 	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
 }
 
+// ErrTaskCancelled is the error of a call whose task was cancelled (the
+// typed calls of a client that accepts tasks wait for them).
+var ErrTaskCancelled = protocol.ErrTaskCancelled
+
 // ErrTaskEnded is returned by Task.Input and Task.Progress once the task
 // was cancelled or has ended.
 var ErrTaskEnded = errors.New("mcp: the task ended")
