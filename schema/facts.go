@@ -86,24 +86,25 @@ var factSyntax = map[FactKind]struct {
 	FactForbid:      {"UNION MEMBER...", 2, -1, false, nil},
 	FactExclude:     {"DECLARATION", 1, 1, true, nil},
 	FactMember:      {"DEFINITION MEMBER string|integer|number|boolean|object", 3, 3, false, oneOf(2, "string", "integer", "number", "boolean", "object")},
-	FactRule:        {"RULE YYYY-MM-DD", 2, 2, true, both(oneOf(0, RuleToolArgumentErrors, RuleRetryOnClose, RuleResourceNotFoundInvalidParams), isDate(1))},
+	FactRule:        {"RULE YYYY-MM-DD", 2, 2, true, both(oneOf(0, RuleToolArgumentErrors, RuleRetryOnClose, RuleResourceNotFoundInvalidParams), dateArg(1))},
 }
 
 var factKinds = []FactKind{FactResult, FactAlternative, FactSender, FactMethodType, FactMCPName, FactSenderUnion, FactOriginUnion, FactForbid, FactExclude, FactMember, FactRule}
 
-// isDate checks that argument i is a revision date (YYYY-MM-DD).
-func isDate(i int) func([]string) string {
+// dateArg checks that argument i is a revision date (YYYY-MM-DD).
+func dateArg(i int) func([]string) string {
 	return func(args []string) string {
-		if !IsDate(args[i]) {
+		if !isDate(args[i]) {
 			return fmt.Sprintf("%q is not a revision date (YYYY-MM-DD)", args[i])
 		}
 		return ""
 	}
 }
 
-// IsDate reports a version of the form YYYY-MM-DD: a published revision,
-// as opposed to a draft.
-func IsDate(v string) bool {
+// isDate reports a version of the form YYYY-MM-DD: a published revision,
+// as opposed to a draft (protocol.Published is the runtime's copy: the
+// generator's model does not import the runtime).
+func isDate(v string) bool {
 	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
 		return false
 	}
@@ -124,7 +125,7 @@ func (f *Facts) Holds(rule, version string) bool {
 	if !ok {
 		return false
 	}
-	return !IsDate(version) || version >= fact.Args[1]
+	return !isDate(version) || version >= fact.Args[1]
 }
 
 func oneOf(i int, values ...string) func([]string) string {

@@ -46,16 +46,16 @@ func (statefulEra) serve(ctx context.Context, x Exchange, sess *Session, out Out
 	srv, in := x.srv, &x.in
 	method := in.req.Method
 	if sess == nil {
-		if x.OpensSession() && len(srv.stateful) == 0 {
+		if x.opens && len(srv.stateful) == 0 {
 			// A server without stateful revisions lists what it supports.
 			return nil, unsupportedVersion(requestedVersion(in.req.Params), srv.statelessVersions())
 		}
 		return nil, errNoSession
 	}
-	rt := sess.route(method)
-	if x.OpensSession() {
+	if x.opens {
 		return sess.initialize(ctx, in)
 	}
+	rt := sess.route(method)
 	sess.mu.Lock()
 	foreign := sess.initialized && PrincipalFrom(ctx) != sess.principal
 	mount, initialized := sess.mount, sess.initialized

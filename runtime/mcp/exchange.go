@@ -50,6 +50,8 @@ type Exchange struct {
 	in  inbound
 	via Via
 	era protocol.Era
+	// opens reports initialize, the request that opens a session.
+	opens bool
 }
 
 // Accept reads a request or notification a transport received and picks
@@ -71,14 +73,15 @@ func (s *Server) Accept(req *jsonrpc.Request, via Via) Exchange {
 	x := Exchange{srv: s, via: via}
 	if req != nil {
 		x.in = s.classify(req)
+		x.opens = s.opensSession(&x.in)
 	}
-	x.era = s.eraFor(&x.in, via)
+	x.era = s.eraFor(&x.in, via, x.opens)
 	return x
 }
 
 // eraFor decides the era of a message (see Accept); in.req is nil for a
-// transport request without one.
-func (s *Server) eraFor(in *inbound, via Via) protocol.Era {
+// transport request without one; opens reports initialize.
+func (s *Server) eraFor(in *inbound, via Via, opens bool) protocol.Era {
 	if in.meta.protocolVersion != "" {
 		return protocol.Stateless
 	}
@@ -92,7 +95,6 @@ func (s *Server) eraFor(in *inbound, via Via) protocol.Era {
 			return protocol.Stateless
 		}
 	}
-	opens := in.req != nil && s.opensSession(in)
 	if len(s.stateful) == 0 {
 		if opens {
 			return protocol.Stateful
@@ -134,7 +136,7 @@ func (x *Exchange) Era() protocol.Era { return x.era }
 
 // OpensSession reports initialize, the request that opens a stateful
 // session: the transport makes the session it keeps before serving it.
-func (x *Exchange) OpensSession() bool { return x.in.req != nil && x.srv.opensSession(&x.in) }
+func (x *Exchange) OpensSession() bool { return x.opens }
 
 // Check applies the rules of the message's era to what the transport
 // carries beside it, before anything is served: on the stateless era the

@@ -127,14 +127,10 @@ func (x *Exchange) message(ctx context.Context, sess *Session, out Outbound) *Me
 	if req := x.in.req; req != nil {
 		m.method, m.id, m.notification, m.params = req.Method, req.ID, req.IsNotification, req.Params
 	}
-	if x.in.has&1 != 0 {
-		m.name = x.in.named[0]
-	} else if x.in.has != 0 {
-		for i := range maxNamed {
-			if x.in.has&(1<<i) != 0 {
-				m.name = x.in.named[i]
-				break
-			}
+	for i := range maxNamed { // params.name first, then uri, taskId
+		if x.in.has&(1<<i) != 0 {
+			m.name = x.in.named[i]
+			break
 		}
 	}
 	m.principal = PrincipalFrom(ctx)

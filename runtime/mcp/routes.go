@@ -112,7 +112,7 @@ func (s *Server) mount(mount Mount) (*mounted, error) {
 		}
 		m.routes[name] = rt
 	}
-	knows := slices.Contains(p.ServerCapabilities, "extensions")
+	knows := p.Knows("extensions")
 	m.tasks = coreTasks{p.Tasks}
 	if knows && !hasTasks {
 		m.tasks = extensionTasks{}

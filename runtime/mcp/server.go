@@ -304,7 +304,7 @@ func (s *Server) newStamp(method string, cacheable bool) *protocol.Stamp {
 func (s *Server) capabilities(m *mounted) wire.Raw {
 	p := m.Protocol
 	has := func(r protocol.Role) bool { return s.serves(m, r) }
-	knows := func(member string) bool { return slices.Contains(p.ServerCapabilities, member) }
+	knows := p.Knows
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
 	e.ObjectStart()

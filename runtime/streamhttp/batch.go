@@ -83,7 +83,7 @@ func (h *Handler) serveSessionBatch(w http.ResponseWriter, r *http.Request, msgs
 			return
 		}
 	}
-	s := h.lookup(w, r, h.accept(&jsonrpc.Message{Kind: jsonrpc.KindResponse}, r), jsonrpc.ID{}, false)
+	s := h.lookup(w, r, xs[0], jsonrpc.ID{}, false) // every element: the same era and headers
 	if s == nil {
 		return
 	}
