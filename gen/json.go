@@ -255,7 +255,7 @@ func (g *generator) encode(x *jen.Statement, gt *gotype, depth int) []jen.Code {
 	case shapeBool:
 		return []jen.Code{e.Dot("Bool").Call(x)}
 	case shapeAnyJSON:
-		return []jen.Code{e.Dot("Raw").Call(x)}
+		return []jen.Code{e.Dot("RawValue").Call(x)}
 	case shapeStringOrInt:
 		return []jen.Code{x.Clone().Dot("EncodeJSON").Call(jen.Id("e"))}
 	case shapeSlice:
@@ -333,7 +333,7 @@ func (g *generator) valueJSON(f *jen.File, n *named) {
 			empty = []jen.Code{jen.Id("e").Dot("ObjectStart").Call(), jen.Id("e").Dot("ObjectEnd").Call()}
 		}
 		enc = []jen.Code{jen.If(jen.Id("v").Op("==").Nil()).Block(empty...).Else().Block(
-			jen.Id("e").Dot("Raw").Call(jen.Qual(wirePkg, "Raw").Call(jen.Id("v"))))}
+			jen.Id("e").Dot("RawValue").Call(jen.Qual(wirePkg, "Raw").Call(jen.Id("v"))))}
 		method := "Raw"
 		if n.shape == shapeRawObject {
 			method = "RawObject"
@@ -410,7 +410,7 @@ func (g *generator) unionJSON(f *jen.File, n *named) {
 	}
 	f.Comment("EncodeJSON writes the member's JSON as it arrived.")
 	f.Func().Params(jen.Id("v").Op("*").Id(unknown)).Id("EncodeJSON").Params(jen.Id("e").Op("*").Qual(wirePkg, "Encoder")).Block(
-		jen.Id("e").Dot("Raw").Call(jen.Id("v").Dot("Raw")),
+		jen.Id("e").Dot("RawValue").Call(jen.Id("v").Dot("Raw")),
 	)
 }
 

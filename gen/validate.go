@@ -55,6 +55,14 @@ func (g *generator) validate(f *jen.File) error {
 			}
 		case shapeSlice:
 			body = g.check(jen.Id("v"), &gotype{shape: shapeSlice, elem: n.elem, t: n.t}, nil)
+		case shapeRawObject, shapeAnyJSON:
+			// Decoded values are valid; values a program set may not be.
+			bad, msg := jen.Op("!").Qual(wirePkg, "Valid").Call(jen.Id("v")), "not valid JSON"
+			if n.shape == shapeRawObject {
+				bad, msg = jen.Qual(wirePkg, "Raw").Call(jen.Id("v")).Dot("Kind").Call().Op("!=").Qual(wirePkg, "Object").Op("||").Add(bad), "not a valid JSON object"
+			}
+			body = []jen.Code{jen.If(jen.Len(jen.Id("v")).Op(">").Lit(0).Op("&&").Parens(bad)).Block(
+				jen.Id("c").Dot("Fail").Call(jen.Lit("type"), jen.Lit(msg)))}
 		default:
 			body = g.check(jen.Id("v"), &gotype{shape: n.shape, t: n.t}, nil)
 		}
@@ -265,6 +273,8 @@ func (g *generator) namedNeeds(n *named) bool {
 		v = g.needsCheck(n.elem) || n.t.MaxItems != nil
 	case shapeString, shapeInt, shapeFloat:
 		v = g.needsCheck(&gotype{shape: n.shape, t: n.t})
+	case shapeRawObject, shapeAnyJSON:
+		v = true // a program may set invalid JSON
 	}
 	g.needs[n] = v
 	return v

@@ -36,3 +36,10 @@ package runtime
 // there. Versions 1 and 2, whose code named those types in package
 // runtime/mcp, are no longer built: regenerate with this mcpgen.
 const SupportsGeneratedVersion3 = true
+
+// SupportsGeneratedVersion4 is referenced by code generated for version 4
+// of the contract: generated encoders write the raw JSON a program sets
+// with wire.Encoder.RawValue, which refuses invalid JSON naming the
+// member, and Validate checks it with wire.Valid. The runtime still builds
+// version 3 code.
+const SupportsGeneratedVersion4 = true

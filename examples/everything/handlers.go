@@ -19,8 +19,9 @@ import (
 // stateful era with requests of its own instead.
 type handlers struct{ f *fixtures }
 
-// ListTools lists the tools served here; the declared ones come first.
-func (m *handlers) ListTools(context.Context, *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
+// ListTools lists the tools served here; the declared ones come first. A
+// tool only a task answers is listed only where the revision has tasks.
+func (m *handlers) ListTools(ctx context.Context, _ *mcp.PaginatedRequestParams) (*mcp.ListToolsResult, error) {
 	defs := []string{countToDef, jsonSchemaToolDef, regionalLookupDef,
 		`{"name":"test_trigger_tool_change","description":"Adds or removes a tool and announces it.","inputSchema":` + noArgsSchema() + `}`,
 		`{"name":"test_trigger_prompt_change","description":"Adds or removes a prompt and announces it.","inputSchema":` + noArgsSchema() + `}`,
@@ -29,7 +30,11 @@ func (m *handlers) ListTools(context.Context, *mcp.PaginatedRequestParams) (*mcp
 	for _, name := range mrtrTools {
 		defs = append(defs, `{"name":"`+name+`","description":"Asks for input with InputRequiredResult first.","inputSchema":`+noArgsSchema()+`}`)
 	}
-	defs = append(defs, taskInputTools...)
+	for _, def := range taskInputTools {
+		if !strings.Contains(def, `"name":"`+taskOnlyTool+`"`) || rt.RequestFrom(ctx).TasksServed() {
+			defs = append(defs, def)
+		}
+	}
 	defs = append(defs, `{"name":"test_streaming_elicitation","description":"Needs elicitation: asks for input first.","inputSchema":`+noArgsSchema()+`}`)
 	return decode[mcp.ListToolsResult](toolList(defs...))
 }

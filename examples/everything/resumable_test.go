@@ -138,3 +138,29 @@ func TestCountToSharedRedis(t *testing.T) {
 	_, _, err := countCall(ctx, on["b"], "25", tokens[1])
 	wantInvalidToken(t, err, "completed")
 }
+
+// TestCompletedTokensStayRefused: bin/everything over stdio (a real
+// process). An operation run to its end, then 4,200 cheap count_to n=1
+// calls (more than the in-memory store's 4,096 entries): the completed
+// operation's tokens are still refused as completed.
+func TestCompletedTokensStayRefused(t *testing.T) {
+	cs := connectCaps(t, "", rt.Modern, "")
+	ctx := context.Background()
+	_, first, err := countCall(ctx, cs, "25", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := first
+	for token != "" {
+		if _, token, err = countCall(ctx, cs, "25", token); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 4200 {
+		if _, next, err := countCall(ctx, cs, "1", ""); err != nil || next != "" {
+			t.Fatalf("count_to n=1, call %d: %q %v", i, next, err)
+		}
+	}
+	_, _, err = countCall(ctx, cs, "25", first)
+	wantInvalidToken(t, err, "completed")
+}

@@ -19,7 +19,8 @@ import (
 
 // TestRevisionShapes: one declared set and one handler set, five
 // revisions, each answered in its own shape — what a revision lacks is not
-// sent to its clients.
+// sent to its clients, and a tool only a task can answer is not listed
+// where the revision has no tasks.
 func TestRevisionShapes(t *testing.T) {
 	srv, err := newEverything(slog.New(slog.DiscardHandler), rt.ValidateResultsOn, nil, sharedState{}, nil)
 	if err != nil {
@@ -30,11 +31,11 @@ func TestRevisionShapes(t *testing.T) {
 		era       rt.Era
 		want, not []string
 	}{
-		{"2024-11-05", rt.Legacy, []string{`"name":"test_simple_text"`, `[AudioContent left out`, `count_to`}, []string{`"title"`, `"outputSchema"`, `"type":"audio"`, `"completions"`, `"resultType"`}},
-		{"2025-03-26", rt.Legacy, []string{`"type":"audio"`, `count_to`, `"completions"`}, []string{`"title":"mcpgen`, `"outputSchema"`, `"resultType"`}},
-		{"2025-06-18", rt.Legacy, []string{`"title":"mcpgen everything server"`, `"type":"audio"`, `count_to`, `test_trigger_tool_change`}, []string{`"resultType"`}},
-		{"2025-11-25", rt.Legacy, []string{`count_to`, `"execution":{"taskSupport":"optional"}`, `"completions"`, `test_trigger_tool_change`}, []string{`"resultType"`}},
-		{"2026-07-28", rt.Modern, []string{`count_to`, `test_trigger_tool_change`, `"resultType":"complete"`}, []string{`test_sampling`}},
+		{"2024-11-05", rt.Legacy, []string{`"name":"test_simple_text"`, `[AudioContent left out`, `count_to`}, []string{`"title"`, `"outputSchema"`, `"type":"audio"`, `"completions"`, `"resultType"`, `test_tool_with_task`}},
+		{"2025-03-26", rt.Legacy, []string{`"type":"audio"`, `count_to`, `"completions"`}, []string{`"title":"mcpgen`, `"outputSchema"`, `"resultType"`, `test_tool_with_task`}},
+		{"2025-06-18", rt.Legacy, []string{`"title":"mcpgen everything server"`, `"type":"audio"`, `count_to`, `test_trigger_tool_change`}, []string{`"resultType"`, `test_tool_with_task`}},
+		{"2025-11-25", rt.Legacy, []string{`count_to`, `"execution":{"taskSupport":"optional"}`, `"completions"`, `test_trigger_tool_change`, `test_tool_with_task`}, []string{`"resultType"`}},
+		{"2026-07-28", rt.Modern, []string{`count_to`, `test_trigger_tool_change`, `"resultType":"complete"`, `test_tool_with_task`}, []string{`test_sampling`}},
 	} {
 		t.Run(c.version, func(t *testing.T) {
 			ctx := context.Background()

@@ -25,6 +25,9 @@ var taskInputTools = []string{
 	`{"name":"test_tool_with_task","description":"Asks for a name, then greets as a task.","inputSchema":` + noArgsSchema() + `}`,
 }
 
+// taskOnlyTool is the task tool only a task answers (TaskRequired).
+const taskOnlyTool = "test_tool_with_task"
+
 // elicitation is the {"method","params"} of an elicitation/create asking
 // for one property.
 func elicitation(a ask) wire.Raw {
@@ -110,7 +113,7 @@ func (m *handlers) taskTool(ctx context.Context, p *mcp.CallToolRequestParams) (
 		}
 		r, err := inputRequiredResult(ctx, nil, asks...)
 		return r, true, err
-	case "test_tool_with_task":
+	case taskOnlyTool:
 		// Input first, with InputRequiredResult on the original request;
 		// then the task, which needs nothing more from the client.
 		if _, err := req.TaskMode(rt.TaskRequired); err != nil {

@@ -48,7 +48,7 @@ func (statefulEra) serve(ctx context.Context, x Exchange, sess *Session, out Out
 	if sess == nil {
 		if x.opens && len(srv.stateful) == 0 {
 			// A server without stateful revisions lists what it supports.
-			return nil, unsupportedVersion(requestedVersion(in.req.Params), srv.statelessVersions())
+			return nil, unsupportedVersion(requestedVersion(in.req.Params), srv.supportedVersions())
 		}
 		return nil, errNoSession
 	}
@@ -83,6 +83,9 @@ func (statefulEra) serve(ctx context.Context, x Exchange, sess *Session, out Out
 			return nil, nil
 		}
 		return nil, jsonrpc.MethodNotFound(method)
+	}
+	if err := in.check(); err != nil {
+		return nil, err
 	}
 	rc := srv.newRequest(ctx, &x, rt, out)
 	rc.r.client = sess
@@ -139,11 +142,14 @@ func (statelessEra) serve(ctx context.Context, x Exchange, _ *Session, out Outbo
 	}
 	mount := s.byRev[meta.protocolVersion]
 	if mount == nil || !mount.Protocol.Stateless() {
-		return nil, unsupportedVersion(meta.protocolVersion, s.statelessVersions())
+		return nil, unsupportedVersion(meta.protocolVersion, s.supportedVersions())
 	}
 	rt := mount.routes[method]
 	if rt == nil || !rt.method.FromClient || rt.method.Notification || rt.serve == nil {
 		return nil, jsonrpc.MethodNotFound(method)
+	}
+	if err := in.check(); err != nil {
+		return nil, err
 	}
 	rc := s.newRequest(ctx, &x, rt, out)
 	rc.r.mount, rc.r.Protocol = mount, mount.Protocol

@@ -47,6 +47,10 @@ type requestMeta struct {
 	progressToken   wire.StringOrInt
 	hasLogLevel     bool
 	hasProgress     bool
+	// badProgress reports a progressToken that is neither a string nor an
+	// integer (the schema's ProgressToken): the request gets -32602 even
+	// where no generated decoder reads its params (a catalog's tools/call).
+	badProgress bool
 }
 
 // maxNamed is how many of the members Mcp-Name may mirror the classifier
@@ -142,6 +146,19 @@ func (in *inbound) clientInfo() wire.Raw {
 	return info
 }
 
+// errBadProgressToken answers a request whose progressToken is neither a
+// string nor an integer.
+var errBadProgressToken = InvalidParams("/params/_meta/progressToken", "progressToken must be a string or an integer")
+
+// check returns the error a request whose _meta the runtime cannot use is
+// answered with before it is served, or nil.
+func (in *inbound) check() error {
+	if in.meta.badProgress && !in.req.IsNotification {
+		return errBadProgressToken
+	}
+	return nil
+}
+
 // toolName is params.name: the tool a tools/call names.
 func (in *inbound) toolName() string { return in.named[0] }
 
@@ -168,12 +185,17 @@ func (m *requestMeta) decode(d *wire.Decoder) error {
 			}
 		case "progressToken":
 			if k := d.Peek(); k == wire.String || k == wire.Number {
-				if err := m.progressToken.DecodeJSON(d); err == nil {
-					m.hasProgress = true
-					return nil
+				// Decoded from its own text, so that a failure (a float)
+				// leaves d past the value.
+				r, err := d.Raw()
+				if err != nil {
+					return err
 				}
+				m.hasProgress = wire.UnmarshalShared(r, &m.progressToken) == nil
+				m.badProgress = !m.hasProgress
 				return nil
 			}
+			m.badProgress = true
 		}
 		return d.Skip()
 	})

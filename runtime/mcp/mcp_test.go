@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -100,6 +101,8 @@ func statelessRequest(s *Server, p *protocol.Protocol, method, version, name str
 	r := &Request{server: s, Method: method, Protocol: p, route: &route{method: p.Methods[method]}, ctx: ctx}
 	r.in.meta.protocolVersion = version
 	r.in.named[0], r.in.has = name, 1
+	// The params a retry repeats: a requestState binds them.
+	r.in.req = &jsonrpc.Request{Method: method, Params: wire.Raw(`{"name":` + strconv.Quote(name) + `}`)}
 	r.client = statelessClient{r}
 	return r
 }
@@ -180,7 +183,7 @@ func TestStateless(t *testing.T) {
 		{"unknown method", "ping", `{` + meta + `}}`, jsonrpc.CodeMethodNotFound, "ping"},
 		{"server-to-client method", "sampling/createMessage", `{` + meta + `}}`, jsonrpc.CodeMethodNotFound, "sampling"},
 		{"unimplemented", "prompts/get", `{` + meta + `}}`, jsonrpc.CodeMethodNotFound, "prompts/get"},
-		{"discover", "server/discover", `{` + meta + `}}`, 0, `"supportedVersions":["2026-07-28"]`},
+		{"discover", "server/discover", `{` + meta + `}}`, 0, `"supportedVersions":["2026-07-28","2025-11-25"]`},
 		{"discover capabilities", "server/discover", `{` + meta + `}}`, 0, `"tools":{}`},
 		{"stamped list", "tools/list", `{` + meta + `}}`, 0, `"tools":[]`},
 		{"call", "tools/call", `{` + meta + `},"name":"x"}`, 0, `"echo":`},

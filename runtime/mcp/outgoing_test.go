@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"reflect"
 	"strings"
@@ -71,6 +72,16 @@ func toolServer(t *testing.T, opts ServerOptions) *Server {
 				return irr{wire.Raw(`{"resultType":"input_required","inputRequests":{"u":{"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"1"}}}}`)}, nil
 			case "invalid":
 				return checked{wire.Raw(`{"content":[{"type":"resource_link","uri":"","name":"x"}]}`), &valid.Error{Violations: []valid.Violation{{Pointer: "/content/0/uri", Rule: "format", Message: "must be a URI"}}}}, nil
+			case "round":
+				// The first call seals a state; the retry opens it.
+				if state == "" {
+					return wire.Raw(`{"state":"` + r.SealState([]byte("secret-data-123")) + `"}`), nil
+				}
+				data, err := r.OpenState(state)
+				if err != nil {
+					return nil, err
+				}
+				return wire.Raw(`{"content":[],"data":"` + string(data) + `"}`), nil
 			case "seal":
 				return wire.Raw(`{"state":"` + r.SealState([]byte("s")) + `","once":"` + r.SealStateOnce([]byte("o")) + `"}`), nil
 			case "redeem", "redeem-again":
@@ -226,6 +237,42 @@ func TestRequestStateBinding(t *testing.T) {
 	holder.settleStates(false)
 	if err := retry("alice", "redeem", once3); err != nil {
 		t.Errorf("once released: %v", err)
+	}
+}
+
+// TestRequestStateBoundToParams: a requestState is bound to the params of
+// its request but requestState, inputResponses and _meta — a retry that
+// changes the arguments (or adds a member) is refused, one that encodes
+// the same arguments differently is not — and its content is encrypted:
+// the client cannot read it.
+func TestRequestStateBoundToParams(t *testing.T) {
+	s := toolServer(t, ServerOptions{})
+	out, err := callTool(s, as("alice"), "round", `,"arguments":{"a":1,"b":["x\u0041",2]}`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := decodeString(t, out, "state")
+	if raw, err := base64.RawURLEncoding.DecodeString(state); err != nil || strings.Contains(string(raw), "secret-data") {
+		t.Errorf("the state's content is readable by the client: %q", raw)
+	}
+	retry := `,"requestState":"` + state + `","inputResponses":{"k":{"action":"accept"}}`
+	for _, tc := range []struct {
+		name, params string
+		code         int64
+	}{
+		{"the same arguments, reordered and re-encoded", `,"arguments":{ "b":["xA", 2.0e0], "a":1 }` + retry, jsonrpc.CodeInvalidParams},
+		{"the same arguments, reordered", `,"arguments":{"b":["xA",2],"a":1}` + retry, 0},
+		{"other arguments", `,"arguments":{"a":2,"b":["xA",2]}` + retry, jsonrpc.CodeInvalidParams},
+		{"no arguments", retry, jsonrpc.CodeInvalidParams},
+		{"another member", `,"arguments":{"a":1,"b":["xA",2]},"task":{}` + retry, jsonrpc.CodeInvalidParams},
+	} {
+		out, err := callTool(s, as("alice"), "round", tc.params, "")
+		if code(err) != tc.code {
+			t.Errorf("%s: %v, want code %d", tc.name, err, tc.code)
+		}
+		if err == nil && !strings.Contains(out, `"data":"secret-data-123"`) {
+			t.Errorf("%s: %s", tc.name, out)
+		}
 	}
 }
 
@@ -421,5 +468,16 @@ func TestSessionBoundToPrincipal(t *testing.T) {
 	}
 	if got := sess.Principal(); got != "alice" {
 		t.Errorf("Principal() = %q", got)
+	}
+}
+
+// TestResultValidationDefault: results are validated unless a server
+// turns it off, in every binary (it was on only in tests and debug builds,
+// so the binaries `make build` makes sent invalid results unchecked).
+func TestResultValidationDefault(t *testing.T) {
+	for v, want := range map[ResultValidation]bool{ValidateResultsAuto: true, ValidateResultsOn: true, ValidateResultsOff: false} {
+		if v.enabled() != want {
+			t.Errorf("%d.enabled() = %v, want %v", v, !want, want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/cipher"
 	"crypto/rand"
 	"fmt"
 	"log/slog"
@@ -34,9 +35,10 @@ type ServerOptions struct {
 	// DefaultCache.
 	Cache        map[string]CachePolicy
 	DefaultCache CachePolicy
-	// StateKey authenticates the requestState of input-required results
-	// (HMAC-SHA256). Servers behind a load balancer share one; default: a
-	// random key per Server.
+	// StateKey seals the requestState of input-required results: they are
+	// encrypted and authenticated (AES-256-GCM under a key derived from
+	// it) and bound to their request (see Request.SealState). Servers
+	// behind a load balancer share one; default: a random key per Server.
 	StateKey []byte
 	// StateTTL is how long a requestState stays valid (default 10 minutes).
 	StateTTL time.Duration
@@ -51,10 +53,9 @@ type ServerOptions struct {
 	// ValidateResults chooses whether the results handlers return are
 	// checked against the revision's schema (their generated Validate)
 	// before they are sent; one that breaks it is answered -32603 and its
-	// violations logged. The default, ValidateResultsAuto, checks in tests
-	// and debug builds (build tag mcpgen_debug) and not in production,
-	// where it costs a Validate per result (see the benchmark
-	// ToolsCallRoundTrip/.../validated).
+	// violations logged. The default, ValidateResultsAuto, checks
+	// (ValidateResultsOff turns it off; see the benchmark
+	// ToolsCallRoundTrip/.../validated for what it costs).
 	ValidateResults ResultValidation
 	// Tasks enables tasks (the 2025-11-25 feature and the 2026
 	// io.modelcontextprotocol/tasks extension); nil disables them.
@@ -106,6 +107,8 @@ type Server struct {
 	log       *slog.Logger
 	stateful  []*mounted // preferred revision first (Preferred)
 	stateless []*mounted
+	// supported lists every revision served (supportedVersions).
+	supported []string
 	byRev     map[string]*mounted
 	methods   []string                 // every method name, for interning
 	roles     map[string]protocol.Role // every method name's role, over the mounts
@@ -114,9 +117,11 @@ type Server struct {
 	// Mcp-Name header mirrors in a mounted revision.
 	nameKeys []string
 	key      []byte
-	tools    toolSchemas
-	states   stateLedger
-	validate bool // ValidateResults resolved
+	// stateAEAD seals requestState (state.go), from key.
+	stateAEAD cipher.AEAD
+	tools     toolSchemas
+	states    stateLedger
+	validate  bool // ValidateResults resolved
 	// eras are the implementations of the eras, by protocol.Era.
 	eras [protocol.Stateless + 1]era
 	// incoming and outgoing are the middleware chains of what the server
@@ -183,6 +188,11 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 			return nil, fmt.Errorf("mcp: state key: %w", err)
 		}
 	}
+	aead, err := stateAEAD(s.key)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: state key: %w", err)
+	}
+	s.stateAEAD = aead
 	if opts.Catalog != nil {
 		// A catalog's items may change while the server runs.
 		s.opts.ListChanged = true
@@ -227,6 +237,7 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 	}
 	newestFirst(s.stateful)
 	newestFirst(s.stateless)
+	s.supported = versions(append(slices.Clone(s.stateless), s.stateful...))
 	for n := range s.roles {
 		s.methods = append(s.methods, n)
 	}
@@ -248,6 +259,13 @@ func (s *Server) Methods() []string { return s.methods }
 // statelessVersions lists the mounted revisions of the stateless era,
 // preferred first: published revisions newest first, then drafts.
 func (s *Server) statelessVersions() []string { return versions(s.stateless) }
+
+// supportedVersions lists every revision the server serves, those of the
+// stateless era first, each era's preferred first: what -32022 and
+// server/discover offer, so that a client that cannot speak the stateless
+// era learns it may initialize a stateful session instead (the versioning
+// page's example lists ["2026-07-28", "2025-11-25"]).
+func (s *Server) supportedVersions() []string { return s.supported }
 
 func versions(ms []*mounted) []string {
 	out := make([]string, len(ms))

@@ -198,7 +198,7 @@ func (sess *Session) initialize(ctx context.Context, in *inbound) (wire.Marshale
 	srv := sess.srv
 	if len(srv.stateful) == 0 {
 		// A modern-only server lists what it supports.
-		return nil, unsupportedVersion(requested, srv.statelessVersions())
+		return nil, unsupportedVersion(requested, srv.supportedVersions())
 	}
 	mount := srv.stateful[0]
 	if m := srv.byRev[requested]; m != nil && !m.Protocol.Stateless() {

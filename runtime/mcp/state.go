@@ -1,7 +1,8 @@
 package mcp
 
 import (
-	"crypto/hmac"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -11,31 +12,56 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // The requestState of an InputRequiredResult comes back from the client,
-// which may tamper with it. SealState authenticates it (HMAC-SHA256 with
-// the server's StateKey), binds it to the request it belongs to (method,
-// protocol version and the params member Mcp-Name mirrors: the tool, prompt
-// or resource) and to the principal the request acts for, and gives it an
-// expiry; OpenState checks all of them. That is what the 2026-07-28 MRTR
-// rules ask ("the authenticated principal", "a short expiry", "an
-// identifier for the originating request"), and, as they say, it bounds
-// replay without making a state single-use: a retry may be repeated (after
-// a lost answer, say) until the state expires. SealStateOnce makes a
-// state that completes its request at most once, which the rules require
-// of servers for which a state "must be consumed at most once (e.g.,
-// one-time redemptions)": the server remembers it until it expires.
+// which may read it and tamper with it. SealState encrypts and
+// authenticates it (AES-256-GCM under a key derived from the server's
+// StateKey), so the client can neither read nor change it, and binds it,
+// as the cipher's additional data, to the request it belongs to: the
+// protocol version, the method, the params member Mcp-Name mirrors (the
+// tool, prompt or resource), a digest of every other member of the params
+// but requestState, inputResponses and _meta (canonical form: members
+// sorted, strings re-escaped, so a retry encoded differently still
+// matches), and the principal the request acts for; it also carries an
+// expiry. OpenState checks all of them: a retry that changes its
+// arguments, or comes from another principal, is refused. That is what
+// the 2026-07-28 MRTR rules ask ("the authenticated principal", "a short
+// expiry", "an identifier for the originating request"), and, as they
+// say, it bounds replay without making a state single-use: a retry may be
+// repeated (after a lost answer, say) until the state expires.
+// SealStateOnce makes a state that completes its request at most once,
+// which the rules require of servers for which a state "must be consumed
+// at most once (e.g., one-time redemptions)": the server remembers it
+// until it expires.
+//
+// Without authentication there is no principal: whoever holds a state can
+// retry the request it was sealed for (the same method, tool and
+// arguments, before it expires) and nothing else. On the stateful era the
+// session binds it further only in that a retry travels in the session
+// the bridge keeps.
 
 const (
-	stateVersion = 2
+	stateVersion = 3
 	stateOnce    = 1 << 0 // flags: single-use, a nonce follows the expiry
 	nonceSize    = 16
-	stateHeader  = 1 + 1 + 8 // version, flags, expiry
+	stateHeader  = 1 + 8 // flags, expiry (inside the ciphertext)
 )
 
+// stateAEAD derives the cipher of requestState from the server's key.
+func stateAEAD(key []byte) (cipher.AEAD, error) {
+	sum := sha256.Sum256(append([]byte("mcpgen requestState v3\x00"), key...))
+	block, err := aes.NewCipher(sum[:])
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
+
 // SealState returns the opaque requestState carrying data for a retry of
-// the current request (by the same principal, before StateTTL).
+// the current request (the same params but requestState, inputResponses
+// and _meta, by the same principal, before StateTTL).
 func (r *Request) SealState(data []byte) string { return r.seal(data, false) }
 
 // SealStateOnce is SealState for a state that completes its request at
@@ -46,24 +72,28 @@ func (r *Request) SealState(data []byte) string { return r.seal(data, false) }
 func (r *Request) SealStateOnce(data []byte) string { return r.seal(data, true) }
 
 func (r *Request) seal(data []byte, once bool) string {
+	aead := r.server.stateAEAD
 	exp := r.server.opts.Now().Add(r.server.opts.StateTTL).Unix()
-	buf := make([]byte, 0, stateHeader+nonceSize+len(data)+sha256.Size)
-	buf = append(buf, stateVersion, 0)
-	buf = binary.BigEndian.AppendUint64(buf, uint64(exp))
+	plain := make([]byte, 0, stateHeader+nonceSize+len(data))
+	plain = append(plain, 0)
+	plain = binary.BigEndian.AppendUint64(plain, uint64(exp))
 	if once {
-		buf[1] |= stateOnce
+		plain[0] |= stateOnce
 		var n [nonceSize]byte
 		_, _ = rand.Read(n[:])
-		buf = append(buf, n[:]...)
+		plain = append(plain, n[:]...)
 	}
-	buf = append(buf, data...)
-	buf = append(buf, r.stateMAC(buf)...)
-	return base64.RawURLEncoding.EncodeToString(buf)
+	plain = append(plain, data...)
+	out := make([]byte, 1+aead.NonceSize(), 1+aead.NonceSize()+len(plain)+aead.Overhead())
+	out[0] = stateVersion
+	_, _ = rand.Read(out[1:])
+	out = aead.Seal(out, out[1:], plain, r.stateBinding())
+	return base64.RawURLEncoding.EncodeToString(out)
 }
 
 // ErrBadState is the -32602 answer to a requestState that is malformed,
 // tampered with, expired, or meant for another request or principal.
-var ErrBadState = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: /params/requestState: not a requestState this server issued for this request, or expired"}
+var ErrBadState = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: /params/requestState: not a requestState this server issued for this request (the same method, tool, arguments and principal), or expired"}
 
 // ErrStateUsed is the -32602 answer to a single-use requestState
 // (SealStateOnce) that already completed its request, or that another
@@ -73,20 +103,22 @@ var ErrStateUsed = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "inv
 // OpenState verifies a requestState from SealState or SealStateOnce and
 // returns its data.
 func (r *Request) OpenState(state string) ([]byte, error) {
+	aead := r.server.stateAEAD
 	buf, err := base64.RawURLEncoding.DecodeString(state)
-	if err != nil || len(buf) < stateHeader+sha256.Size || buf[0] != stateVersion {
+	ns := aead.NonceSize()
+	if err != nil || len(buf) < 1+ns+aead.Overhead()+stateHeader || buf[0] != stateVersion {
 		return nil, ErrBadState
 	}
-	body, mac := buf[:len(buf)-sha256.Size], buf[len(buf)-sha256.Size:]
-	if !hmac.Equal(mac, r.stateMAC(body)) {
+	body, err := aead.Open(nil, buf[1:1+ns], buf[1+ns:], r.stateBinding())
+	if err != nil {
 		return nil, ErrBadState
 	}
-	exp := int64(binary.BigEndian.Uint64(body[2:10]))
+	exp := int64(binary.BigEndian.Uint64(body[1:9]))
 	if r.server.opts.Now().Unix() > exp {
 		return nil, ErrBadState
 	}
 	data := body[stateHeader:]
-	if body[1]&stateOnce != 0 {
+	if body[0]&stateOnce != 0 {
 		if len(data) < nonceSize {
 			return nil, ErrBadState
 		}
@@ -100,21 +132,36 @@ func (r *Request) OpenState(state string) ([]byte, error) {
 	return data, nil
 }
 
-// stateMAC authenticates body and binds it to the request.
-func (r *Request) stateMAC(body []byte) []byte {
-	h := hmac.New(sha256.New, r.server.key)
-	bind := func(s string) {
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
+// stateBinding is what a requestState is bound to: the state's version,
+// the request's protocol version, method, named member and principal, and
+// the digest of its other params (paramsDigest).
+func (r *Request) stateBinding() []byte {
+	b := []byte{stateVersion}
+	for _, s := range []string{r.ProtocolVersion(), r.Method, r.nameValue(), r.Principal()} {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+		b = append(b, s...)
 	}
-	bind(r.ProtocolVersion())
-	bind(r.Method)
-	bind(r.nameValue())
-	bind(r.Principal())
-	h.Write(body)
-	return h.Sum(nil)
+	d := r.paramsDigest()
+	return append(b, d[:]...)
+}
+
+// stateParamsOmitted are the params members a retry adds or changes, left
+// out of the digest a requestState binds.
+var stateParamsOmitted = []string{"requestState", "inputResponses", "_meta"}
+
+// paramsDigest is the SHA-256 of the canonical form of the request's
+// params without stateParamsOmitted (params that are not an object, which
+// the handler's decoder refuses anyway, are digested as they are).
+func (r *Request) paramsDigest() [sha256.Size]byte {
+	var params wire.Raw
+	if r.in.req != nil {
+		params = r.in.req.Params
+	}
+	canon, err := wire.Canonical(params, stateParamsOmitted...)
+	if err != nil {
+		canon = params
+	}
+	return sha256.Sum256(canon)
 }
 
 // settleStates ends the request's hold on the single-use states it

@@ -16,7 +16,7 @@ import (
 func (s *Server) statelessError(version, method string, isNotification bool) *jsonrpc.Error {
 	mount := s.byRev[version]
 	if mount == nil || !mount.Protocol.Stateless() {
-		return unsupportedVersion(version, s.statelessVersions())
+		return unsupportedVersion(version, s.supportedVersions())
 	}
 	rt := mount.routes[method]
 	switch {
@@ -56,7 +56,7 @@ func (s *Server) discover(m *mounted, method string) wire.Raw {
 	e.Str("complete")
 	e.FieldRaw(`"supportedVersions":`)
 	e.ArrayStart()
-	for _, v := range s.statelessVersions() {
+	for _, v := range s.supportedVersions() {
 		e.Str(v)
 	}
 	e.ArrayEnd()

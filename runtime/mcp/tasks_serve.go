@@ -31,6 +31,16 @@ func (r *Request) TasksRequested() bool {
 	return r.mount.tasks.requested(r)
 }
 
+// TasksServed reports whether the request's revision can carry tasks at
+// all on this server: the server serves them (ServerOptions.Tasks) and the
+// revision has them (2025-11-25) or serves the tasks extension (2026). A
+// list handler leaves out what only a task can answer when it is false,
+// since no client of that revision could call it (2024-11-05 … 2025-06-18
+// would get -32601).
+func (r *Request) TasksServed() bool {
+	return r.server.opts.Tasks != nil && r.mount != nil && r.mount.tasksOn
+}
+
 // RequireTasks is the -32021 for a request that can only be served as a
 // task, from a client that did not declare the tasks extension.
 func (r *Request) RequireTasks() error {

@@ -234,3 +234,62 @@ func BenchmarkSealOpen(b *testing.B) {
 		}
 	}
 }
+
+// TestCompletionsOutliveTokens: a completed operation's tokens stay
+// refused however many operations follow. Operations that complete in
+// their first call issue no token and take no room; each operation with
+// a live token holds room for its completion; when they fill the store, a
+// new operation's token is refused with ErrStoreFull rather than a
+// completion forgotten.
+func TestCompletionsOutliveTokens(t *testing.T) {
+	const params = `{"name":"count_to","arguments":{"n":25}}`
+	ctx := context.Background()
+	tok := resume.NewTokens(ring(t, key(1)))
+	tok.Store = resume.NewMemoryStore(8, 0)
+	// An operation run to its end, whose first token is kept.
+	stale := first(t, tok, ctx, params, []byte("11"))
+	op, err := tok.Begin(ctx, call(params, stale))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tok.Complete(ctx, op); err != nil {
+		t.Fatal(err)
+	}
+	// Operations that end in their first call: nothing to remember.
+	for range 4200 {
+		op, err := tok.Begin(ctx, call(`{"name":"count_to","arguments":{"n":1}}`, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tok.Step(ctx, call(`{"name":"count_to","arguments":{"n":1}}`, ""), op, nil, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Operations left open fill the rest of the store; one more is
+	// refused.
+	for i := range 7 {
+		if _, err := tok.Next(ctx, call(params, ""), mustBegin(t, tok, params), []byte("11")); err != nil {
+			t.Fatalf("open operation %d: %v", i, err)
+		}
+	}
+	if _, err := tok.Next(ctx, call(params, ""), mustBegin(t, tok, params), []byte("11")); !errors.Is(err, resume.ErrStoreFull) {
+		t.Errorf("a ninth operation: %v, want ErrStoreFull", err)
+	}
+	var je *jsonrpc.Error
+	if !errors.As(resume.ErrStoreFull, &je) || je.Code != jsonrpc.CodeInternalError {
+		t.Errorf("ErrStoreFull is not a -32603: %v", resume.ErrStoreFull)
+	}
+	_, err = tok.Begin(ctx, call(params, stale))
+	if err == nil || !strings.Contains(err.Error(), "completed") {
+		t.Errorf("the completed operation's token after the flood: %v, want refused as completed", err)
+	}
+}
+
+func mustBegin(t *testing.T, tok *resume.Tokens, params string) *resume.Op {
+	t.Helper()
+	op, err := tok.Begin(context.Background(), call(params, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -68,6 +67,7 @@ type Call struct {
 type Op struct {
 	id     [16]byte
 	seq    uint32
+	issued bool // Next gave this call a token
 	state  []byte
 	digest [32]byte // of the call Begin checked, for Next
 }
@@ -142,6 +142,16 @@ func (t *Tokens) Next(ctx context.Context, c Call, op *Op, state []byte) (string
 		}
 	}
 	expires := t.now().Add(t.ttl())
+	if r, ok := t.store().(Reserver); ok {
+		// Room to remember the operation's completion as long as this
+		// token lives.
+		if err := r.Reserve(ctx, opKey(op.id), expires); err != nil {
+			if errors.Is(err, ErrStoreFull) {
+				return "", err
+			}
+			return "", fmt.Errorf("resume: %w", err)
+		}
+	}
 	p := payload{op: op.id, seq: op.seq + 1, expires: expires.UnixMilli(), digest: digest, state: state}
 	if len(state) > t.maxInline() {
 		if err := t.store().PutState(ctx, stateKey(p.op, p.seq), state, expires); err != nil {
@@ -149,12 +159,17 @@ func (t *Tokens) Next(ctx context.Context, c Call, op *Op, state []byte) (string
 		}
 		p.stored, p.state = true, nil
 	}
+	op.issued = true
 	return t.Keys.seal(p.encode()), nil
 }
 
 // Complete marks op completed: its tokens are refused from now on (until
-// they would have expired anyway).
+// they would have expired anyway). An operation that completes in its
+// first call issued no token, and has nothing to remember.
 func (t *Tokens) Complete(ctx context.Context, op *Op) error {
+	if op.seq == 0 && !op.issued {
+		return nil
+	}
 	return t.store().Complete(ctx, opKey(op.id), t.now().Add(t.ttl()))
 }
 
@@ -193,8 +208,9 @@ func invalid(why string) error {
 
 // bindingDigest is the SHA-256 of what a token is bound to: the method,
 // the tool, the principal of ctx and the canonical form of every parameter
-// but resumeToken and _meta (members sorted, values re-encoded), so a
-// client that re-encodes the same request differently is still honoured.
+// but resumeToken and _meta (wire.Canonical: members sorted, strings
+// re-escaped), so a client that re-encodes the same request differently
+// is still honoured.
 func bindingDigest(ctx context.Context, c Call) ([32]byte, error) {
 	var params []byte
 	if c.Params != nil {
@@ -204,19 +220,9 @@ func bindingDigest(ctx context.Context, c Call) ([32]byte, error) {
 		}
 		params = b
 	}
-	var m map[string]any
-	if len(params) > 0 {
-		d := json.NewDecoder(bytes.NewReader(params))
-		d.UseNumber()
-		if err := d.Decode(&m); err != nil {
-			return [32]byte{}, fmt.Errorf("resume: reading the params: %w", err)
-		}
-	}
-	delete(m, "resumeToken")
-	delete(m, "_meta")
-	canon, err := json.Marshal(m) // map keys sorted, at every depth
+	canon, err := wire.Canonical(params, "resumeToken", "_meta")
 	if err != nil {
-		return [32]byte{}, err
+		return [32]byte{}, fmt.Errorf("resume: reading the params: %w", err)
 	}
 	h := sha256.New()
 	for _, s := range []string{c.Method, c.Tool, mcp.PrincipalFrom(ctx)} {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -226,6 +227,8 @@ func quote(s string) string {
 	return string(b)
 }
 
+// TestUnsupportedVersionData: -32022 names the version asked for and
+// every revision served, those of both eras, newest first.
 func TestUnsupportedVersionData(t *testing.T) {
 	f := newFixture(t, Options{})
 	body := `{"jsonrpc":"2.0","id":301,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -240,7 +243,7 @@ func TestUnsupportedVersionData(t *testing.T) {
 		Supported []string `json:"supported"`
 		Requested string   `json:"requested"`
 	}
-	if err := json.Unmarshal(msg.Error.Data, &data); err != nil || len(data.Supported) != 1 || data.Supported[0] != revNew || data.Requested != "v999.0.0" {
+	if err := json.Unmarshal(msg.Error.Data, &data); err != nil || !slices.Equal(data.Supported, []string{revNew, revOld}) || data.Requested != "v999.0.0" {
 		t.Fatalf("data %s", msg.Error.Data)
 	}
 }

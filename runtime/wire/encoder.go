@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/bits"
 	"strconv"
@@ -176,11 +177,28 @@ func (e *Encoder) Raw(r Raw) {
 	e.comma = true
 }
 
-// Members writes each member as a field of the current object, in order.
+// RawValue writes r after checking that it is one valid JSON value (as
+// Decoder.Skip validates it); an empty RawValue (an absent value) writes
+// null. Invalid JSON writes null instead and is recorded in Err as a
+// *PathError whose Pointer names the member being written, so invalid
+// output is never produced silently. Generated encoders write the raw
+// values users set with it; Raw is for bytes known to be valid.
+func (e *Encoder) RawValue(r Raw) {
+	if len(r) > 0 {
+		if err := validValue(r); err != nil {
+			e.fail(&PathError{Pointer: pointerAt(e.buf, e.comma), Err: fmt.Errorf("invalid JSON: %w", err)})
+			r = nil
+		}
+	}
+	e.Raw(r)
+}
+
+// Members writes each member as a field of the current object, in order,
+// each value checked as by RawValue.
 func (e *Encoder) Members(m Members) {
 	for i := range m {
 		e.Field(m[i].Name)
-		e.Raw(m[i].Value)
+		e.RawValue(m[i].Value)
 	}
 }
 

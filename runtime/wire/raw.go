@@ -90,8 +90,9 @@ func (r *Raw) DecodeJSON(d *Decoder) error {
 	return err
 }
 
-// EncodeJSON implements Marshaler: r itself, or null when empty.
-func (r Raw) EncodeJSON(e *Encoder) { e.Raw(r) }
+// EncodeJSON implements Marshaler: r itself, checked as by
+// Encoder.RawValue, or null when empty.
+func (r Raw) EncodeJSON(e *Encoder) { e.RawValue(r) }
 
 // CopyMembers writes the members of the object obj to e, which must be
 // inside an object, except those named skip: the value of the last of
