@@ -54,8 +54,10 @@ start_cluster() {
 	local n=$1 backends=()
 	for _ in $(seq "$n"); do
 		inst=$((inst + 1))
-		local flags=()
-		[ "$2" = yes ] && flags=(--redis "redis://127.0.0.1:$redis_port/0" --resume-keys "$resume_key")
+		# The instances trust the proxy's X-Forwarded-For: the clients
+		# behind it are told apart for the per-client limits.
+		local flags=(--trusted-proxies 127.0.0.1/32)
+		[ "$2" = yes ] && flags+=(--redis "redis://127.0.0.1:$redis_port/0" --resume-keys "$resume_key")
 		bin/everything --http 127.0.0.1:0 --addr-file "$tmp/addr$inst" "${flags[@]}" 2>>"$tmp/everything.log" &
 		pids+=($!)
 		await "$tmp/addr$inst"

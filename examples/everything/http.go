@@ -6,19 +6,30 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
+// limits are the session limits the flags set (zero values: the
+// transport's defaults).
+type limits struct {
+	maxSessions    int
+	trustedProxies []netip.Prefix
+}
+
 // serveHTTP serves Streamable HTTP at /mcp on addr, both eras on the one
 // endpoint, until ctx is done (see runtime/streamhttp). Only loopback Host
 // and Origin values are accepted, against DNS rebinding. With addrFile set
 // it writes the address it listens on there once it accepts connections
 // (for port 0: scripts and tests learn the port it picked).
-func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *slog.Logger, shared sharedState) error {
-	h := streamhttp.NewHandler(srv, streamhttp.Options{Logger: log, EventStore: shared.events, SessionStore: shared.sessions, Relay: shared.relay})
+func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *slog.Logger, shared sharedState, lim limits) error {
+	h := streamhttp.NewHandler(srv, streamhttp.Options{
+		Logger: log, EventStore: shared.events, SessionStore: shared.sessions, Relay: shared.relay,
+		MaxSessions: lim.maxSessions, TrustedProxies: lim.trustedProxies,
+	})
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

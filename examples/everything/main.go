@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -39,6 +41,8 @@ func run() error {
 	verbose := flag.Bool("v", false, "log debug messages to stderr")
 	redisURL := flag.String("redis", os.Getenv("EVERYTHING_REDIS"), "share state with other instances in Redis at `URL` (redis://host:port/db): stateful sessions, SSE event logs and count_to's operations (default $EVERYTHING_REDIS)")
 	resumeKeys := flag.String("resume-keys", os.Getenv("EVERYTHING_RESUME_KEYS"), "comma-separated base64 `KEYS` (32 bytes each, the sealing key first) for count_to's resume tokens, shared by instances that honour each other's tokens (default $EVERYTHING_RESUME_KEYS, else a random key)")
+	maxSessions := flag.Int("max-sessions", envInt("EVERYTHING_MAX_SESSIONS"), "with --http, bound the stateful sessions of all clients to `N`, shared fairly among them (default $EVERYTHING_MAX_SESSIONS, else 10000)")
+	trusted := flag.String("trusted-proxies", os.Getenv("EVERYTHING_TRUSTED_PROXIES"), "with --http, believe the client address that the reverse proxies in these comma-separated `CIDRS` forward (Forwarded, X-Forwarded-For), for the per-client limits (default $EVERYTHING_TRUSTED_PROXIES, else none)")
 	revisions := flag.String("revisions", os.Getenv("EVERYTHING_REVISIONS"), "serve only these protocol `REVISIONS` (comma-separated, e.g. 2025-06-18; default $EVERYTHING_REVISIONS, else every one)")
 	flag.Parse()
 
@@ -83,7 +87,15 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
-		err = serveHTTP(ctx, srv, *httpAddr, *addrFile, logger, shared)
+		lim := limits{maxSessions: *maxSessions}
+		for _, c := range strings.FieldsFunc(*trusted, func(r rune) bool { return r == ',' }) {
+			p, err := netip.ParsePrefix(strings.TrimSpace(c))
+			if err != nil {
+				return fmt.Errorf("--trusted-proxies: %w", err)
+			}
+			lim.trustedProxies = append(lim.trustedProxies, p)
+		}
+		err = serveHTTP(ctx, srv, *httpAddr, *addrFile, logger, shared, lim)
 	} else {
 		err = stdio.Serve(ctx, srv, os.Stdin, os.Stdout, stdio.Options{})
 	}
@@ -139,6 +151,13 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 		return nil, err
 	}
 	return srv, nil
+}
+
+// envInt is the integer in environment variable name, 0 when unset or
+// not an integer.
+func envInt(name string) int {
+	n, _ := strconv.Atoi(os.Getenv(name))
+	return n
 }
 
 // sharedState is what instances started with the same --redis share; the

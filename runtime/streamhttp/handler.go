@@ -34,6 +34,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -75,9 +76,12 @@ type Options struct {
 	// SessionIdleTimeout).
 	UnusedSessionTimeout time.Duration
 	// MaxSessions bounds the stateful sessions of all clients (default
-	// 10000). At the cap, initialize ends the least recently used idle
-	// session that is unused since its initialize or idle for
-	// EvictIdleAfter; when there is none it gets 503.
+	// 10000), shared fairly: at the cap, a client under its fair share
+	// (MaxSessions over the clients holding sessions) is admitted by
+	// ending a session of the client holding the most; for a client at
+	// its share, the least recently used session unused since its
+	// initialize or idle for EvictIdleAfter ends, and without one it gets
+	// 503.
 	MaxSessions int
 	// MaxSessionsPerClient bounds the stateful sessions of one client
 	// (default 100; see ClientKey). A client at its bound that initializes
@@ -85,15 +89,21 @@ type Options struct {
 	// them are in use it gets 429.
 	MaxSessionsPerClient int
 	// EvictIdleAfter is how long a session that served requests after its
-	// initialize must have been idle before MaxSessions may end it to make
-	// room for another client's (default 1 minute).
+	// initialize must have been idle before a client at its fair share of
+	// MaxSessions may end it to make room (default 1 minute).
 	EvictIdleAfter time.Duration
-	// ClientKey names the client a request comes from, for
-	// MaxSessionsPerClient. Default: its principal when it has one (see
-	// Auth), else its remote IP address. Behind a reverse proxy every
-	// unauthenticated client has the proxy's address: return the client's
-	// own from a header the proxy sets, or authenticate.
+	// ClientKey names the client a request comes from, for the session
+	// and connection limits. Default: its principal when it has one (see
+	// Auth), else its IP address: the remote address, or, when that is a
+	// trusted proxy (TrustedProxies), the address it forwards.
 	ClientKey func(r *http.Request) string
+	// TrustedProxies lists the reverse proxies whose forwarded client
+	// address is believed: for a request from one of them, the client is
+	// the last address in Forwarded's for= (RFC 7239), else in
+	// X-Forwarded-For, that is not itself a trusted proxy. The headers of
+	// any other peer are ignored (anyone can send them). Without it,
+	// every client behind a proxy is the proxy, and they share its limits.
+	TrustedProxies []netip.Prefix
 	// EventStore keeps the events of stateful SSE streams for resumption
 	// (default NewMemoryEventStore(1000, 100)).
 	EventStore EventStore

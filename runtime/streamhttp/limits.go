@@ -6,23 +6,32 @@ import (
 	"encoding/hex"
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 )
 
-// Stateful sessions cost memory until they end, so one client must not be
-// able to hold them all. Three limits share them out (Options):
+// Stateful sessions cost memory until they end, so no client may hold
+// them all, and none may lock the others out. Three limits share them out
+// (Options):
 //
 //   - MaxSessionsPerClient: a client (its principal when requests are
-//     authenticated, else its remote address; see ClientKey) that opens
-//     one more ends its own least recently used idle session first; with
-//     none idle it gets 429;
-//   - MaxSessions, over all clients: at the cap initialize ends the least
-//     recently used idle session that never served a request after its
-//     initialize, or that has been idle for EvictIdleAfter; with none it
-//     gets 503;
+//     authenticated, else its address: the remote address, or behind a
+//     proxy named in TrustedProxies the address it forwards; see
+//     ClientKey) that opens one more ends its own least recently used
+//     idle session first; with none idle it gets 429;
+//   - MaxSessions, over all clients, shared fairly: at the cap, a client
+//     holding fewer sessions than its fair share (MaxSessions divided by
+//     the clients holding sessions, itself included) is always admitted —
+//     the client holding the most sessions loses its least recently used
+//     one, idle if it has one; for a client at its share, the least
+//     recently used session that is unused since its initialize or idle
+//     for EvictIdleAfter ends, of a client holding at least as many, and
+//     without one it gets 503. Re-touching sessions does not keep a
+//     client over its share;
 //   - idle expiry: SessionIdleTimeout, and the shorter
 //     UnusedSessionTimeout for sessions that never served a request after
 //     their initialize.
@@ -46,8 +55,8 @@ type sessionSet struct {
 	lru list.List // of *session
 }
 
-// clientKey names the client a request comes from, for
-// MaxSessionsPerClient.
+// clientKey names the client a request comes from, for the session
+// limits.
 func (h *Handler) clientKey(r *http.Request) string {
 	if h.o.ClientKey != nil {
 		return h.o.ClientKey(r)
@@ -55,11 +64,85 @@ func (h *Handler) clientKey(r *http.Request) string {
 	if p := mcp.PrincipalFrom(r.Context()); p != "" {
 		return "principal " + p
 	}
+	return "address " + h.clientAddr(r)
+}
+
+// clientAddr is the address of the client a request comes from: its
+// remote address, unless that is a trusted proxy (Options.TrustedProxies),
+// which forwards the client's: the last address of Forwarded (RFC 7239)
+// for=, else of X-Forwarded-For, that is not itself a trusted proxy.
+// Headers from anyone else are never read.
+func (h *Handler) clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	return "address " + host
+	if len(h.o.TrustedProxies) == 0 || !h.trusted(host) {
+		return host
+	}
+	hops := forwardedFor(r.Header)
+	for i := len(hops) - 1; i >= 0; i-- {
+		if !h.trusted(hops[i]) {
+			return hops[i]
+		}
+	}
+	if len(hops) > 0 {
+		return hops[0] // proxies all the way: the first one
+	}
+	return host
+}
+
+// trusted reports an address in Options.TrustedProxies.
+func (h *Handler) trusted(addr string) bool {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, p := range h.o.TrustedProxies {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// forwardedFor lists the client addresses proxies forwarded, nearest
+// last: the for= of every Forwarded element when there is one, else
+// X-Forwarded-For. Ports, brackets and quotes are removed; obfuscated and
+// unknown identifiers ("_hidden", "unknown") are kept, so that they are
+// not mistaken for trusted proxies and are keyed as they are.
+func forwardedFor(hd http.Header) []string {
+	var out []string
+	if fw := hd.Values("Forwarded"); len(fw) > 0 {
+		for _, line := range fw {
+			for _, elem := range strings.Split(line, ",") {
+				for _, pair := range strings.Split(elem, ";") {
+					k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+					if ok && strings.EqualFold(k, "for") {
+						out = append(out, hostOnly(strings.Trim(v, `"`)))
+					}
+				}
+			}
+		}
+		return out
+	}
+	for _, line := range hd.Values("X-Forwarded-For") {
+		for _, a := range strings.Split(line, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				out = append(out, hostOnly(a))
+			}
+		}
+	}
+	return out
+}
+
+// hostOnly removes a port and IPv6 brackets from addr.
+func hostOnly(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
 }
 
 // withPrincipal completes the context of an authenticated request with
@@ -79,12 +162,13 @@ func withPrincipal(r *http.Request) *http.Request {
 	return r.WithContext(mcp.WithPrincipal(r.Context(), "credential:"+hex.EncodeToString(sum[:16])))
 }
 
-// admitLocked makes room for one more session of client key, ending idle
+// admitLocked makes room for one more session of client key, ending
 // sessions as the limits allow; it returns the sessions to end (their
 // close must run without h.mu), or the refusal to answer with.
 func (h *Handler) admitLocked(key string) (evicted []*session, status int, refusal *jsonrpc.Error) {
-	if set := h.clients[key]; set != nil && set.lru.Len() >= h.o.MaxSessionsPerClient {
-		v := h.idlestLocked(&set.lru, true)
+	set := h.clients[key]
+	if set != nil && set.lru.Len() >= h.o.MaxSessionsPerClient {
+		v := h.idlestLocked(&set.lru, true, nil)
 		if v == nil {
 			return nil, http.StatusTooManyRequests, jsonrpc.NewError(jsonrpc.CodeInternalError,
 				"too many sessions for this client (%d, all in use): end one with DELETE first", h.o.MaxSessionsPerClient)
@@ -93,9 +177,9 @@ func (h *Handler) admitLocked(key string) (evicted []*session, status int, refus
 		evicted = append(evicted, v)
 	}
 	if len(h.sessions) >= h.o.MaxSessions {
-		v := h.idlestLocked(&h.lru, false)
+		v := h.fairVictimLocked(key)
 		if v == nil {
-			return evicted, http.StatusServiceUnavailable, jsonrpc.NewError(jsonrpc.CodeInternalError, "too many sessions")
+			return evicted, http.StatusServiceUnavailable, jsonrpc.NewError(jsonrpc.CodeInternalError, "too many sessions (%d, all in use): try again later", h.o.MaxSessions)
 		}
 		h.forgetLocked(v)
 		evicted = append(evicted, v)
@@ -103,14 +187,56 @@ func (h *Handler) admitLocked(key string) (evicted []*session, status int, refus
 	return evicted, 0, nil
 }
 
+// fairVictimLocked chooses the session that ends so that client key may
+// open one more at MaxSessions (see the limits above), or nil.
+func (h *Handler) fairVictimLocked(key string) *session {
+	held, clients := 0, len(h.clients)
+	own := h.clients[key]
+	if own != nil {
+		held = own.lru.Len()
+	} else {
+		clients++
+	}
+	share := max(h.o.MaxSessions/clients, 1)
+	top := 0
+	for _, c := range h.clients {
+		if c != own {
+			top = max(top, c.lru.Len())
+		}
+	}
+	if held < share && top > share {
+		// Under its share while others are over theirs: the biggest
+		// holders give way, their longest idle session first, then any
+		// idle one, then their least recently used.
+		biggest := func(s *session) bool { return s.client.lru.Len() == top }
+		if v := h.idlestLocked(&h.lru, false, biggest); v != nil {
+			return v
+		}
+		if v := h.idlestLocked(&h.lru, true, biggest); v != nil {
+			return v
+		}
+		for e := h.lru.Front(); e != nil; e = e.Next() {
+			if s := e.Value.(*session); biggest(s) {
+				return s
+			}
+		}
+	}
+	// At its share: a session long idle or never used, of a client
+	// holding at least as many (never one of a smaller client's).
+	return h.idlestLocked(&h.lru, false, func(s *session) bool { return s.client.lru.Len() >= held })
+}
+
 // idlestLocked returns the least recently used idle session of lru (a
-// list of the handler's or of one client's), or nil. Unless anyAge, only
-// a session unused since its initialize, or idle for EvictIdleAfter, will
-// do.
-func (h *Handler) idlestLocked(lru *list.List, anyAge bool) *session {
+// list of the handler's or of one client's) that only accepts (when not
+// nil), or nil. Unless anyAge, only a session unused since its
+// initialize, or idle for EvictIdleAfter, will do.
+func (h *Handler) idlestLocked(lru *list.List, anyAge bool, only func(*session) bool) *session {
 	now := time.Now()
 	for e := lru.Front(); e != nil; e = e.Next() {
 		s := e.Value.(*session)
+		if only != nil && !only(s) {
+			continue
+		}
 		s.mu.Lock()
 		ok := s.active == 0 && len(s.inflight) == 0 && !s.closed &&
 			(anyAge || s.uses == 0 || now.Sub(s.lastUsed) >= h.o.EvictIdleAfter)

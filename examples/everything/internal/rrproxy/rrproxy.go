@@ -8,7 +8,9 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -70,6 +72,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		out.Header = r.Header.Clone()
+		forwardFor(out.Header, r.RemoteAddr)
 		resp, err := p.client.Do(out)
 		if err != nil {
 			p.log.Warn("rrproxy: backend down, trying the next", "backend", backend, "err", err)
@@ -86,6 +89,21 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Error(w, "no backend answers", http.StatusBadGateway)
+}
+
+// forwardFor appends the address of the client, remote, to the
+// X-Forwarded-For of a request the proxy sends on, as reverse proxies do:
+// a backend that trusts the proxy (streamhttp.Options.TrustedProxies)
+// keys its per-client limits by it.
+func forwardFor(hd http.Header, remote string) {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	if prior := hd.Values("X-Forwarded-For"); len(prior) > 0 {
+		host = strings.Join(prior, ", ") + ", " + host
+	}
+	hd.Set("X-Forwarded-For", host)
 }
 
 // copyResponse writes resp to w, flushing as it comes (SSE).

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/examples/everything/internal/rrproxy"
+)
+
+// The session limits from outside: bin/everything over HTTP, clients
+// connecting from many source addresses (127.0.0.x), directly and
+// through a reverse proxy.
+
+// from is an HTTP client whose connections leave from source address ip.
+func from(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}, Timeout: 10 * time.Second}
+}
+
+// post sends one JSON-RPC message (to session sid when not empty) and
+// returns the status, the session id answered and the body.
+func post(t *testing.T, c *http.Client, url, sid, body string) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(b)
+}
+
+const (
+	initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"limits","version":"1"}}}`
+	listMsg = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+)
+
+// fill opens n sessions from each of the clients and uses each once.
+func fill(t *testing.T, url string, clients []*http.Client, n int) [][]string {
+	t.Helper()
+	held := make([][]string, len(clients))
+	for i, c := range clients {
+		for range n {
+			code, sid, body := post(t, c, url, "", initMsg)
+			if code != 200 {
+				t.Fatalf("filling, client %d: %d %s", i, code, body)
+			}
+			if code, _, body := post(t, c, url, sid, listMsg); code != 200 {
+				t.Fatalf("filling, client %d: tools/list %d %s", i, code, body)
+			}
+			held[i] = append(held[i], sid)
+		}
+	}
+	return held
+}
+
+// TestFairSessionLimit: 8 addresses holding every session of a
+// bin/everything --max-sessions 200, each session used and re-touched, do
+// not lock anyone out: each of 12 newcomers from addresses of their own
+// gets a session at once; the holders keep most of theirs.
+func TestFairSessionLimit(t *testing.T) {
+	url := startHTTP(t, "EVERYTHING_MAX_SESSIONS=200") + ""
+	var holders []*http.Client
+	for i := range 8 {
+		holders = append(holders, from(fmt.Sprintf("127.0.0.%d", 10+i)))
+	}
+	held := fill(t, url, holders, 25)
+	for i := range 12 {
+		// The holders re-touch every session first.
+		for h, sids := range held {
+			for _, sid := range sids[:5] {
+				post(t, holders[h], url, sid, listMsg)
+			}
+		}
+		c := from(fmt.Sprintf("127.0.0.%d", 100+i))
+		code, sid, body := post(t, c, url, "", initMsg)
+		if code != 200 {
+			t.Fatalf("newcomer %d: %d %s (locked out by the holders)", i, code, body)
+		}
+		if code, _, body := post(t, c, url, sid, listMsg); code != 200 {
+			t.Fatalf("newcomer %d: tools/list %d %s", i, code, body)
+		}
+	}
+	kept := 0
+	for h, sids := range held {
+		for _, sid := range sids {
+			if code, _, _ := post(t, holders[h], url, sid, listMsg); code == 200 {
+				kept++
+			}
+		}
+	}
+	if kept != 200-12 {
+		t.Errorf("the holders keep %d sessions, want %d", kept, 200-12)
+	}
+}
+
+// TestTrustedProxyKeys: clients behind a reverse proxy (rrproxy, which
+// sets X-Forwarded-For) are told apart by the address it forwards when
+// bin/everything trusts it (--trusted-proxies 127.0.0.1/32): one of them
+// holding every session does not lock out another. Without the trust
+// they are one client, the proxy, and the other is refused; and the
+// header from a client that is not a trusted proxy is ignored.
+func TestTrustedProxyKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		want    int
+		spoofed int // a direct client claiming another address
+	}{
+		{"trusted", []string{"EVERYTHING_MAX_SESSIONS=50", "EVERYTHING_TRUSTED_PROXIES=127.0.0.1/32"}, 200, http.StatusServiceUnavailable},
+		{"not trusted", []string{"EVERYTHING_MAX_SESSIONS=50"}, http.StatusServiceUnavailable, http.StatusServiceUnavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			backend := startHTTP(t, tc.env...)
+			ps := httptest.NewServer(rrproxy.New([]string{backend}, nil))
+			defer ps.Close()
+			// The proxy dials the backend from 127.0.0.1; the clients
+			// reach the proxy from addresses of their own.
+			fill(t, ps.URL, []*http.Client{from("127.0.0.20")}, 50)
+			code, _, body := post(t, from("127.0.0.21"), ps.URL, "", initMsg)
+			if code != tc.want {
+				t.Errorf("another client behind the proxy: %d %s, want %d", code, body, tc.want)
+			}
+			// Straight to the backend from the holder's own address (not a
+			// trusted proxy), claiming to forward for a newcomer.
+			req, _ := http.NewRequest(http.MethodPost, backend, strings.NewReader(initMsg))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("X-Forwarded-For", "192.0.2.99")
+			resp, err := from("127.0.0.20").Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if tc.name == "trusted" && resp.StatusCode != tc.spoofed {
+				t.Errorf("a spoofed X-Forwarded-For from an untrusted peer: %d, want %d", resp.StatusCode, tc.spoofed)
+			}
+		})
+	}
+}
