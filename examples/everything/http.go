@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
@@ -17,6 +18,7 @@ import (
 // transport's defaults).
 type limits struct {
 	maxSessions    int
+	bodyTimeout    time.Duration
 	trustedProxies []netip.Prefix
 }
 
@@ -28,7 +30,7 @@ type limits struct {
 func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *slog.Logger, shared sharedState, lim limits) error {
 	h := streamhttp.NewHandler(srv, streamhttp.Options{
 		Logger: log, EventStore: shared.events, SessionStore: shared.sessions, Relay: shared.relay,
-		MaxSessions: lim.maxSessions, TrustedProxies: lim.trustedProxies,
+		MaxSessions: lim.maxSessions, BodyTimeout: lim.bodyTimeout, TrustedProxies: lim.trustedProxies,
 	})
 	defer h.Close()
 	mux := http.NewServeMux()

@@ -152,3 +152,53 @@ func TestTrustedProxyKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowBodies: 300 connections from one address send a POST's headers
+// and a trickle of its body to bin/everything --body-timeout 1s. Each is
+// answered and closed by the server within seconds: 429 at once beyond
+// the 256 requests a client may have in progress, 408 once the body is
+// late; none is held open. A client on another address is served all
+// along.
+func TestSlowBodies(t *testing.T) {
+	url := startHTTP(t, "EVERYTHING_BODY_TIMEOUT=1s")
+	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	const n = 300
+	type answer struct {
+		status string
+		after  time.Duration
+	}
+	answers := make(chan answer, n)
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.30")}}
+	start := time.Now()
+	for range n {
+		conn, err := d.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: 200\r\n\r\n{\"jsonrpc\"", host)
+		go func() {
+			_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+			b := make([]byte, 64)
+			k, _ := io.ReadAtLeast(conn, b, 12)
+			answers <- answer{string(b[:min(k, 12)]), time.Since(start)}
+		}()
+	}
+	if code, _, body := post(t, from("127.0.0.31"), url, "", initMsg); code != 200 {
+		t.Errorf("another client meanwhile: %d %s", code, body)
+	}
+	counts := map[string]int{}
+	var last time.Duration
+	for range n {
+		a := <-answers
+		counts[a.status]++
+		last = max(last, a.after)
+	}
+	if counts["HTTP/1.1 429"] != n-256 || counts["HTTP/1.1 408"] != 256 {
+		t.Errorf("answers %v, want %d × 429 and 256 × 408", counts, n-256)
+	}
+	if last > 8*time.Second {
+		t.Errorf("the last slow body was answered after %v", last)
+	}
+	t.Logf("%d slow bodies: %v, the last answered after %v", n, counts, last.Round(10*time.Millisecond))
+}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/resume"
@@ -42,6 +43,7 @@ func run() error {
 	redisURL := flag.String("redis", os.Getenv("EVERYTHING_REDIS"), "share state with other instances in Redis at `URL` (redis://host:port/db): stateful sessions, SSE event logs and count_to's operations (default $EVERYTHING_REDIS)")
 	resumeKeys := flag.String("resume-keys", os.Getenv("EVERYTHING_RESUME_KEYS"), "comma-separated base64 `KEYS` (32 bytes each, the sealing key first) for count_to's resume tokens, shared by instances that honour each other's tokens (default $EVERYTHING_RESUME_KEYS, else a random key)")
 	maxSessions := flag.Int("max-sessions", envInt("EVERYTHING_MAX_SESSIONS"), "with --http, bound the stateful sessions of all clients to `N`, shared fairly among them (default $EVERYTHING_MAX_SESSIONS, else 10000)")
+	bodyTimeout := flag.Duration("body-timeout", envDuration("EVERYTHING_BODY_TIMEOUT"), "with --http, give a POST body `D` to arrive after its headers (default $EVERYTHING_BODY_TIMEOUT, else 10s)")
 	trusted := flag.String("trusted-proxies", os.Getenv("EVERYTHING_TRUSTED_PROXIES"), "with --http, believe the client address that the reverse proxies in these comma-separated `CIDRS` forward (Forwarded, X-Forwarded-For), for the per-client limits (default $EVERYTHING_TRUSTED_PROXIES, else none)")
 	revisions := flag.String("revisions", os.Getenv("EVERYTHING_REVISIONS"), "serve only these protocol `REVISIONS` (comma-separated, e.g. 2025-06-18; default $EVERYTHING_REVISIONS, else every one)")
 	flag.Parse()
@@ -87,7 +89,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
-		lim := limits{maxSessions: *maxSessions}
+		lim := limits{maxSessions: *maxSessions, bodyTimeout: *bodyTimeout}
 		for _, c := range strings.FieldsFunc(*trusted, func(r rune) bool { return r == ',' }) {
 			p, err := netip.ParsePrefix(strings.TrimSpace(c))
 			if err != nil {
@@ -158,6 +160,13 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 func envInt(name string) int {
 	n, _ := strconv.Atoi(os.Getenv(name))
 	return n
+}
+
+// envDuration is the duration in environment variable name, 0 when unset
+// or not a duration.
+func envDuration(name string) time.Duration {
+	d, _ := time.ParseDuration(os.Getenv(name))
+	return d
 }
 
 // sharedState is what instances started with the same --redis share; the

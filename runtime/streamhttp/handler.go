@@ -63,6 +63,18 @@ type Options struct {
 	// MaxBodyBytes bounds a POST body (default 4 MiB), a batch's as a
 	// whole; larger bodies get 413 and a -32600 error.
 	MaxBodyBytes int64
+	// BodyTimeout bounds the time a POST body takes to arrive once its
+	// headers are in (default 10s): a slower body gets 408 and its
+	// connection is closed, so clients trickling bodies hold no
+	// descriptors. (ListenAndServe and Serve bound the headers:
+	// 5s.)
+	BodyTimeout time.Duration
+	// MaxRequestsPerClient bounds the HTTP requests of one client (see
+	// ClientKey) in progress at once, GET streams and bodies still
+	// arriving included (default 256); more get 429 at once, their body
+	// unread and their connection closed. It bounds the connections a
+	// client can keep busy.
+	MaxRequestsPerClient int
 	// MaxBatchMessages bounds the messages of a JSON-RPC batch POSTed to a
 	// session whose revision has batches (2025-03-26) (default 100); a
 	// larger batch gets 400 and a -32600 error. Each request of a batch is
@@ -172,6 +184,11 @@ type Handler struct {
 
 	hooks atomic.Pointer[serverHooks] // last ListenAndServe seen
 
+	// perClient counts the requests in progress of each client
+	// (MaxRequestsPerClient).
+	busyMu    sync.Mutex
+	perClient map[string]int
+
 	mu       sync.Mutex
 	sessions map[string]*session
 	lru      list.List              // every session, least recently used first
@@ -189,6 +206,12 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 	}
 	if o.MaxBatchMessages <= 0 {
 		o.MaxBatchMessages = 100
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = defaultBodyTimeout
+	}
+	if o.MaxRequestsPerClient <= 0 {
+		o.MaxRequestsPerClient = defaultMaxRequestsPerClient
 	}
 	if o.SessionIdleTimeout <= 0 {
 		o.SessionIdleTimeout = defaultSessionIdleTimeout
@@ -218,7 +241,7 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 	if o.Logger == nil {
 		o.Logger = srv.Logger()
 	}
-	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}, clients: map[string]*sessionSet{}, live: map[*liveReq]struct{}{}}
+	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}, clients: map[string]*sessionSet{}, live: map[*liveReq]struct{}{}, perClient: map[string]int{}}
 	if o.SessionStore != nil {
 		h.inst = instanceID() + "-"
 	}
@@ -310,6 +333,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r = withPrincipal(r)
 	}
+	key := h.clientKey(r)
+	if !h.enter(key) {
+		w.Header().Set("Connection", "close")
+		h.writeError(w, r, http.StatusTooManyRequests, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError,
+			"too many requests in progress for this client (%d)", h.o.MaxRequestsPerClient))
+		return
+	}
+	defer h.leave(key)
 	switch r.Method {
 	case http.MethodPost:
 		h.servePost(w, r)
@@ -337,12 +368,19 @@ func (h *Handler) isClosed() bool {
 
 // servePost reads, checks and dispatches one message or a batch.
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.o.BodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			h.writeError(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, false,
 				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body exceeds %d bytes", h.o.MaxBodyBytes))
+			return
+		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			w.Header().Set("Connection", "close")
+			h.writeError(w, r, http.StatusRequestTimeout, jsonrpc.ID{}, false,
+				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body did not arrive within %s", h.o.BodyTimeout))
 			return
 		}
 		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "reading the request body: %v", err))

@@ -47,7 +47,32 @@ const (
 	defaultSessionIdleTimeout   = 30 * time.Minute
 	defaultUnusedSessionTimeout = time.Minute
 	defaultEvictIdleAfter       = time.Minute
+	defaultBodyTimeout          = 10 * time.Second
+	defaultMaxRequestsPerClient = 256
 )
+
+// enter counts a request of client key in progress; false when the client
+// has MaxRequestsPerClient already.
+func (h *Handler) enter(key string) bool {
+	h.busyMu.Lock()
+	defer h.busyMu.Unlock()
+	if h.perClient[key] >= h.o.MaxRequestsPerClient {
+		return false
+	}
+	h.perClient[key]++
+	return true
+}
+
+// leave ends a request enter counted.
+func (h *Handler) leave(key string) {
+	h.busyMu.Lock()
+	if n := h.perClient[key] - 1; n > 0 {
+		h.perClient[key] = n
+	} else {
+		delete(h.perClient, key)
+	}
+	h.busyMu.Unlock()
+}
 
 // sessionSet is the sessions of one client, least recently used first.
 type sessionSet struct {

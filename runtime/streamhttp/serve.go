@@ -14,7 +14,7 @@ import (
 // calls and SSE streams are not cut short; each SSE write then has
 // writeStall.
 const (
-	readHeaderTimeout = 10 * time.Second
+	readHeaderTimeout = 5 * time.Second
 	readTimeout       = 60 * time.Second
 	writeTimeout      = 60 * time.Second
 	idleTimeout       = 120 * time.Second
