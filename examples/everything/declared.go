@@ -126,10 +126,14 @@ type SlowIn struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Sleeps for the given number of seconds, or until cancelled.
+// Sleeps for the given number of seconds, or until cancelled; reports
+// progress 0 first when asked.
 //
 //mcp:tool slow
-func slow(ctx context.Context, in SlowIn) (string, error) {
+func slow(ctx context.Context, r *rt.Request, in SlowIn) (string, error) {
+	if _, ok := r.ProgressToken(); ok {
+		_ = r.Progress(ctx, 0, in.Seconds, "sleeping")
+	}
 	select {
 	case <-time.After(time.Duration(in.Seconds * float64(time.Second))):
 		return fmt.Sprintf("slept %gs", in.Seconds), nil

@@ -19,6 +19,7 @@ import (
 type limits struct {
 	maxSessions    int
 	bodyTimeout    time.Duration
+	requestLease   time.Duration
 	trustedProxies []netip.Prefix
 }
 
@@ -29,7 +30,7 @@ type limits struct {
 // (for port 0: scripts and tests learn the port it picked).
 func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *slog.Logger, shared sharedState, lim limits) error {
 	h := streamhttp.NewHandler(srv, streamhttp.Options{
-		Logger: log, EventStore: shared.events, SessionStore: shared.sessions, Relay: shared.relay,
+		Logger: log, EventStore: shared.events, SessionStore: shared.sessions, Relay: shared.relay, Requests: shared.requests, RequestLease: lim.requestLease,
 		MaxSessions: lim.maxSessions, BodyTimeout: lim.bodyTimeout, TrustedProxies: lim.trustedProxies,
 	})
 	defer h.Close()

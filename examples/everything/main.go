@@ -43,6 +43,7 @@ func run() error {
 	redisURL := flag.String("redis", os.Getenv("EVERYTHING_REDIS"), "share state with other instances in Redis at `URL` (redis://host:port/db): stateful sessions, SSE event logs and count_to's operations (default $EVERYTHING_REDIS)")
 	resumeKeys := flag.String("resume-keys", os.Getenv("EVERYTHING_RESUME_KEYS"), "comma-separated base64 `KEYS` (32 bytes each, the sealing key first) for count_to's resume tokens, shared by instances that honour each other's tokens (default $EVERYTHING_RESUME_KEYS, else a random key)")
 	maxSessions := flag.Int("max-sessions", envInt("EVERYTHING_MAX_SESSIONS"), "with --http, bound the stateful sessions of all clients to `N`, shared fairly among them (default $EVERYTHING_MAX_SESSIONS, else 10000)")
+	lease := flag.Duration("request-lease", envDuration("EVERYTHING_REQUEST_LEASE"), "with --http and --redis, hold a request `D` without renewing (default $EVERYTHING_REQUEST_LEASE, else 10s): how soon another instance calls it lost after this one stopped")
 	bodyTimeout := flag.Duration("body-timeout", envDuration("EVERYTHING_BODY_TIMEOUT"), "with --http, give a POST body `D` to arrive after its headers (default $EVERYTHING_BODY_TIMEOUT, else 10s)")
 	trusted := flag.String("trusted-proxies", os.Getenv("EVERYTHING_TRUSTED_PROXIES"), "with --http, believe the client address that the reverse proxies in these comma-separated `CIDRS` forward (Forwarded, X-Forwarded-For), for the per-client limits (default $EVERYTHING_TRUSTED_PROXIES, else none)")
 	revisions := flag.String("revisions", os.Getenv("EVERYTHING_REVISIONS"), "serve only these protocol `REVISIONS` (comma-separated, e.g. 2025-06-18; default $EVERYTHING_REVISIONS, else every one)")
@@ -77,6 +78,7 @@ func run() error {
 			announce: redisstore.NewBroadcast(client, redisstore.Options{}),
 			tasks:    redisstore.NewTaskStore(client, redisstore.Options{}),
 			resume:   redisstore.NewResumeStore(client, redisstore.Options{}),
+			requests: redisstore.NewRequestLedger(client, redisstore.Options{}),
 		}
 	}
 	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys, shared, strings.FieldsFunc(*revisions, func(r rune) bool { return r == ',' }))
@@ -89,7 +91,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
-		lim := limits{maxSessions: *maxSessions, bodyTimeout: *bodyTimeout}
+		lim := limits{maxSessions: *maxSessions, bodyTimeout: *bodyTimeout, requestLease: *lease}
 		for _, c := range strings.FieldsFunc(*trusted, func(r rune) bool { return r == ',' }) {
 			p, err := netip.ParsePrefix(strings.TrimSpace(c))
 			if err != nil {
@@ -178,4 +180,5 @@ type sharedState struct {
 	announce rt.Broadcast
 	tasks    rt.TaskStore
 	resume   resume.Store
+	requests streamhttp.RequestLedger
 }

@@ -130,7 +130,9 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 		switch m.Kind {
 		case jsonrpc.KindRequest:
 			st.owe()
-			if _, je := s.start(r, m, xs[i], st); je != nil {
+			if _, replay, je := s.start(r, m, xs[i], st); replay != nil {
+				st.answer(replay)
+			} else if je != nil {
 				st.answer(errorBody(m.ID, true, noID, je))
 			}
 		case jsonrpc.KindInvalid:

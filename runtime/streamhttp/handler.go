@@ -126,6 +126,17 @@ type Options struct {
 	// and DELETE ends it everywhere. Use a shared EventStore with it, so
 	// that streams resume anywhere.
 	SessionStore SessionStore
+	// Requests records the requests of sessions shared through
+	// SessionStore (see RequestLedger): a request sent again runs at most
+	// once over every instance, and a stream resumed on another instance
+	// ends with its responses or an error saying its request was lost.
+	// Use one shared by the same instances (runtime/store/redis).
+	Requests RequestLedger
+	// RequestLease is how long an instance holds a request it serves
+	// without renewing its lease in Requests (default 10s; renewed every
+	// third of it): how soon another instance may call a request lost
+	// once its instance stopped.
+	RequestLease time.Duration
 	// Relay carries the client's responses to requests another instance
 	// sent (see Relay); with a SessionStore, use one shared by the same
 	// instances.
@@ -206,6 +217,9 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 	}
 	if o.MaxBatchMessages <= 0 {
 		o.MaxBatchMessages = 100
+	}
+	if o.RequestLease <= 0 {
+		o.RequestLease = defaultRequestLease
 	}
 	if o.BodyTimeout <= 0 {
 		o.BodyTimeout = defaultBodyTimeout

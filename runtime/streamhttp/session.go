@@ -310,7 +310,13 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *json
 		return
 	}
 	st.owe()
-	if status, je := s.start(r, msg, x, st); je != nil {
+	status, replay, je := s.start(r, msg, x, st)
+	if replay != nil {
+		s.removeStream(st)
+		writeResponse(w, acc, replay)
+		return
+	}
+	if je != nil {
 		s.removeStream(st)
 		s.h.writeError(w, r, status, msg.ID, true, je)
 		return
@@ -337,8 +343,9 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 // goroutine; the handler's related messages go on st and its response is
 // one st owes (owe it first). When the request cannot start (the session
 // ended, or its id is in flight) start returns the HTTP status and error
-// to answer it with.
-func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream) (int, *jsonrpc.Error) {
+// to answer it with; when it was answered before (Options.Requests), the
+// response recorded then (replay), to answer it with again.
+func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream) (status int, replay []byte, refusal *jsonrpc.Error) {
 	id := msg.ID
 	key := idKey(id)
 	hctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
@@ -346,7 +353,7 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 	if s.h.draining() {
 		stop()
 		cancel()
-		return http.StatusServiceUnavailable, errShuttingDown
+		return http.StatusServiceUnavailable, nil, errShuttingDown
 	}
 	s.mu.Lock()
 	if s.closed || s.inflight[key] != nil {
@@ -355,9 +362,26 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 		stop()
 		cancel()
 		if closed {
-			return http.StatusNotFound, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended")
+			return http.StatusNotFound, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended")
 		}
-		return http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", id.String())
+		return http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", id.String())
+	}
+	s.mu.Unlock()
+	// Sent before, to this instance or another (a retry)? The ledger
+	// says; it answers again what was answered.
+	entry, replay, refusal := s.begin(r.Context(), id, key, st)
+	if replay != nil || refusal != nil {
+		stop()
+		cancel()
+		return http.StatusBadRequest, replay, refusal
+	}
+	s.mu.Lock()
+	if s.closed || s.inflight[key] != nil {
+		s.mu.Unlock()
+		stop()
+		cancel()
+		entry.finish(nil)
+		return http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", id.String())
 	}
 	ir := &inflightReq{id: id, st: st, cancel: cancel}
 	s.inflight[key] = ir
@@ -377,9 +401,11 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 		}
 		s.mu.Unlock()
 		if !mine {
+			entry.finish(nil)
 			return // a drain answered it
 		}
 		if ir.cancelled || s.ctx.Err() != nil {
+			entry.finish(nil)
 			st.answer(nil)
 			return
 		}
@@ -394,9 +420,10 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 			}
 			body = errorBody(id, true, s.noID(), je)
 		}
+		entry.finish(body)
 		st.answer(body)
 	}()
-	return 0, nil
+	return 0, nil, nil
 }
 
 // await waits until the stream of a POST has every response it owes (or
@@ -491,7 +518,9 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
 	s.mu.Unlock()
 	c := newConn(w, true)
 	if st == nil {
-		// The stream is over: what it had left is all in the store.
+		// The stream is over here, or another instance serves it: what it
+		// had left is in the store, and what it still owes the ledger
+		// knows.
 		events, _, err := s.h.store.Replay(r.Context(), s.id, last)
 		if err != nil {
 			s.h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "cannot resume from Last-Event-ID %q: %v", last, err))
@@ -499,11 +528,15 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
 		}
 		sseHeaders(w)
 		c.writeRetry(s.h.o.RetryInterval)
+		answered := map[string]bool{}
 		for _, ev := range events {
 			if c.writeEvent(ev.ID, ev.Data) != nil {
 				return
 			}
+			last = ev.ID
+			markAnswered(answered, ev.Data)
 		}
+		s.settleRemote(r.Context(), c, name, last, answered)
 		return
 	}
 	st.mu.Lock()

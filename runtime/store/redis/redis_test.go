@@ -139,6 +139,17 @@ func TestSessionStore(t *testing.T) {
 	})
 }
 
+// TestRequestLedger holds the Redis request ledger to the contract of
+// every RequestLedger.
+func TestRequestLedger(t *testing.T) {
+	srv := redistest.Start(t)
+	n := 0
+	sessionstoretest.RunLedger(t, func(t *testing.T) streamhttp.RequestLedger {
+		n++
+		return redis.NewRequestLedger(srv.Client(), redis.Options{Prefix: "l" + strings.Repeat("x", n) + ":"})
+	})
+}
+
 // TestRelay: what one instance publishes, another delivers; nothing is
 // delivered after its context ends.
 func TestRelay(t *testing.T) {

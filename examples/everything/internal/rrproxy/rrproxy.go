@@ -1,17 +1,26 @@
 // Package rrproxy is a round-robin reverse proxy without stickiness, as a
 // load balancer in front of several instances is: each request goes to
-// the next backend in turn, and to the one after when a backend does not
-// answer (it died). Streams (SSE) are passed through as they come.
+// the next backend in turn, and to the one after when a backend cannot be
+// reached (it is down). A request that reached a backend is never sent to
+// another: the backend may have acted on it before it failed, and
+// running it twice could double its effects; the client gets 502 and
+// decides (a request sent again with the same session and id runs at most
+// once: see streamhttp.RequestLedger). Streams (SSE) are passed through as
+// they come.
 package rrproxy
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Proxy is the proxy; its zero value is not usable: see New.
@@ -22,6 +31,7 @@ type Proxy struct {
 
 	mu      sync.Mutex
 	next    int
+	sent    map[string]int
 	served  map[string]int
 	session string
 }
@@ -32,7 +42,15 @@ func New(backends []string, log *slog.Logger) *Proxy {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Proxy{backends: backends, client: &http.Client{}, log: log, served: map[string]int{}}
+	return &Proxy{backends: backends, client: &http.Client{}, log: log, sent: map[string]int{}, served: map[string]int{}}
+}
+
+// Sent returns how many requests were sent to each backend, answered or
+// not.
+func (p *Proxy) Sent() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.sent)
 }
 
 // Served returns how many requests each backend answered.
@@ -73,10 +91,24 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Header = r.Header.Clone()
 		forwardFor(out.Header, r.RemoteAddr)
+		// Whether the whole request was written: until then the backend
+		// cannot have acted on it (a partial body is not served).
+		var wrote atomic.Bool
+		out = out.WithContext(httptrace.WithClientTrace(out.Context(), &httptrace.ClientTrace{
+			WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
+		}))
+		p.mu.Lock()
+		p.sent[backend]++
+		p.mu.Unlock()
 		resp, err := p.client.Do(out)
 		if err != nil {
-			p.log.Warn("rrproxy: backend down, trying the next", "backend", backend, "err", err)
-			continue
+			if !wrote.Load() || unreached(err) {
+				p.log.Warn("rrproxy: backend down, trying the next", "backend", backend, "err", err)
+				continue
+			}
+			p.log.Warn("rrproxy: backend failed after the request reached it; not sent again", "backend", backend, "err", err)
+			http.Error(w, "the backend failed while serving the request: "+err.Error(), http.StatusBadGateway)
+			return
 		}
 		p.mu.Lock()
 		p.served[backend]++
@@ -89,6 +121,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Error(w, "no backend answers", http.StatusBadGateway)
+}
+
+// unreached reports an error of a request that never reached the
+// backend: its connection could not be made (a write that was not
+// known to fail may still have reached it).
+func unreached(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // forwardFor appends the address of the client, remote, to the
