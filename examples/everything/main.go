@@ -69,6 +69,14 @@ func run() error {
 		if err != nil {
 			return fmt.Errorf("--redis: %w", err)
 		}
+		// Fail fast when Redis is down (the URL's max_retries and
+		// dial_timeout still apply): the sessions this instance holds go
+		// on being served meanwhile, and a request should not wait
+		// seconds for each store call to give up.
+		opt.DialerRetries = 1
+		if !strings.Contains(*redisURL, "max_retries") {
+			opt.MaxRetries = 1
+		}
 		client := goredis.NewClient(opt)
 		defer client.Close()
 		shared = sharedState{

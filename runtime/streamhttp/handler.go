@@ -200,8 +200,13 @@ type Handler struct {
 	busyMu    sync.Mutex
 	perClient map[string]int
 
+	// storeFailing reports a SessionStore outage in progress (logged once).
+	storeFailing atomic.Bool
+
 	mu       sync.Mutex
 	sessions map[string]*session
+	// pendingDeletes are sessions ended while the store was down.
+	pendingDeletes []string
 	lru      list.List              // every session, least recently used first
 	clients  map[string]*sessionSet // the sessions of each client
 	live     map[*liveReq]struct{}  // stateless requests in progress

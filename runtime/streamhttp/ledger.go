@@ -171,7 +171,8 @@ func (s *session) begin(ctx context.Context, id jsonrpc.ID, key string, st *stre
 	prior, fresh, err := l.Begin(ctx, s.id, key, e.rec, requestRecordTTL)
 	switch {
 	case err != nil:
-		s.h.log.Warn("streamhttp: the request ledger is unreachable: a request sent again may run twice", "session", s.id, "err", err)
+		// Served without it: a request sent again meanwhile may run twice.
+		s.h.storeDown(err)
 		return nil, nil, nil
 	case fresh:
 		e.renew = time.AfterFunc(s.h.o.RequestLease/3, e.renewLease)

@@ -325,7 +325,9 @@ func (h *Handler) sweepInterval() time.Duration {
 }
 
 // sweep ends the sessions idle for longer than SessionIdleTimeout (or
-// UnusedSessionTimeout); it reschedules itself while sessions remain.
+// UnusedSessionTimeout) and writes back to the SessionStore what it missed
+// while it was down; it reschedules itself while sessions (or tombstones
+// to write) remain.
 func (h *Handler) sweep() {
 	now := time.Now()
 	var expired []*session
@@ -348,14 +350,17 @@ func (h *Handler) sweep() {
 	for _, s := range expired {
 		h.forgetLocked(s)
 	}
-	if len(h.sessions) > 0 {
-		h.janitor = time.AfterFunc(h.sweepInterval(), h.sweep)
-	} else {
-		h.janitor = nil
-	}
 	h.mu.Unlock()
 	for _, s := range expired {
 		h.log.Debug("streamhttp: session expired", "session", s.id)
 		s.close()
 	}
+	h.writeBack()
+	h.mu.Lock()
+	if !h.closed && (len(h.sessions) > 0 || len(h.pendingDeletes) > 0) {
+		h.janitor = time.AfterFunc(h.sweepInterval(), h.sweep)
+	} else {
+		h.janitor = nil
+	}
+	h.mu.Unlock()
 }

@@ -54,6 +54,9 @@ type session struct {
 	shared, deleted bool
 	savedChanges    uint64
 	savedAt         time.Time
+	// unsynced reports a state the store does not have (it was down, or
+	// lost it): saved again when it can be.
+	unsynced bool
 }
 
 // inflightReq is a client request being served; whoever removes it from
@@ -186,7 +189,12 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, x *mcp.Exchange
 		if s, err = h.restore(r.Context(), sid, mcp.PrincipalFrom(r.Context()), h.clientKey(r)); err != nil {
 			je, ok := err.(*jsonrpc.Error)
 			if !ok {
-				h.log.Error("streamhttp: loading a session failed", "session", sid, "err", err)
+				if h.endedHere(sid) {
+					// Ended here while the store was down.
+					h.writeError(w, r, http.StatusNotFound, id, hasID, errSessionNotFound)
+					return nil
+				}
+				h.storeDown(err)
 				je = storeUnavailable(err)
 			}
 			h.writeError(w, r, http.StatusServiceUnavailable, id, hasID, je)
@@ -204,25 +212,31 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, x *mcp.Exchange
 	}
 	h.mu.Unlock()
 	if s != nil && s.shared && !restored {
-		// Another instance may have ended it: the store says.
+		// Another instance may have ended it: the store says. When it
+		// cannot (down) or lost the session, this instance, which holds
+		// it, goes on serving it and writes it back.
 		_, ok, err := h.o.SessionStore.Load(r.Context(), sid)
-		if err != nil {
-			s.leave()
-			h.log.Error("streamhttp: loading a session failed", "session", sid, "err", err)
-			h.writeError(w, r, http.StatusServiceUnavailable, id, hasID, storeUnavailable(err))
-			return nil
-		}
-		if !ok {
+		switch {
+		case errors.Is(err, ErrSessionEnded):
 			s.mu.Lock()
 			s.deleted = true
 			s.mu.Unlock()
 			s.leave()
 			s.close()
 			s = nil
+		case err != nil:
+			h.storeDown(err)
+			s.markUnsynced()
+		case !ok:
+			h.storeUp()
+			h.log.Warn("streamhttp: the session store lost a session this instance holds; writing it back", "session", sid)
+			s.markUnsynced()
+		default:
+			h.storeUp()
 		}
 	}
 	if s == nil {
-		h.writeError(w, r, http.StatusNotFound, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: it expired or was ended; initialize a new one"))
+		h.writeError(w, r, http.StatusNotFound, id, hasID, errSessionNotFound)
 		return nil
 	}
 	if je := x.Check(r.Context(), r.Header); je != nil {
@@ -244,10 +258,23 @@ func (s *session) leave() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), storeTimeout)
 		defer cancel()
 		if err := s.saveState(ctx); err != nil {
-			s.h.log.Error("streamhttp: saving a session failed", "session", s.id, "err", err)
+			s.h.storeDown(err)
+			s.markUnsynced()
 		}
 	}
 }
+
+// markUnsynced notes a state the store lacks: it is saved again on the
+// session's next request, or by the janitor.
+func (s *session) markUnsynced() {
+	s.mu.Lock()
+	s.unsynced = true
+	s.savedChanges = ^uint64(0) // due
+	s.mu.Unlock()
+}
+
+// errSessionNotFound answers a request of a session that is not served.
+var errSessionNotFound = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: it expired or was ended; initialize a new one")
 
 // storeUnavailable is the error of a request whose session the store
 // could not load or save.
@@ -587,10 +614,12 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request, x *mcp.Exc
 	}
 	s.leave()
 	if s.shared {
-		// Ended for every instance.
+		// Ended for every instance: at once through the store, or, while
+		// it is down, here at once and elsewhere once the tombstone is
+		// written back.
 		if err := s.h.o.SessionStore.Delete(r.Context(), s.id); err != nil {
-			s.h.writeError(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, false, storeUnavailable(err))
-			return
+			s.h.storeDown(err)
+			s.h.deleteLater(s.id)
 		}
 		s.mu.Lock()
 		s.deleted = true

@@ -2,6 +2,8 @@ package streamhttp
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
@@ -20,16 +22,35 @@ import (
 // EventStore a broken stream resumes on any instance. Implementations must
 // be safe for concurrent use (runtime/store/redis has one; the contract
 // is streamhttp/sessionstoretest).
+//
+// While the store is down, an instance keeps serving the sessions it
+// holds and writes their state back when the store returns (a session
+// the store lost, restarted without persistence, is written back by the
+// instance holding it too); only the sessions no instance holds are
+// lost then, so persist the store (Redis: appendonly yes). New sessions,
+// and sessions held elsewhere, get 503 until it returns. A DELETE during
+// an outage ends the session on the instance that receives it at once,
+// and on the others once the store has the tombstone (written back then).
 type SessionStore interface {
 	// Save stores the state of session id, to expire ttl after unless
-	// saved again.
+	// saved again. A session Delete ended stays ended.
 	Save(ctx context.Context, id string, st mcp.SessionState, ttl time.Duration) error
 	// Load returns the state of session id; ok is false when there is
-	// none (it ended or expired).
+	// none (it expired, or the store lost it). A session Delete ended
+	// fails with ErrSessionEnded.
 	Load(ctx context.Context, id string) (st mcp.SessionState, ok bool, err error)
-	// Delete ends session id for every instance.
+	// Delete ends session id for every instance: it keeps a tombstone
+	// (for as long as a session may stay idle, at least an hour) so that
+	// Load tells an ended session from one the store lost.
 	Delete(ctx context.Context, id string) error
 }
+
+// ErrSessionEnded is the error of SessionStore.Load for a session a
+// client ended (DELETE) on any instance.
+var ErrSessionEnded = errors.New("streamhttp: the session was ended")
+
+// tombstoneTTL is how long a SessionStore remembers an ended session.
+const tombstoneTTL = time.Hour
 
 // MemorySessionStore is a SessionStore in memory: instances of one
 // process share it (tests); across processes use a shared one.
@@ -42,6 +63,7 @@ type MemorySessionStore struct {
 
 type memSessionState struct {
 	st      mcp.SessionState
+	ended   bool // a tombstone
 	expires time.Time
 }
 
@@ -60,6 +82,9 @@ func (m *MemorySessionStore) Save(_ context.Context, id string, st mcp.SessionSt
 			delete(m.sessions, k)
 		}
 	}
+	if v, ok := m.sessions[id]; ok && v.ended {
+		return nil // ended stays ended
+	}
 	m.sessions[id] = memSessionState{st: st, expires: now.Add(ttl)}
 	return nil
 }
@@ -72,13 +97,16 @@ func (m *MemorySessionStore) Load(_ context.Context, id string) (mcp.SessionStat
 	if !ok || m.now().After(v.expires) {
 		return mcp.SessionState{}, false, nil
 	}
+	if v.ended {
+		return mcp.SessionState{}, false, ErrSessionEnded
+	}
 	return v.st, true, nil
 }
 
 // Delete implements SessionStore.
 func (m *MemorySessionStore) Delete(_ context.Context, id string) error {
 	m.mu.Lock()
-	delete(m.sessions, id)
+	m.sessions[id] = memSessionState{ended: true, expires: m.now().Add(tombstoneTTL)}
 	m.mu.Unlock()
 	return nil
 }
@@ -140,9 +168,13 @@ func (s *session) saveState(ctx context.Context) error {
 // another principal's).
 func (h *Handler) restore(ctx context.Context, sid, principal, clientKey string) (*session, error) {
 	st, ok, err := h.o.SessionStore.Load(ctx, sid)
+	if errors.Is(err, ErrSessionEnded) {
+		return nil, nil
+	}
 	if err != nil || !ok || st.Principal != principal {
 		return nil, err
 	}
+	h.storeUp()
 	s := &session{h: h, id: sid, principal: principal, inflight: map[string]*inflightReq{}, streams: map[string]*stream{}, lastUsed: time.Now(), shared: true}
 	s.calls.Offset(callOffset())
 	s.ctx, s.cancel = context.WithCancel(h.base)
@@ -181,4 +213,85 @@ func (h *Handler) restore(ctx context.Context, sid, principal, clientKey string)
 		return nil, refusal
 	}
 	return s, nil
+}
+
+// storeDown notes that the session store failed: the first failure of an
+// outage is logged as a warning, the rest at debug level.
+func (h *Handler) storeDown(err error) {
+	if h.storeFailing.CompareAndSwap(false, true) {
+		h.log.Warn("streamhttp: the session store is unavailable; serving the sessions this instance holds and writing them back when it returns", "err", err)
+	} else {
+		h.log.Debug("streamhttp: the session store is still unavailable", "err", err)
+	}
+}
+
+// storeUp notes that the session store answered.
+func (h *Handler) storeUp() {
+	if h.storeFailing.CompareAndSwap(true, false) {
+		h.log.Info("streamhttp: the session store is back; writing back what it missed")
+		go h.writeBack()
+	}
+}
+
+// deleteLater keeps the tombstone of a session ended while the store was
+// down, for the janitor to write back.
+func (h *Handler) deleteLater(id string) {
+	h.mu.Lock()
+	h.pendingDeletes = append(h.pendingDeletes, id)
+	if h.janitor == nil && !h.closed {
+		h.janitor = time.AfterFunc(h.sweepInterval(), h.sweep)
+	}
+	h.mu.Unlock()
+}
+
+// endedHere reports a session ended here whose tombstone the store has
+// not yet.
+func (h *Handler) endedHere(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Contains(h.pendingDeletes, id)
+}
+
+// writeBack saves the sessions the store lacks and the tombstones it
+// missed, now that it may be back (the janitor calls it, and storeUp).
+func (h *Handler) writeBack() {
+	if h.o.SessionStore == nil {
+		return
+	}
+	var unsynced []*session
+	h.mu.Lock()
+	for _, s := range h.sessions {
+		s.mu.Lock()
+		if s.unsynced {
+			unsynced = append(unsynced, s)
+		}
+		s.mu.Unlock()
+	}
+	deletes := h.pendingDeletes
+	h.pendingDeletes = nil
+	h.mu.Unlock()
+	if len(unsynced) == 0 && len(deletes) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(h.base, storeTimeout)
+	defer cancel()
+	for i, id := range deletes {
+		if err := h.o.SessionStore.Delete(ctx, id); err != nil {
+			h.storeDown(err)
+			h.mu.Lock()
+			h.pendingDeletes = append(h.pendingDeletes, deletes[i:]...)
+			h.mu.Unlock()
+			return
+		}
+	}
+	for _, s := range unsynced {
+		if err := s.saveState(ctx); err != nil {
+			h.storeDown(err)
+			return
+		}
+		s.mu.Lock()
+		s.unsynced = false
+		s.mu.Unlock()
+	}
+	h.storeFailing.Store(false)
 }

@@ -16,4 +16,13 @@
 // ({session}), so on Redis Cluster they sit in one slot. Every key expires
 // (Options.TTL after its last write), and each event log is trimmed to
 // about Options.PerStream events: nothing grows without bound.
+//
+// Run Redis with persistence (appendonly yes; appendfsync always loses
+// nothing acknowledged, everysec up to a second) and a maxmemory-policy
+// that does not evict (noeviction, or volatile-* with room to spare):
+// while Redis is down the instances serve the sessions they hold and
+// write them back, but the sessions no instance holds, the tasks, the
+// completions of resumable operations and the request ledger live only in
+// Redis, and an evicted completion would let its operation's tokens be
+// honoured again.
 package redis

@@ -48,7 +48,7 @@ func (l *RequestLedger) Begin(ctx context.Context, session, id string, rec strea
 	_, err = l.c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		set = p.SetNX(ctx, key, b, ttl)
 		p.SAdd(ctx, idx, id)
-		p.Expire(ctx, idx, ttl)
+		p.PExpire(ctx, idx, ttl)
 		return nil
 	})
 	if err != nil {

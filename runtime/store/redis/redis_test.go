@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/store/redis"
@@ -192,4 +194,92 @@ func TestTaskStore(t *testing.T) {
 	if ttl := srv.Client().PTTL(ctx, "mcpgen:task:t1").Val(); ttl <= 0 || ttl > time.Minute {
 		t.Errorf("the key expires in %v, want within the task's minute", ttl)
 	}
+}
+
+// TestCluster: the stores on a Redis Cluster of three masters the test
+// starts. Every store's contract passes, pub/sub reaches other clients,
+// and the keys of a session all carry its hash tag (one slot: the
+// multi-key transactions of the event store and the ledger stay legal).
+func TestCluster(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	c := cl.Client()
+	ctx := context.Background()
+	n := 0
+	prefix := func() redis.Options {
+		n++
+		return redis.Options{Prefix: "c" + strings.Repeat("x", n) + ":"}
+	}
+	t.Run("event store", func(t *testing.T) {
+		eventstoretest.Run(t, func(t *testing.T) (streamhttp.EventStore, streamhttp.EventStore) {
+			o := prefix()
+			return redis.NewEventStore(c, o), redis.NewEventStore(cl.Client(), o)
+		})
+	})
+	t.Run("session store", func(t *testing.T) {
+		sessionstoretest.Run(t, func(t *testing.T) streamhttp.SessionStore { return redis.NewSessionStore(c, prefix()) })
+	})
+	t.Run("request ledger", func(t *testing.T) {
+		sessionstoretest.RunLedger(t, func(t *testing.T) streamhttp.RequestLedger { return redis.NewRequestLedger(c, prefix()) })
+	})
+	t.Run("relay", func(t *testing.T) {
+		rctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		got := make(chan string, 1)
+		if err := redis.NewRelay(c, redis.Options{}).Subscribe(rctx, func(session string, msg []byte) { got <- session + " " + string(msg) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := redis.NewRelay(cl.Client(), redis.Options{}).Publish(rctx, "s1", []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-got:
+			if m != "s1 {}" {
+				t.Errorf("delivered %q", m)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("nothing delivered across the cluster")
+		}
+	})
+	t.Run("task and resume stores", func(t *testing.T) {
+		rec := mcp.TaskRecord{ID: "t1", Principal: "alice", Status: mcp.TaskCompleted, Created: time.Now(), Updated: time.Now(), TTL: time.Minute}
+		if err := redis.NewTaskStore(c, redis.Options{}).Save(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok, err := redis.NewTaskStore(cl.Client(), redis.Options{}).Load(ctx, "t1"); err != nil || !ok || got.Principal != "alice" {
+			t.Fatalf("task Load = %+v %v %v", got, ok, err)
+		}
+		rs := redis.NewResumeStore(c, redis.Options{})
+		if err := rs.Complete(ctx, "op1", time.Now().Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if done, err := redis.NewResumeStore(cl.Client(), redis.Options{}).Completed(ctx, "op1"); err != nil || !done {
+			t.Fatalf("Completed = %v %v", done, err)
+		}
+	})
+	t.Run("a session's keys share its hash tag", func(t *testing.T) {
+		o := redis.Options{Prefix: "tag:"}
+		if _, err := redis.NewEventStore(c, o).Append(ctx, "sx", "p1", []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := redis.NewSessionStore(c, o).Save(ctx, "sx", mcp.SessionState{Revision: "2025-11-25"}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := redis.NewRequestLedger(c, o).Begin(ctx, "sx", "1", streamhttp.RequestRecord{Stream: "p1"}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		err := c.ForEachMaster(ctx, func(ctx context.Context, m *goredis.Client) error {
+			ks, err := m.Keys(ctx, "tag:*").Result()
+			keys = append(keys, ks...)
+			return err
+		})
+		if err != nil || len(keys) < 4 {
+			t.Fatalf("keys %v %v", keys, err)
+		}
+		for _, k := range keys {
+			if !strings.Contains(k, "{sx}") {
+				t.Errorf("key %s lacks the session's hash tag {sx}", k)
+			}
+		}
+	})
 }

@@ -14,9 +14,12 @@ import (
 )
 
 // SessionStore is a streamhttp.SessionStore in Redis: one key per session
-// holding its state as JSON, expiring with the session's idle timeout
-// (refreshed while it is used), deleted when the client ends it. Instances
-// sharing it serve each other's stateful sessions.
+// (under the session's hash tag) holding its state as JSON, expiring with
+// the session's idle timeout (refreshed while it is used), replaced by a
+// tombstone for an hour when the client ends it. Instances sharing it
+// serve each other's stateful sessions. Run Redis with persistence
+// (appendonly yes): the sessions no instance holds are lost when a
+// Redis without it restarts.
 type SessionStore struct {
 	c goredis.UniversalClient
 	o Options
@@ -29,16 +32,46 @@ func NewSessionStore(c goredis.UniversalClient, o Options) *SessionStore {
 	return &SessionStore{c: c, o: o}
 }
 
-func (s *SessionStore) key(id string) string { return s.o.prefix() + "session:" + id }
+func (s *SessionStore) key(id string) string { return s.o.prefix() + "session:{" + id + "}" }
+
+// tombstone is the value of an ended session's key.
+const tombstone = "ended"
+
+// saveUnlessEnded sets KEYS[1] to ARGV[1] for ARGV[2] milliseconds unless
+// it holds the tombstone.
+var saveUnlessEnded = goredis.NewScript(`
+if redis.call('GET', KEYS[1]) == '` + tombstone + `' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`)
 
 // Save implements streamhttp.SessionStore.
 func (s *SessionStore) Save(ctx context.Context, id string, st mcp.SessionState, ttl time.Duration) error {
-	return setJSON(ctx, s.c, s.key(id), st, ttl, "redis session store")
+	b, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("redis session store: %w", err)
+	}
+	if err := saveUnlessEnded.Run(ctx, s.c, []string{s.key(id)}, b, max(ttl.Milliseconds(), 1)).Err(); err != nil {
+		return fmt.Errorf("redis session store: %w", err)
+	}
+	return nil
 }
 
 // Load implements streamhttp.SessionStore.
 func (s *SessionStore) Load(ctx context.Context, id string) (mcp.SessionState, bool, error) {
-	return getJSON[mcp.SessionState](ctx, s.c, s.key(id), "redis session store")
+	b, err := s.c.Get(ctx, s.key(id)).Bytes()
+	switch {
+	case errors.Is(err, goredis.Nil):
+		return mcp.SessionState{}, false, nil
+	case err != nil:
+		return mcp.SessionState{}, false, fmt.Errorf("redis session store: %w", err)
+	case string(b) == tombstone:
+		return mcp.SessionState{}, false, streamhttp.ErrSessionEnded
+	}
+	var st mcp.SessionState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, false, fmt.Errorf("redis session store: %s: %w", s.key(id), err)
+	}
+	return st, true, nil
 }
 
 // setJSON stores v as JSON under key for ttl; what names the store in
@@ -71,7 +104,7 @@ func getJSON[T any](ctx context.Context, c goredis.UniversalClient, key, what st
 
 // Delete implements streamhttp.SessionStore.
 func (s *SessionStore) Delete(ctx context.Context, id string) error {
-	if err := s.c.Del(ctx, s.key(id)).Err(); err != nil {
+	if err := s.c.Set(ctx, s.key(id), tombstone, max(s.o.ttl(), time.Hour)).Err(); err != nil {
 		return fmt.Errorf("redis session store: %w", err)
 	}
 	return nil

@@ -8,6 +8,7 @@ package sessionstoretest
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -53,11 +54,21 @@ func Run(t *testing.T, newStore func(t *testing.T) streamhttp.SessionStore) {
 		if err := s.Delete(ctx, "s2"); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok, err := s.Load(ctx, "s2"); ok || err != nil {
-			t.Errorf("Load after Delete: %v %v", ok, err)
+		if _, ok, err := s.Load(ctx, "s2"); ok || !errors.Is(err, streamhttp.ErrSessionEnded) {
+			t.Errorf("Load after Delete: %v %v, want ErrSessionEnded", ok, err)
+		}
+		// A late Save (an instance writing back) does not revive it.
+		if err := s.Save(ctx, "s2", st, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := s.Load(ctx, "s2"); ok || !errors.Is(err, streamhttp.ErrSessionEnded) {
+			t.Errorf("Load after Delete and Save: %v %v, want ErrSessionEnded", ok, err)
 		}
 		if err := s.Delete(ctx, "never"); err != nil {
 			t.Errorf("Delete of nothing: %v", err)
+		}
+		if _, ok, err := s.Load(ctx, "unknown"); ok || err != nil {
+			t.Errorf("Load of a session never seen: %v %v, want none and no error", ok, err)
 		}
 	})
 	t.Run("expiry", func(t *testing.T) {

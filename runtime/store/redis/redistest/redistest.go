@@ -27,10 +27,41 @@ type Server struct {
 	cmd  *exec.Cmd
 	dir  string
 	out  *bytes.Buffer
+	// args are the persistence (and cluster) arguments it runs with.
+	args []string
 }
 
-// Start starts a redis-server for t and stops it when t ends.
+// noPersistence are the arguments of a server that forgets everything
+// when it stops.
+var noPersistence = []string{"--save", "", "--appendonly", "no"}
+
+// Start starts a redis-server for t, without persistence, and stops it
+// when t ends.
 func Start(t *testing.T) *Server {
+	t.Helper()
+	return startWith(t, noPersistence)
+}
+
+// StartAOF starts a redis-server for t that persists every write to its
+// append-only file before answering (appendonly yes, appendfsync always):
+// what it acknowledged survives Kill and Restart.
+func StartAOF(t *testing.T) *Server {
+	t.Helper()
+	return startWith(t, []string{"--save", "", "--appendonly", "yes", "--appendfsync", "always"})
+}
+
+func startWith(t *testing.T, args []string) *Server {
+	t.Helper()
+	requireRedis(t)
+	s := &Server{t: t, dir: t.TempDir(), Addr: freeAddr(t), args: args}
+	s.start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// requireRedis skips t without redis-server (fails it under
+// $MCPGEN_REQUIRE_REDIS).
+func requireRedis(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		if os.Getenv("MCPGEN_REQUIRE_REDIS") != "" {
@@ -38,10 +69,6 @@ func Start(t *testing.T) *Server {
 		}
 		t.Skip("redis-server is not installed")
 	}
-	s := &Server{t: t, dir: t.TempDir(), Addr: freeAddr(t)}
-	s.start()
-	t.Cleanup(s.Stop)
-	return s
 }
 
 // freeAddr returns a loopback address no one listens on now.
@@ -58,8 +85,8 @@ func (s *Server) start() {
 	s.t.Helper()
 	_, port, _ := net.SplitHostPort(s.Addr)
 	s.out = new(bytes.Buffer)
-	s.cmd = exec.Command("redis-server", "--bind", "127.0.0.1", "--port", port, "--dir", s.dir,
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
+	args := append([]string{"--bind", "127.0.0.1", "--port", port, "--dir", s.dir, "--daemonize", "no", "--protected-mode", "yes"}, s.args...)
+	s.cmd = exec.Command("redis-server", args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("starting redis-server: %v", err)
@@ -91,6 +118,17 @@ func (s *Server) Stop() {
 		_ = s.cmd.Process.Kill()
 		<-done
 	}
+	s.cmd = nil
+}
+
+// Kill stops the server with SIGKILL, as a crash would: it writes
+// nothing more.
+func (s *Server) Kill() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
 	s.cmd = nil
 }
 
