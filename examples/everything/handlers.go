@@ -30,8 +30,9 @@ func (m *handlers) ListTools(ctx context.Context, _ *mcp.PaginatedRequestParams)
 	for _, name := range mrtrTools {
 		defs = append(defs, `{"name":"`+name+`","description":"Asks for input with InputRequiredResult first.","inputSchema":`+noArgsSchema()+`}`)
 	}
+	req := rt.RequestFrom(ctx)
 	for _, def := range taskInputTools {
-		if !strings.Contains(def, `"name":"`+taskOnlyTool+`"`) || rt.RequestFrom(ctx).TasksServed() {
+		if !strings.Contains(def, `"name":"`+taskOnlyTool+`"`) || req == nil || req.TasksServed() {
 			defs = append(defs, def)
 		}
 	}

@@ -185,15 +185,16 @@ func (m *requestMeta) decode(d *wire.Decoder) error {
 			}
 		case "progressToken":
 			if k := d.Peek(); k == wire.String || k == wire.Number {
-				// Decoded from its own text, so that a failure (a float)
-				// leaves d past the value.
-				r, err := d.Raw()
-				if err != nil {
-					return err
+				at := d.Offset()
+				if err := m.progressToken.DecodeJSON(d); err == nil {
+					m.hasProgress = true
+					return nil
 				}
-				m.hasProgress = wire.UnmarshalShared(r, &m.progressToken) == nil
-				m.badProgress = !m.hasProgress
-				return nil
+				m.badProgress = true // a float
+				if d.Offset() != at {
+					return nil // consumed
+				}
+				return d.Skip()
 			}
 			m.badProgress = true
 		}

@@ -198,7 +198,7 @@ type Handler struct {
 	// perClient counts the requests in progress of each client
 	// (MaxRequestsPerClient).
 	busyMu    sync.Mutex
-	perClient map[string]int
+	perClient map[requesterKey]int
 
 	// storeFailing reports a SessionStore outage in progress (logged once).
 	storeFailing atomic.Bool
@@ -260,7 +260,7 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 	if o.Logger == nil {
 		o.Logger = srv.Logger()
 	}
-	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}, clients: map[string]*sessionSet{}, live: map[*liveReq]struct{}{}, perClient: map[string]int{}}
+	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}, clients: map[string]*sessionSet{}, live: map[*liveReq]struct{}{}, perClient: map[requesterKey]int{}}
 	if o.SessionStore != nil {
 		h.inst = instanceID() + "-"
 	}
@@ -352,7 +352,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r = withPrincipal(r)
 	}
-	key := h.clientKey(r)
+	key := h.requester(r)
 	if !h.enter(key) {
 		w.Header().Set("Connection", "close")
 		h.writeError(w, r, http.StatusTooManyRequests, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError,
@@ -387,7 +387,8 @@ func (h *Handler) isClosed() bool {
 
 // servePost reads, checks and dispatches one message or a batch.
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.o.BodyTimeout))
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.o.BodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -407,7 +408,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	// The body is in: from now on the connection's read deadline would
 	// only cut long handlers short (and cancel their context).
-	clearDeadlines(w)
+	clearDeadlines(rc)
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		id, ok := jsonrpc.PeekID(body)
 		h.writeError(w, r, http.StatusUnsupportedMediaType, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json"))
@@ -557,8 +558,7 @@ const writeStall = 30 * time.Second
 // take long or stream (it would cancel the request's context), and gives
 // the first write writeStall; the writes that come later set their own
 // deadline.
-func clearDeadlines(w http.ResponseWriter) {
-	rc := http.NewResponseController(w)
+func clearDeadlines(rc *http.ResponseController) {
 	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Now().Add(writeStall))
 }

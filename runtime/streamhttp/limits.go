@@ -51,9 +51,27 @@ const (
 	defaultMaxRequestsPerClient = 256
 )
 
+// requesterKey names a client for MaxRequestsPerClient, as clientKey
+// does, without building a string on each request.
+type requesterKey struct {
+	kind byte // 'k' ClientKey's, 'p' a principal, 'a' an address
+	name string
+}
+
+// requester is the requesterKey of the client r comes from.
+func (h *Handler) requester(r *http.Request) requesterKey {
+	if h.o.ClientKey != nil {
+		return requesterKey{'k', h.o.ClientKey(r)}
+	}
+	if p := mcp.PrincipalFrom(r.Context()); p != "" {
+		return requesterKey{'p', p}
+	}
+	return requesterKey{'a', h.clientAddr(r)}
+}
+
 // enter counts a request of client key in progress; false when the client
 // has MaxRequestsPerClient already.
-func (h *Handler) enter(key string) bool {
+func (h *Handler) enter(key requesterKey) bool {
 	h.busyMu.Lock()
 	defer h.busyMu.Unlock()
 	if h.perClient[key] >= h.o.MaxRequestsPerClient {
@@ -64,7 +82,7 @@ func (h *Handler) enter(key string) bool {
 }
 
 // leave ends a request enter counted.
-func (h *Handler) leave(key string) {
+func (h *Handler) leave(key requesterKey) {
 	h.busyMu.Lock()
 	if n := h.perClient[key] - 1; n > 0 {
 		h.perClient[key] = n

@@ -493,7 +493,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, x *mcp.Exchan
 		return
 	}
 	defer s.leave()
-	clearDeadlines(w)
+	clearDeadlines(http.NewResponseController(w))
 	if last := strings.TrimSpace(r.Header.Get(hdrLastEventID)); last != "" {
 		s.resume(w, r, last)
 		return

@@ -281,3 +281,27 @@ func BenchmarkUnmarshalCallTool(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRawValue: what checking a raw value costs when it is written
+// (RawValue, which generated encoders use for values a program set)
+// against writing it unchecked (Raw), for a tool call's arguments.
+func BenchmarkRawValue(b *testing.B) {
+	args := Raw(`{"query":"weather in Paris","units":"metric","days":[1,2,3],"detail":{"hourly":true,"alerts":false}}`)
+	for _, tc := range []struct {
+		name  string
+		write func(e *Encoder, r Raw)
+	}{
+		{"Raw", (*Encoder).Raw},
+		{"RawValue", (*Encoder).RawValue},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var e Encoder
+			b.SetBytes(int64(len(args)))
+			b.ReportAllocs()
+			for b.Loop() {
+				e.Reset()
+				tc.write(&e, args)
+			}
+		})
+	}
+}
