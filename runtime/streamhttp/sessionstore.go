@@ -2,10 +2,10 @@ package streamhttp
 
 import (
 	"context"
-	"errors"
-	"slices"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"slices"
 	"sync"
 	"time"
 
