@@ -205,14 +205,14 @@ type Handler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	lru      list.List              // every session, least recently used first
+	clients  map[string]*sessionSet // the sessions of each client
+	live     map[*liveReq]struct{}  // stateless requests in progress
+	janitor  *time.Timer
+	drain    bool // Shutdown began: new requests are refused
+	closed   bool
 	// pendingDeletes are sessions ended while the store was down.
 	pendingDeletes []string
-	lru            list.List              // every session, least recently used first
-	clients        map[string]*sessionSet // the sessions of each client
-	live           map[*liveReq]struct{}  // stateless requests in progress
-	janitor        *time.Timer
-	drain          bool // Shutdown began: new requests are refused
-	closed         bool
 }
 
 // NewHandler returns a Handler serving srv.
