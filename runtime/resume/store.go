@@ -3,6 +3,8 @@ package resume
 import (
 	"container/list"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"sync"
 	"time"
 
@@ -45,37 +47,56 @@ var ErrStoreFull error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message
 
 // Default bounds of NewMemoryStore.
 const (
-	DefaultStoreEntries = 4096
+	// DefaultStoreEntries bounds the states and, apart, the operations a
+	// MemoryStore remembers. Operations are remembered until their last
+	// token expires (Tokens.TTL): 262,144 of them sustain about 430
+	// operations of more than one call a second with the default TTL,
+	// in about 20 MB at worst. Busier servers share a store (Redis).
+	DefaultStoreEntries = 1 << 18
 	DefaultStoreBytes   = 64 << 20
 )
 
-// MemoryStore is a Store in memory, bounded by a number of entries and of
-// state bytes. A completion, and the room reserved for one (Reserver), is
-// kept until it expires: a completed operation's tokens are never
-// honoured again. At the bounds, expired entries go first, then the
-// oldest states (whose tokens then fail: "its state is gone"); when only
-// operations whose tokens live are left, Reserve refuses a new one
-// (ErrStoreFull).
+// MemoryStore is a Store in memory. States are bounded by a number of
+// entries and of bytes: at the bounds expired states go first, then the
+// oldest (whose tokens then fail: "its state is gone"). Operations — the
+// room reserved for a completion while a token lives (Reserver), and the
+// completions — are bounded by the number of entries apart, in a compact
+// table, and kept until they expire: a completed operation's tokens are
+// never honoured again; when every entry is an operation whose tokens
+// live, Reserve refuses a new one (ErrStoreFull).
 type MemoryStore struct {
 	maxEntries, maxBytes int
 	now                  func() time.Time
 
 	mu    sync.Mutex
 	bytes int
-	order *list.List // of *storeEntry, oldest first
+	order *list.List // of *storeEntry (states), oldest first
 	index map[string]*list.Element
+	ops   map[opID]opEntry
+	// soonest is the earliest expiry in ops, or zero when unknown: no
+	// sweep of ops frees anything before it.
+	soonest int64
 }
 
 type storeEntry struct {
 	key     string
 	state   []byte
-	op      bool // a completion or the room reserved for one
-	done    bool
 	expires time.Time
 }
 
+// opID is an operation's id (the 16 bytes its hex key names), or the key
+// itself hashed when it is not one.
+type opID [16]byte
+
+// opEntry is what the table keeps of an operation.
+type opEntry struct {
+	expires int64 // Unix milliseconds
+	done    bool
+}
+
 // NewMemoryStore returns an empty MemoryStore holding at most maxEntries
-// entries and maxBytes bytes of state (defaults for values <= 0).
+// states, maxBytes bytes of state and, apart, maxEntries operations
+// (defaults for values <= 0).
 func NewMemoryStore(maxEntries, maxBytes int) *MemoryStore {
 	if maxEntries <= 0 {
 		maxEntries = DefaultStoreEntries
@@ -83,21 +104,45 @@ func NewMemoryStore(maxEntries, maxBytes int) *MemoryStore {
 	if maxBytes <= 0 {
 		maxBytes = DefaultStoreBytes
 	}
-	return &MemoryStore{maxEntries: maxEntries, maxBytes: maxBytes, now: time.Now, order: list.New(), index: map[string]*list.Element{}}
+	return &MemoryStore{maxEntries: maxEntries, maxBytes: maxBytes, now: time.Now, order: list.New(), index: map[string]*list.Element{}, ops: map[opID]opEntry{}}
 }
 
 // PutState implements Store.
 func (s *MemoryStore) PutState(_ context.Context, key string, state []byte, expires time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.putLocked(&storeEntry{key: "s:" + key, state: append([]byte(nil), state...), expires: expires})
+	e := &storeEntry{key: key, state: append([]byte(nil), state...), expires: expires}
+	if el := s.index[key]; el != nil {
+		s.removeLocked(el)
+	}
+	s.index[key] = s.order.PushBack(e)
+	s.bytes += len(e.state)
+	now := s.now()
+	over := func() bool { return s.order.Len() > s.maxEntries || s.bytes > s.maxBytes }
+	for el := s.order.Front(); el != nil && over(); {
+		next := el.Next()
+		if !now.Before(el.Value.(*storeEntry).expires) {
+			s.removeLocked(el)
+		}
+		el = next
+	}
+	for over() {
+		s.removeLocked(s.order.Front())
+	}
 	return nil
 }
 
 // State implements Store.
 func (s *MemoryStore) State(_ context.Context, key string) ([]byte, bool, error) {
-	e := s.get("s:" + key)
-	if e == nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el := s.index[key]
+	if el == nil {
+		return nil, false, nil
+	}
+	e := el.Value.(*storeEntry)
+	if !s.now().Before(e.expires) {
+		s.removeLocked(el)
 		return nil, false, nil
 	}
 	return e.state, true, nil
@@ -107,103 +152,94 @@ func (s *MemoryStore) State(_ context.Context, key string) ([]byte, bool, error)
 func (s *MemoryStore) Reserve(_ context.Context, op string, expires time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := "c:" + op
-	if el := s.index[key]; el != nil {
-		if e := el.Value.(*storeEntry); e.done {
-			return nil // completed meanwhile: the token will be refused
-		} else if expires.After(e.expires) {
-			e.expires = expires
+	id, exp := toOpID(op), expires.UnixMilli()
+	if e, ok := s.ops[id]; ok && e.expires > s.now().UnixMilli() {
+		if !e.done && exp > e.expires {
+			e.expires = exp
+			s.ops[id] = e
 		}
-		return nil
+		return nil // done meanwhile: the token will be refused
 	}
-	s.makeRoomLocked(1, 0)
-	if s.order.Len() >= s.maxEntries {
+	if len(s.ops) >= s.maxEntries && !s.sweepOpsLocked() {
 		return ErrStoreFull
 	}
-	s.putLocked(&storeEntry{key: key, op: true, expires: expires})
+	s.setOpLocked(id, opEntry{expires: exp})
 	return nil
 }
 
-// Complete implements Store. It replaces the room Reserve kept; a
-// completion without one is kept too, past the bounds if it must.
+// Complete implements Store. It takes the room Reserve kept; a completion
+// without one is kept too, past the bound if it must (only a Store
+// without reservations gets there).
 func (s *MemoryStore) Complete(_ context.Context, op string, expires time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if el := s.index["c:"+op]; el != nil {
-		e := el.Value.(*storeEntry)
-		e.done = true
-		if expires.After(e.expires) {
-			e.expires = expires
-		}
-		return nil
+	id, exp := toOpID(op), expires.UnixMilli()
+	if e, ok := s.ops[id]; ok && e.expires > exp {
+		exp = e.expires
 	}
-	s.putLocked(&storeEntry{key: "c:" + op, op: true, done: true, expires: expires})
+	if len(s.ops) >= s.maxEntries {
+		s.sweepOpsLocked()
+	}
+	s.setOpLocked(id, opEntry{expires: exp, done: true})
 	return nil
 }
 
 // Completed implements Store.
 func (s *MemoryStore) Completed(_ context.Context, op string) (bool, error) {
-	e := s.get("c:" + op)
-	return e != nil && e.done, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.ops[toOpID(op)]
+	return ok && e.done && e.expires > s.now().UnixMilli(), nil
 }
 
-// Len reports the number of entries.
+// Len reports the number of entries: states and operations.
 func (s *MemoryStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.order.Len()
+	return s.order.Len() + len(s.ops)
 }
 
-func (s *MemoryStore) get(key string) *storeEntry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	el := s.index[key]
-	if el == nil {
-		return nil
+func (s *MemoryStore) setOpLocked(id opID, e opEntry) {
+	s.ops[id] = e
+	if s.soonest == 0 || e.expires < s.soonest {
+		s.soonest = e.expires
 	}
-	e := el.Value.(*storeEntry)
-	if !s.now().Before(e.expires) {
-		s.removeLocked(el)
-		return nil
-	}
-	return e
 }
 
-// putLocked adds e (replacing an entry of its key), then makes room.
-func (s *MemoryStore) putLocked(e *storeEntry) {
-	if el := s.index[e.key]; el != nil {
-		s.removeLocked(el)
+// sweepOpsLocked drops the expired operations; it reports whether it
+// freed any. It scans the table only once its soonest expiry has passed.
+func (s *MemoryStore) sweepOpsLocked() bool {
+	now := s.now().UnixMilli()
+	if s.soonest != 0 && now < s.soonest {
+		return false
 	}
-	s.index[e.key] = s.order.PushBack(e)
-	s.bytes += len(e.state)
-	s.makeRoomLocked(0, 0)
-}
-
-// makeRoomLocked drops entries until entries more (and bytes more) fit:
-// expired ones first, then the oldest states; never a live operation's.
-func (s *MemoryStore) makeRoomLocked(entries, bytes int) {
-	over := func() bool {
-		return s.order.Len()+entries > s.maxEntries || s.bytes+bytes > s.maxBytes
-	}
-	if !over() {
-		return
-	}
-	now := s.now()
-	for el := s.order.Front(); el != nil && over(); {
-		next := el.Next()
-		if !now.Before(el.Value.(*storeEntry).expires) {
-			s.removeLocked(el)
+	freed := false
+	s.soonest = 0
+	for id, e := range s.ops {
+		if e.expires <= now {
+			delete(s.ops, id)
+			freed = true
+		} else if s.soonest == 0 || e.expires < s.soonest {
+			s.soonest = e.expires
 		}
-		el = next
 	}
-	for el := s.order.Front(); el != nil && over(); {
-		next := el.Next()
-		if !el.Value.(*storeEntry).op {
-			s.removeLocked(el)
-		}
-		el = next
-	}
+	return freed
 }
+
+// toOpID is the id an operation key names: its 16 bytes when it is the
+// hex Tokens writes, else a digest of the key.
+func toOpID(op string) opID {
+	var id opID
+	if len(op) == 2*len(id) {
+		if _, err := hex.Decode(id[:], []byte(op)); err == nil {
+			return id
+		}
+	}
+	sum := sha256.Sum256([]byte(op))
+	copy(id[:], sum[:])
+	return id
+}
+
 func (s *MemoryStore) removeLocked(el *list.Element) {
 	e := s.order.Remove(el).(*storeEntry)
 	delete(s.index, e.key)
