@@ -362,11 +362,16 @@ func (g *generator) protocol(f *jen.File) {
 		jen.Id("Revision"): jen.Id("Revision"),
 		jen.Id("Methods"):  jen.Map(jen.String()).Op("*").Qual(protoPkg, "Method").Values(dict),
 	}
+	// The stateless era stamps its results; a stateful revision whose
+	// results carry resultType too (drafts between the eras) does as well.
+	stamps := g.stampCases()
 	if g.spec.Era() == schema.Stateless {
 		pfields[jen.Id("Era")] = jen.Qual(protoPkg, "Stateless")
-		pfields[jen.Id("Stamp")] = jen.Id("stamp")
 	} else {
 		pfields[jen.Id("Era")] = jen.Qual(protoPkg, "Stateful")
+	}
+	if g.spec.Era() == schema.Stateless || len(stamps) > 0 {
+		pfields[jen.Id("Stamp")] = jen.Id("stamp")
 	}
 	if g.spec.Holds(schema.RuleRetryOnClose, g.opts.ProtocolVersion) && g.spec.Era() == schema.Stateful {
 		pfields[jen.Id("RetryOnClose")] = jen.True()
@@ -420,8 +425,8 @@ func (g *generator) protocol(f *jen.File) {
 	f.Func().Id("Mount").Params(jen.Id("handler").Any()).Qual(mcpPkg, "Mount").Block(
 		jen.Return(jen.Qual(mcpPkg, "Mount").Values(jen.Dict{jen.Id("Protocol"): jen.Id("descriptor"), jen.Id("Handler"): jen.Id("handler")})),
 	)
-	if g.spec.Era() == schema.Stateless {
-		g.stamp(f)
+	if g.spec.Era() == schema.Stateless || len(stamps) > 0 {
+		g.stamp(f, stamps)
 	}
 	if irr != "" {
 		g.inputRequired(f, irr)
@@ -522,10 +527,9 @@ func (g *generator) cacheable(m *schema.Method) bool {
 	return ttl && scope
 }
 
-// stamp emits the function that completes results the way the stateless
-// revision asks: resultType, the server's Implementation in _meta, and the
-// cache fields. It works on a copy, so a handler may return shared values.
-func (g *generator) stamp(f *jen.File) {
+// stampCases are the cases of the stamp function: one per result type
+// with something to complete (stamp).
+func (g *generator) stampCases() []jen.Code {
 	var cases []jen.Code
 	for _, n := range g.order {
 		if n.shape != shapeStruct || n.def == nil {
@@ -547,10 +551,13 @@ func (g *generator) stamp(f *jen.File) {
 		if rt == nil {
 			continue
 		}
-		// A required constant resultType has no field: the encoder writes it.
-		rtConst := rt.Required && rt.Type.Const != nil
+		// A required constant resultType has no field: the encoder writes
+		// it. Only required members are completed (an optional one may
+		// stay unset: drafts between the eras have those).
+		stampRT := rt.Required && rt.Type.Const == nil
+		stampCache := ttl != nil && scope != nil && ttl.Required && scope.Required
 		withInfo := meta != nil && meta.Type.Kind == schema.Ref && g.hasServerInfo(meta.Type.Ref)
-		if rtConst && !withInfo && (ttl == nil || scope == nil) {
+		if !stampRT && !withInfo && !stampCache {
 			continue
 		}
 		// With a _meta to stamp, the copy, its _meta and the Implementation
@@ -572,11 +579,11 @@ func (g *generator) stamp(f *jen.File) {
 		if n.name == "InputRequiredResult" {
 			def = "input_required"
 		}
-		if !rtConst {
+		if stampRT {
 			body = append(body, jen.If(jen.Id("c").Dot(rt.GoName).Op("==").Lit("")).Block(
 				jen.Id("c").Dot(rt.GoName).Op("=").Lit(def)))
 		}
-		if ttl != nil && scope != nil {
+		if stampCache {
 			// A handler that set a TTL but no scope keeps its TTL; its
 			// zero TTL means "unset" unless it also chose the scope.
 			set := []jen.Code{
@@ -610,6 +617,14 @@ func (g *generator) stamp(f *jen.File) {
 		}
 		cases = append(cases, jen.Case(jen.Op("*").Id(n.name)).Block(body...))
 	}
+	return cases
+}
+
+// stamp emits the function that completes results the way the stateless
+// revision asks (cases from stampCases): resultType, the server's
+// Implementation in _meta, and the cache fields. It works on a copy, so a
+// handler may return shared values.
+func (g *generator) stamp(f *jen.File, cases []jen.Code) {
 	body := []jen.Code{jen.Return(jen.Id("result"))}
 	if len(cases) > 0 {
 		cases = append(cases, jen.Default().Block(jen.Return(jen.Id("result"))))

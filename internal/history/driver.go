@@ -144,6 +144,12 @@ var together = []target{
 {{- end}}
 }
 
+// options are the servers' options. Their results are not validated: the
+// stub's empty tool list lacks members some drafts require and no runtime
+// can invent (2026-05-06's ttl); what is checked here is that every
+// version generates, compiles and serves.
+var options = mcp.ServerOptions{Name: "history", Version: "1", ValidateResults: mcp.ValidateResultsOff}
+
 const emptyList = ` + "`" + `{"tools":[]}` + "`" + `
 {{range .Imports}}
 // handler{{.Package}} answers tools/list with no tools.
@@ -179,7 +185,7 @@ func status(err error) string {
 func check(ctx context.Context, t target) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "history", Version: "1"}, t.mount(t.handler))
+	srv, err := mcp.NewServer(options, t.mount(t.handler))
 	if err != nil {
 		return err
 	}
@@ -226,7 +232,7 @@ func checkTogether(ctx context.Context, ts []target) error {
 		mounts = append(mounts, t.mount(t.handler))
 		clients = append(clients, t.mount(struct{}{}))
 	}
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "history", Version: "1"}, mounts...)
+	srv, err := mcp.NewServer(options, mounts...)
 	if err != nil {
 		return err
 	}
