@@ -51,7 +51,7 @@ func (c checked) Validate() error            { return c.err }
 // toolServer serves a stateless tools/call whose tool, by name, does what
 // the tests need: start a task, ask for input, return an invalid result,
 // redeem a single-use state.
-func toolServer(t *testing.T, opts ServerOptions) *Server {
+func toolServer(t testing.TB, opts ServerOptions) *Server {
 	t.Helper()
 	_, p := testProtocols()
 	p.InputRequired = inputRequiredOf
@@ -478,6 +478,20 @@ func TestResultValidationDefault(t *testing.T) {
 	for v, want := range map[ResultValidation]bool{ValidateResultsAuto: true, ValidateResultsOn: true, ValidateResultsOff: false} {
 		if v.enabled() != want {
 			t.Errorf("%d.enabled() = %v, want %v", v, !want, want)
+		}
+	}
+}
+
+// BenchmarkRequestState: sealing a requestState and opening it on the
+// retry (the binding's params digest included).
+func BenchmarkRequestState(b *testing.B) {
+	s := toolServer(b, ServerOptions{})
+	r := statelessRequest(s, s.stateless[0].Protocol, "tools/call", "2026-07-28", "redeem", as("alice"))
+	data := []byte(`{"step":2,"answers":["a","b"]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.OpenState(r.SealState(data)); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
