@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -267,10 +268,13 @@ func TestCluster(t *testing.T) {
 		if _, _, err := redis.NewRequestLedger(c, o).Begin(ctx, "sx", "1", streamhttp.RequestRecord{Stream: "p1"}, time.Minute); err != nil {
 			t.Fatal(err)
 		}
+		var mu sync.Mutex // the masters are asked at once
 		var keys []string
 		err := c.ForEachMaster(ctx, func(ctx context.Context, m *goredis.Client) error {
 			ks, err := m.Keys(ctx, "tag:*").Result()
+			mu.Lock()
 			keys = append(keys, ks...)
+			mu.Unlock()
 			return err
 		})
 		if err != nil || len(keys) < 4 {
