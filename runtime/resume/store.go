@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"sync"
 	"time"
@@ -49,10 +50,11 @@ var ErrStoreFull error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message
 const (
 	// DefaultStoreEntries bounds the states and, apart, the operations a
 	// MemoryStore remembers. Operations are remembered until their last
-	// token expires (Tokens.TTL): 262,144 of them sustain about 430
-	// operations of more than one call a second with the default TTL,
-	// in about 20 MB at worst. Busier servers share a store (Redis).
-	DefaultStoreEntries = 1 << 18
+	// token expires (Tokens.TTL): 1,048,576 of them sustain about 1,700
+	// operations of more than one call a second with the default TTL, in
+	// 36 MB at worst (12 bytes an entry, and the table's room to grow).
+	// Busier servers share a store (Redis) or shorten the TTL.
+	DefaultStoreEntries = 1 << 20
 	DefaultStoreBytes   = 64 << 20
 )
 
@@ -72,10 +74,13 @@ type MemoryStore struct {
 	bytes int
 	order *list.List // of *storeEntry (states), oldest first
 	index map[string]*list.Element
-	ops   map[opID]opEntry
+	// ops is the table of operations: 12 bytes an entry.
+	ops map[tableKey]opEntry
+	// epoch is the time the table's expiries count seconds from.
+	epoch time.Time
 	// soonest is the earliest expiry in ops, or zero when unknown: no
 	// sweep of ops frees anything before it.
-	soonest int64
+	soonest opEntry
 }
 
 type storeEntry struct {
@@ -84,15 +89,20 @@ type storeEntry struct {
 	expires time.Time
 }
 
-// opID is an operation's id (the 16 bytes its hex key names), or the key
-// itself hashed when it is not one.
-type opID [16]byte
+// tableKey is an operation's key in the table: the first 8 of the 16 random
+// bytes of its id (two operations share one only by a chance of one in
+// 2^64 a pair; it would make the other's tokens refused as completed,
+// never honour a token).
+type tableKey uint64
 
-// opEntry is what the table keeps of an operation.
-type opEntry struct {
-	expires int64 // Unix milliseconds
-	done    bool
-}
+// opEntry is what the table keeps of an operation: when it expires, in
+// whole seconds after the table's epoch (rounded up: never forgotten
+// early), and whether it completed (opDone).
+type opEntry uint32
+
+const opDone opEntry = 1 << 31
+
+func (e opEntry) expires() opEntry { return e &^ opDone }
 
 // NewMemoryStore returns an empty MemoryStore holding at most maxEntries
 // states, maxBytes bytes of state and, apart, maxEntries operations
@@ -104,7 +114,7 @@ func NewMemoryStore(maxEntries, maxBytes int) *MemoryStore {
 	if maxBytes <= 0 {
 		maxBytes = DefaultStoreBytes
 	}
-	return &MemoryStore{maxEntries: maxEntries, maxBytes: maxBytes, now: time.Now, order: list.New(), index: map[string]*list.Element{}, ops: map[opID]opEntry{}}
+	return &MemoryStore{maxEntries: maxEntries, maxBytes: maxBytes, now: time.Now, order: list.New(), index: map[string]*list.Element{}, ops: map[tableKey]opEntry{}, epoch: time.Now()}
 }
 
 // PutState implements Store.
@@ -152,18 +162,17 @@ func (s *MemoryStore) State(_ context.Context, key string) ([]byte, bool, error)
 func (s *MemoryStore) Reserve(_ context.Context, op string, expires time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id, exp := toOpID(op), expires.UnixMilli()
-	if e, ok := s.ops[id]; ok && e.expires > s.now().UnixMilli() {
-		if !e.done && exp > e.expires {
-			e.expires = exp
-			s.ops[id] = e
+	key, exp := toTableKey(op), s.at(expires)
+	if e, ok := s.ops[key]; ok && e.expires() > s.at(s.now()) {
+		if e&opDone == 0 && exp > e {
+			s.setOpLocked(key, exp)
 		}
 		return nil // done meanwhile: the token will be refused
 	}
 	if len(s.ops) >= s.maxEntries && !s.sweepOpsLocked() {
 		return ErrStoreFull
 	}
-	s.setOpLocked(id, opEntry{expires: exp})
+	s.setOpLocked(key, exp)
 	return nil
 }
 
@@ -173,14 +182,14 @@ func (s *MemoryStore) Reserve(_ context.Context, op string, expires time.Time) e
 func (s *MemoryStore) Complete(_ context.Context, op string, expires time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id, exp := toOpID(op), expires.UnixMilli()
-	if e, ok := s.ops[id]; ok && e.expires > exp {
-		exp = e.expires
+	key, exp := toTableKey(op), s.at(expires)
+	if e, ok := s.ops[key]; ok && e.expires() > exp {
+		exp = e.expires()
 	}
 	if len(s.ops) >= s.maxEntries {
 		s.sweepOpsLocked()
 	}
-	s.setOpLocked(id, opEntry{expires: exp, done: true})
+	s.setOpLocked(key, exp|opDone)
 	return nil
 }
 
@@ -188,8 +197,8 @@ func (s *MemoryStore) Complete(_ context.Context, op string, expires time.Time) 
 func (s *MemoryStore) Completed(_ context.Context, op string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.ops[toOpID(op)]
-	return ok && e.done && e.expires > s.now().UnixMilli(), nil
+	e, ok := s.ops[toTableKey(op)]
+	return ok && e&opDone != 0 && e.expires() > s.at(s.now()), nil
 }
 
 // Len reports the number of entries: states and operations.
@@ -199,45 +208,55 @@ func (s *MemoryStore) Len() int {
 	return s.order.Len() + len(s.ops)
 }
 
-func (s *MemoryStore) setOpLocked(id opID, e opEntry) {
-	s.ops[id] = e
-	if s.soonest == 0 || e.expires < s.soonest {
-		s.soonest = e.expires
+// at is t in the table's seconds, rounded up.
+func (s *MemoryStore) at(t time.Time) opEntry {
+	d := t.Sub(s.epoch)
+	if d <= 0 {
+		return 0
+	}
+	return opEntry(min((d+time.Second-1)/time.Second, time.Duration(opDone-1)))
+}
+
+func (s *MemoryStore) setOpLocked(key tableKey, e opEntry) {
+	s.ops[key] = e
+	if s.soonest == 0 || e.expires() < s.soonest {
+		s.soonest = e.expires()
 	}
 }
 
 // sweepOpsLocked drops the expired operations; it reports whether it
 // freed any. It scans the table only once its soonest expiry has passed.
 func (s *MemoryStore) sweepOpsLocked() bool {
-	now := s.now().UnixMilli()
+	now := s.at(s.now())
 	if s.soonest != 0 && now < s.soonest {
 		return false
 	}
 	freed := false
 	s.soonest = 0
-	for id, e := range s.ops {
-		if e.expires <= now {
-			delete(s.ops, id)
+	for key, e := range s.ops {
+		if e.expires() <= now {
+			delete(s.ops, key)
 			freed = true
-		} else if s.soonest == 0 || e.expires < s.soonest {
-			s.soonest = e.expires
+		} else if s.soonest == 0 || e.expires() < s.soonest {
+			s.soonest = e.expires()
 		}
 	}
 	return freed
 }
 
-// toOpID is the id an operation key names: its 16 bytes when it is the
-// hex Tokens writes, else a digest of the key.
-func toOpID(op string) opID {
-	var id opID
-	if len(op) == 2*len(id) {
-		if _, err := hex.Decode(id[:], []byte(op)); err == nil {
-			return id
-		}
+// toTableKey is the table key of operation op: the first 8 bytes of the id
+// its hex names, else of a digest of it.
+func toTableKey(op string) tableKey {
+	var id [16]byte
+	if len(op) != 2*len(id) {
+		sum := sha256.Sum256([]byte(op))
+		return tableKey(binary.LittleEndian.Uint64(sum[:8]))
 	}
-	sum := sha256.Sum256([]byte(op))
-	copy(id[:], sum[:])
-	return id
+	if _, err := hex.Decode(id[:], []byte(op)); err != nil {
+		sum := sha256.Sum256([]byte(op))
+		return tableKey(binary.LittleEndian.Uint64(sum[:8]))
+	}
+	return tableKey(binary.LittleEndian.Uint64(id[:8]))
 }
 
 func (s *MemoryStore) removeLocked(el *list.Element) {
