@@ -9,6 +9,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/ratelimit"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
@@ -133,6 +134,8 @@ func BenchmarkMiddleware(b *testing.B) {
 			{"none", rt.ServerOptions{NoRecovery: true}},
 			{"default", rt.ServerOptions{}},
 			{"one", rt.ServerOptions{Middleware: []rt.Middleware{noop}}},
+			// A limit never reached: what checking it costs.
+			{"ratelimit", rt.ServerOptions{Middleware: []rt.Middleware{ratelimit.Middleware(ratelimit.Options{Limit: ratelimit.Limit{Rate: 1e9, Burst: 1e9}})}}},
 		} {
 			b.Run(era.name+"/"+mw.name, func(b *testing.B) {
 				f := newFixtures(nil)

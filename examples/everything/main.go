@@ -16,6 +16,7 @@ import (
 	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/ratelimit"
 	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	redisstore "github.com/mcpgen/mcpgen/runtime/store/redis"
@@ -46,6 +47,8 @@ func run() error {
 	lease := flag.Duration("request-lease", envDuration("EVERYTHING_REQUEST_LEASE"), "with --http and --redis, hold a request `D` without renewing (default $EVERYTHING_REQUEST_LEASE, else 10s): how soon another instance calls it lost after this one stopped")
 	bodyTimeout := flag.Duration("body-timeout", envDuration("EVERYTHING_BODY_TIMEOUT"), "with --http, give a POST body `D` to arrive after its headers (default $EVERYTHING_BODY_TIMEOUT, else 10s)")
 	trusted := flag.String("trusted-proxies", os.Getenv("EVERYTHING_TRUSTED_PROXIES"), "with --http, believe the client address that the reverse proxies in these comma-separated `CIDRS` forward (Forwarded, X-Forwarded-For), for the per-client limits (default $EVERYTHING_TRUSTED_PROXIES, else none)")
+	rateLimit := flag.Float64("rate-limit", envFloat("EVERYTHING_RATE_LIMIT"), "limit each client (principal, else address, else the stdio connection) to `RATE` requests a second, 0 for no limit (default $EVERYTHING_RATE_LIMIT); with --redis the instances share each client's quota")
+	rateBurst := flag.Float64("rate-burst", envFloat("EVERYTHING_RATE_BURST"), "with --rate-limit, let a client spend `N` requests at once (default $EVERYTHING_RATE_BURST, else the rate, at least 1)")
 	revisions := flag.String("revisions", os.Getenv("EVERYTHING_REVISIONS"), "serve only these protocol `REVISIONS` (comma-separated, e.g. 2025-06-18; default $EVERYTHING_REVISIONS, else every one)")
 	flag.Parse()
 
@@ -87,7 +90,20 @@ func run() error {
 			tasks:    redisstore.NewTaskStore(client, redisstore.Options{}),
 			resume:   redisstore.NewResumeStore(client, redisstore.Options{}),
 			requests: redisstore.NewRequestLedger(client, redisstore.Options{}),
+			redis:    client,
 		}
+	}
+	if *rateLimit > 0 {
+		burst := *rateBurst
+		if burst <= 0 {
+			burst = max(*rateLimit, 1)
+		}
+		limit := ratelimit.Limit{Rate: *rateLimit, Burst: burst}
+		o := ratelimit.Options{Limit: limit, Logger: logger, Cost: ratelimit.ToolCosts(map[string]float64{"slow_compute": 5})}
+		if shared.redis != nil {
+			o.Limiter = redisstore.NewRateLimiter(shared.redis, redisstore.Options{}, limit)
+		}
+		shared.rateLimit = ratelimit.Middleware(o)
 	}
 	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys, shared, strings.FieldsFunc(*revisions, func(r rune) bool { return r == ',' }))
 	if err != nil {
@@ -158,11 +174,30 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 		Broadcast:       shared.announce,
 		ValidateResults: validate,
 		Logger:          logger,
+		Middleware:      middleware(shared.rateLimit),
 	}, mounts...)
 	if err != nil {
 		return nil, err
 	}
 	return srv, nil
+}
+
+// middleware is the server's middleware: mw when it is not nil.
+func middleware(mw ...rt.Middleware) []rt.Middleware {
+	var out []rt.Middleware
+	for _, m := range mw {
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// envFloat is the number in environment variable name, 0 when unset or
+// not a number.
+func envFloat(name string) float64 {
+	f, _ := strconv.ParseFloat(os.Getenv(name), 64)
+	return f
 }
 
 // envInt is the integer in environment variable name, 0 when unset or
@@ -189,4 +224,9 @@ type sharedState struct {
 	tasks    rt.TaskStore
 	resume   resume.Store
 	requests streamhttp.RequestLedger
+	// redis is the client of the shared Redis (nil: none).
+	redis goredis.UniversalClient
+	// rateLimit limits each client's requests (nil: no limit); with
+	// Redis its buckets are shared.
+	rateLimit rt.Middleware
 }

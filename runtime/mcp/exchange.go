@@ -39,6 +39,11 @@ type Via struct {
 	// handlers read it with Request.Header, middleware with
 	// Message.Header. Nil off HTTP.
 	Header http.Header
+	// Client is the address of the client as the transport sees it (on
+	// HTTP the remote address, or the one a trusted proxy forwards), for
+	// middleware keying unauthenticated clients (Message.Client); "" when
+	// the transport has none (stdio: the connection is the client).
+	Client string
 }
 
 // Exchange is one message a transport received, read once by the engine
@@ -160,7 +165,10 @@ func (x *Exchange) Check(ctx context.Context, hd mcpheader.Values) *jsonrpc.Erro
 func (x *Exchange) Serve(ctx context.Context, sess *Session, out Outbound) (res wire.Marshaler, err error) {
 	s := x.srv
 	if s.incoming != nil {
-		return s.incoming(ctx, x.message(ctx, sess, out))
+		m := x.message(ctx, sess, out)
+		res, err = s.incoming(ctx, m)
+		m.release()
+		return res, err
 	}
 	if s.recover {
 		// Recovery, without a Message to build.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -58,6 +59,7 @@ type Message struct {
 	session      string
 	revision     string
 	transport    string
+	client       string
 	header       http.Header
 
 	// The step after the middleware.
@@ -117,13 +119,31 @@ func (m *Message) Revision() string { return m.revision }
 // custom transport).
 func (m *Message) Transport() string { return m.transport }
 
+// Client is the address of the client an incoming message comes from, as
+// its transport sees it (Via.Client): "" off HTTP and for outgoing
+// messages. Key unauthenticated clients by it; authenticated ones by
+// Principal.
+func (m *Message) Client() string { return m.client }
+
 // Header is the transport header of an incoming message (an HTTP
 // request's), nil off HTTP and for outgoing messages.
 func (m *Message) Header() http.Header { return m.header }
 
-// message is the middleware's view of an incoming exchange.
+// messages recycles the Messages of incoming exchanges: a Message is
+// valid only during the call it is passed to.
+var messages = sync.Pool{New: func() any { return new(Message) }}
+
+// release returns an incoming exchange's Message to the pool.
+func (m *Message) release() {
+	*m = Message{}
+	messages.Put(m)
+}
+
+// message is the middleware's view of an incoming exchange (release it
+// when the chain returns).
 func (x *Exchange) message(ctx context.Context, sess *Session, out Outbound) *Message {
-	m := &Message{x: *x, sess: sess, out: out, transport: x.via.Transport, header: x.via.Header}
+	m := messages.Get().(*Message)
+	*m = Message{x: *x, sess: sess, out: out, transport: x.via.Transport, header: x.via.Header, client: x.via.Client}
 	if req := x.in.req; req != nil {
 		m.method, m.id, m.notification, m.params = req.Method, req.ID, req.IsNotification, req.Params
 	}

@@ -364,10 +364,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.servePost(w, r)
 	case http.MethodGet:
-		x := h.srv.Accept(nil, via(r))
+		x := h.srv.Accept(nil, h.via(r))
 		h.eras[x.Era()].get(w, r, &x)
 	case http.MethodDelete:
-		x := h.srv.Accept(nil, via(r))
+		x := h.srv.Accept(nil, h.via(r))
 		h.eras[x.Era()].del(w, r, &x)
 	default:
 		allow := "GET, POST, DELETE"
@@ -448,18 +448,18 @@ func (h *Handler) accept(msg *jsonrpc.Message, r *http.Request) *mcp.Exchange {
 		x   mcp.Exchange
 	}{}
 	if msg.Kind != jsonrpc.KindRequest && msg.Kind != jsonrpc.KindNotification {
-		c.x = h.srv.Accept(nil, via(r))
+		c.x = h.srv.Accept(nil, h.via(r))
 		return &c.x
 	}
 	c.req = jsonrpc.Request{ID: msg.ID, IsNotification: msg.Kind == jsonrpc.KindNotification, Method: msg.Method, Params: msg.Params}
-	c.x = h.srv.Accept(&c.req, via(r))
+	c.x = h.srv.Accept(&c.req, h.via(r))
 	return &c.x
 }
 
 // via is what the transport tells the engine of a message besides it.
-func via(r *http.Request) mcp.Via {
+func (h *Handler) via(r *http.Request) mcp.Via {
 	return mcp.Via{Transport: mcp.TransportHTTP, Version: strings.TrimSpace(r.Header.Get(hdrProtocolVersion)),
-		Session: r.Header.Get(hdrSessionID) != "", Header: r.Header}
+		Session: r.Header.Get(hdrSessionID) != "", Header: r.Header, Client: h.clientAddr(r)}
 }
 
 // accept is what an Accept header allows.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -60,6 +61,11 @@ func (h *Handler) noID(r *http.Request) jsonrpc.NoID {
 
 // writeError writes a JSON-RPC error response to request r.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int, id jsonrpc.ID, hasID bool, je *jsonrpc.Error) {
+	if d, ok := mcp.RetryAfter(je); ok {
+		// Rate limited, whatever the step that refused it.
+		status = http.StatusTooManyRequests
+		setRetryAfter(w, d)
+	}
 	writeJSON(w, status, errorBody(id, hasID, h.noID(r), je))
 }
 

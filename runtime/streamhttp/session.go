@@ -446,6 +446,9 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 				s.h.log.Error("streamhttp: handler failed", "method", msg.Method, "id", id.String(), "err", err)
 			}
 			body = errorBody(id, true, s.noID(), je)
+			if d, ok := mcp.RetryAfter(je); ok {
+				st.limited(d)
+			}
 		}
 		entry.finish(body)
 		st.answer(body)
@@ -467,6 +470,9 @@ func (s *session) await(w http.ResponseWriter, r *http.Request, st *stream, c *s
 		return
 	}
 	switch {
+	case c.json != nil && c.retryAfter > 0 && acc.json:
+		setRetryAfter(w, c.retryAfter)
+		writeJSON(w, http.StatusTooManyRequests, c.json)
 	case c.json != nil:
 		writeResponse(w, acc, c.json)
 	case c.began:

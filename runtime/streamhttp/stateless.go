@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -65,6 +66,9 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		}
 		body = errorBody(msg.ID, true, noID, je)
 		status = httpStatus(je)
+		if d, ok := mcp.RetryAfter(je); ok {
+			setRetryAfter(w, d)
+		}
 	}
 	out.final(status, body)
 }
@@ -178,6 +182,11 @@ type discardOut struct{}
 
 func (discardOut) Notify(context.Context, string, wire.Marshaler) error { return nil }
 
+// setRetryAfter sets the Retry-After of a 429: whole seconds, rounded up.
+func setRetryAfter(w http.ResponseWriter, d time.Duration) {
+	w.Header().Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
+}
+
 // httpStatus is the HTTP status a stateless error is answered with.
 func httpStatus(err *jsonrpc.Error) int {
 	switch err.Code {
@@ -185,6 +194,8 @@ func httpStatus(err *jsonrpc.Error) int {
 		return http.StatusNotFound
 	case jsonrpc.CodeInternalError:
 		return http.StatusInternalServerError
+	case mcp.CodeRateLimited:
+		return http.StatusTooManyRequests
 	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams,
 		mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
 		return http.StatusBadRequest

@@ -150,6 +150,16 @@ func (st *stream) owe() {
 	st.mu.Unlock()
 }
 
+// limited marks a single request's stream whose response refuses it for
+// a rate limit: written as JSON, it is a 429 with Retry-After.
+func (st *stream) limited(d time.Duration) {
+	st.mu.Lock()
+	if c := st.conn; c != nil && !st.batch {
+		c.retryAfter = d
+	}
+	st.mu.Unlock()
+}
+
 // answer hands the stream one of the responses it owes (nil: none, the
 // request was cancelled). Once SSE began the response is an event. Before,
 // a batch stream begins SSE with it if the client takes SSE, else collects
@@ -227,7 +237,10 @@ type sseConn struct {
 	gone  chan struct{}
 	ended bool
 	json  []byte // the response (a batch's: their array), when it ended before SSE began
-	ka    *time.Timer
+	// retryAfter, when set, makes a JSON response a 429 with Retry-After:
+	// the request was rate limited (mcp.CodeRateLimited).
+	retryAfter time.Duration
+	ka         *time.Timer
 }
 
 func newConn(w http.ResponseWriter, sse bool) *sseConn {

@@ -11,6 +11,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/ratelimit"
 	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/store/redis"
 	"github.com/mcpgen/mcpgen/runtime/store/redis/redistest"
@@ -286,4 +287,42 @@ func TestCluster(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRateLimiter: two instances' limiters on one Redis share a client's
+// bucket — the burst once, then the rate — and keys are apart.
+func TestRateLimiter(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	limit := ratelimit.Limit{Rate: 10, Burst: 4}
+	a, b := redis.NewRateLimiter(srv.Client(), redis.Options{}, limit), redis.NewRateLimiter(srv.Client(), redis.Options{}, limit)
+	served := 0
+	for i := range 8 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		w, err := l.Take(ctx, "alice", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w == 0 {
+			served++
+		} else if w > 100*time.Millisecond {
+			t.Errorf("take %d waits %v, want at most 100ms", i, w)
+		}
+	}
+	if served != 4 {
+		t.Errorf("%d of 8 served across two instances, want the burst of 4", served)
+	}
+	if w, _ := a.Take(ctx, "bob", 1); w != 0 {
+		t.Errorf("another client waits %v", w)
+	}
+	time.Sleep(110 * time.Millisecond)
+	if w, _ := b.Take(ctx, "alice", 1); w != 0 {
+		t.Errorf("after a tenth of a second: waits %v", w)
+	}
+	if ttl := srv.Client().PTTL(ctx, "mcpgen:rl:{alice}").Val(); ttl <= 0 || ttl > 2*time.Second {
+		t.Errorf("the bucket's key expires in %v, want once it would be full (and a second)", ttl)
+	}
 }
