@@ -443,3 +443,75 @@ func TestRequestLog(t *testing.T) {
 		}
 	}
 }
+
+// metaCarrier is a middleware that sets _meta member key on the messages
+// it sends (to value) and records the value of key in the _meta of those
+// it receives, by method.
+type metaCarrier struct {
+	key, value string
+
+	mu  sync.Mutex
+	got map[string]string
+}
+
+func (c *metaCarrier) middleware(next rt.MessageHandler) rt.MessageHandler {
+	return func(ctx context.Context, m *rt.Message) (wire.Marshaler, error) {
+		if m.Outgoing() {
+			m.SetMeta(c.key, wire.Raw(`"`+c.value+`"`))
+		} else if meta, ok := wire.MemberOf(m.Params(), "_meta"); ok {
+			if v, ok := wire.MemberOf(meta, c.key); ok {
+				c.mu.Lock()
+				c.got[m.Method()] = string(v)
+				c.mu.Unlock()
+			}
+		}
+		return next(ctx, m)
+	}
+}
+
+// TestMiddlewareMeta: middleware carries context in _meta both ways
+// (Message.SetMeta, as trace context travels): what the client's sets on
+// a tools/call reaches the server's middleware, and what the server's sets
+// on its request to the client (sampling) reaches the client's, on both
+// transports and both eras; the params' own _meta keys stay.
+func TestMiddlewareMeta(t *testing.T) {
+	for _, transport := range []string{rt.TransportStdio, rt.TransportHTTP} {
+		for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+			t.Run(transport+"/"+map[rt.Era]string{rt.Legacy: "2025-11-25", rt.Modern: "2026-07-28"}[era], func(t *testing.T) {
+				onServer := &metaCarrier{key: "traceparent", value: "00-server", got: map[string]string{}}
+				onClient := &metaCarrier{key: "traceparent", value: "00-client", got: map[string]string{}}
+				own := &metaCarrier{key: "custom", got: map[string]string{}}
+				set := features.NewSet()
+				srv, err := rt.NewServer(rt.ServerOptions{Name: "mw", Version: "1", Catalog: set, Middleware: []rt.Middleware{onServer.middleware, own.middleware}},
+					v25.Mount(mwHandler25{}), v26.Mount(mwHandler26{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				cs, err := rt.Connect(ctx, mwTransport(t, srv, transport == rt.TransportHTTP),
+					rt.ClientOptions{Era: era, Middleware: []rt.Middleware{onClient.middleware}, Capabilities: wire.Raw(`{"sampling":{}}`)},
+					v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				var res wire.Raw
+				if err := cs.Call(ctx, "tools/call", wire.Raw(`{"name":"ask","_meta":{"progressToken":"p1","custom":"kept"}}`), &res); err != nil {
+					t.Fatal(err)
+				}
+				if got := onServer.got["tools/call"]; got != `"00-client"` {
+					t.Errorf("the server's middleware got traceparent %q on tools/call", got)
+				}
+				if got := own.got["tools/call"]; got != `"kept"` {
+					t.Errorf("the params' own _meta member: %q", got)
+				}
+				if era == rt.Legacy {
+					if got := onClient.got["sampling/createMessage"]; got != `"00-server"` {
+						t.Errorf("the client's middleware got traceparent %q on sampling/createMessage", got)
+					}
+				}
+			})
+		}
+	}
+}

@@ -328,7 +328,7 @@ func (cs *ClientSession) callID(ctx context.Context, method string, params wire.
 	}
 	m := cs.view(method, params, false)
 	m.call = func(ctx context.Context) (wire.Marshaler, error) {
-		if err := cs.send(ctx, method, params, result, onID); err != nil {
+		if err := cs.send(ctx, method, m.sendParams(), result, onID); err != nil {
 			return nil, err
 		}
 		res, _ := result.(wire.Marshaler)
@@ -395,7 +395,7 @@ func (cs *ClientSession) Notify(ctx context.Context, method string, params wire.
 		return cs.conn.Notify(ctx, method, params)
 	}
 	m := cs.view(method, params, true)
-	m.call = func(ctx context.Context) (wire.Marshaler, error) { return nil, cs.conn.Notify(ctx, method, params) }
+	m.call = func(ctx context.Context) (wire.Marshaler, error) { return nil, cs.conn.Notify(ctx, method, m.sendParams()) }
 	_, err := cs.outgoing(ctx, m)
 	return err
 }
@@ -425,13 +425,16 @@ func (cs *ClientSession) receive(ctx context.Context, req *jsonrpc.Request) (res
 }
 
 // withMeta encodes params with the runtime's _meta keys merged into
-// whatever _meta the params carry.
+// whatever _meta the params carry: a client's progress token, a stateless
+// request's protocol version, capabilities and info, and the members
+// middleware set (Message.SetMeta), which win over the params' own.
 type withMeta struct {
 	inner   wire.Marshaler
 	version string
 	caps    wire.Raw
 	cs      *ClientSession // writes clientInfo, when version is set
 	token   string
+	extra   wire.Members
 }
 
 func (w *withMeta) EncodeJSON(e *wire.Encoder) {
@@ -485,6 +488,9 @@ func (w *withMeta) merge(e *wire.Encoder, inner wire.Raw) {
 					return md.Skip()
 				}
 			}
+			if _, ok := w.extra.Get(string(key)); ok {
+				return md.Skip()
+			}
 			r, err := md.Raw()
 			if err != nil {
 				return err
@@ -501,6 +507,7 @@ func (w *withMeta) merge(e *wire.Encoder, inner wire.Raw) {
 
 // own writes the runtime's _meta members.
 func (w *withMeta) own(e *wire.Encoder, skipCaps, skipInfo bool) {
+	e.Members(w.extra)
 	if w.token != "" {
 		e.FieldRaw(`"progressToken":`)
 		e.Str(w.token)

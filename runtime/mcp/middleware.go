@@ -61,6 +61,7 @@ type Message struct {
 	transport    string
 	client       string
 	header       http.Header
+	meta         wire.Members // set for an outgoing message's _meta (SetMeta)
 
 	// The step after the middleware.
 	x      Exchange                                          // incoming, server: the message
@@ -118,6 +119,25 @@ func (m *Message) Revision() string { return m.revision }
 // TransportHTTP), "" when the runtime does not know it (a client's
 // custom transport).
 func (m *Message) Transport() string { return m.transport }
+
+// SetMeta sets member key of an outgoing message's params._meta to
+// value (one JSON value) when it is sent, over whatever _meta the params
+// carry: how middleware carries context to the peer (trace context, say).
+// On an incoming message it does nothing.
+func (m *Message) SetMeta(key string, value wire.Raw) {
+	if m.outgoing {
+		m.meta.Set(key, value)
+	}
+}
+
+// sendParams are the params an outgoing message is sent with: its own,
+// with the _meta members middleware set.
+func (m *Message) sendParams() wire.Marshaler {
+	if len(m.meta) == 0 {
+		return m.send
+	}
+	return &withMeta{inner: m.send, extra: m.meta}
+}
 
 // Client is the address of the client an incoming message comes from, as
 // its transport sees it (Via.Client): "" off HTTP and for outgoing
@@ -241,13 +261,14 @@ func (v *outView) endsStreamsByCancel() bool {
 // sendFinal is the innermost step of an outgoing middleware chain: the
 // message goes to the transport.
 func sendFinal(ctx context.Context, m *Message) (wire.Marshaler, error) {
+	params := m.sendParams()
 	if m.notification {
 		if m.out != nil {
-			return nil, m.out.Notify(ctx, m.method, m.send)
+			return nil, m.out.Notify(ctx, m.method, params)
 		}
-		return nil, m.peer.Notify(ctx, m.method, m.send)
+		return nil, m.peer.Notify(ctx, m.method, params)
 	}
-	if err := m.peer.Call(ctx, m.method, m.send, m.result); err != nil {
+	if err := m.peer.Call(ctx, m.method, params, m.result); err != nil {
 		return nil, err
 	}
 	res, _ := m.result.(wire.Marshaler)
