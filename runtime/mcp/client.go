@@ -395,7 +395,9 @@ func (cs *ClientSession) Notify(ctx context.Context, method string, params wire.
 		return cs.conn.Notify(ctx, method, params)
 	}
 	m := cs.view(method, params, true)
-	m.call = func(ctx context.Context) (wire.Marshaler, error) { return nil, cs.conn.Notify(ctx, method, m.sendParams()) }
+	m.call = func(ctx context.Context) (wire.Marshaler, error) {
+		return nil, cs.conn.Notify(ctx, method, m.sendParams())
+	}
 	_, err := cs.outgoing(ctx, m)
 	return err
 }
