@@ -158,10 +158,17 @@ func (statelessEra) serve(ctx context.Context, x Exchange, _ *Session, out Outbo
 }
 
 // newRequest makes the context a request is served with, which carries
-// its Request: one allocation for both.
+// its Request (and, with middleware, the view of its Outbound): one
+// allocation for all.
 func (s *Server) newRequest(ctx context.Context, x *Exchange, rt *route, out Outbound) *reqCtx {
-	rc := &reqCtx{Context: ctx}
-	rc.r = Request{Method: x.in.req.Method, ID: x.in.req.ID, server: s, route: rt, out: s.wrapOut(ctx, out, x), in: x.in, header: x.via.Header}
+	var rc *reqCtx
+	if s.outgoing != nil && out != nil {
+		rv := &reqCtxView{reqCtx: reqCtx{Context: ctx}}
+		rc, out = &rv.reqCtx, s.wrapOut(ctx, out, x, &rv.view)
+	} else {
+		rc = &reqCtx{Context: ctx}
+	}
+	rc.r = Request{Method: x.in.req.Method, ID: x.in.req.ID, server: s, route: rt, out: out, in: x.in, header: x.via.Header}
 	rc.r.ctx = rc
 	return rc
 }

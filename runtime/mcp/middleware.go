@@ -185,13 +185,11 @@ func (x *Exchange) message(ctx context.Context, sess *Session, out Outbound) *Me
 	return m
 }
 
-// wrapOut returns how a request's related messages reach its client: out,
-// or with middleware, out behind the server's outgoing chain.
-func (s *Server) wrapOut(ctx context.Context, out Outbound, x *Exchange) Outbound {
-	if s.outgoing == nil || out == nil {
-		return out
-	}
-	v := &outView{s: s, out: out, transport: x.via.Transport, principal: PrincipalFrom(ctx), revision: x.in.meta.protocolVersion}
+// wrapOut returns how a request's related messages reach its client with
+// middleware: out behind the server's outgoing chain, set up in v (the
+// request's own, allocated with it).
+func (s *Server) wrapOut(ctx context.Context, out Outbound, x *Exchange, v *outView) Outbound {
+	*v = outView{s: s, out: out, transport: x.via.Transport, principal: PrincipalFrom(ctx), revision: x.in.meta.protocolVersion}
 	return v
 }
 

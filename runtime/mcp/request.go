@@ -92,6 +92,14 @@ type reqCtx struct {
 	r Request
 }
 
+// reqCtxView is a reqCtx with the request's Outbound behind the server's
+// outgoing middleware (wrapOut), in the same allocation: what a request
+// is served with when there is middleware.
+type reqCtxView struct {
+	reqCtx
+	view outView
+}
+
 func (c *reqCtx) Value(key any) any {
 	if key == (ctxKey{}) {
 		return &c.r
