@@ -248,15 +248,13 @@ func (s *MemoryStore) sweepOpsLocked() bool {
 // its hex names, else of a digest of it.
 func toTableKey(op string) tableKey {
 	var id [16]byte
-	if len(op) != 2*len(id) {
-		sum := sha256.Sum256([]byte(op))
-		return tableKey(binary.LittleEndian.Uint64(sum[:8]))
+	if len(op) == 2*len(id) {
+		if _, err := hex.Decode(id[:], []byte(op)); err == nil {
+			return tableKey(binary.LittleEndian.Uint64(id[:8]))
+		}
 	}
-	if _, err := hex.Decode(id[:], []byte(op)); err != nil {
-		sum := sha256.Sum256([]byte(op))
-		return tableKey(binary.LittleEndian.Uint64(sum[:8]))
-	}
-	return tableKey(binary.LittleEndian.Uint64(id[:8]))
+	sum := sha256.Sum256([]byte(op))
+	return tableKey(binary.LittleEndian.Uint64(sum[:8]))
 }
 
 func (s *MemoryStore) removeLocked(el *list.Element) {

@@ -44,7 +44,7 @@ func errBatchesUnsupported(why string) *jsonrpc.Error {
 }
 
 // serveBatch serves a POST whose body is a JSON array.
-func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, acc accept) {
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, acc accept, addr string) {
 	msgs, err := h.parseBatch(body)
 	var pe *jsonrpc.ParseError
 	switch {
@@ -66,7 +66,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	xs := make([]*mcp.Exchange, len(msgs))
 	era := protocol.Stateful
 	for i, m := range msgs {
-		xs[i] = h.accept(m, r)
+		xs[i] = h.accept(m, r, addr)
 		if xs[i].Era() == protocol.Stateless {
 			era = protocol.Stateless
 		}

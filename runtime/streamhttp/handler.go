@@ -352,7 +352,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r = withPrincipal(r)
 	}
-	key := h.requester(r)
+	// The client's address, read once for the limits and the engine.
+	addr := h.clientAddr(r)
+	key := h.requester(r, addr)
 	if !h.enter(key) {
 		w.Header().Set("Connection", "close")
 		h.writeError(w, r, http.StatusTooManyRequests, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError,
@@ -362,12 +364,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer h.leave(key)
 	switch r.Method {
 	case http.MethodPost:
-		h.servePost(w, r)
+		h.servePost(w, r, addr)
 	case http.MethodGet:
-		x := h.srv.Accept(nil, h.via(r))
+		x := h.srv.Accept(nil, via(r, addr))
 		h.eras[x.Era()].get(w, r, &x)
 	case http.MethodDelete:
-		x := h.srv.Accept(nil, h.via(r))
+		x := h.srv.Accept(nil, via(r, addr))
 		h.eras[x.Era()].del(w, r, &x)
 	default:
 		allow := "GET, POST, DELETE"
@@ -386,7 +388,7 @@ func (h *Handler) isClosed() bool {
 }
 
 // servePost reads, checks and dispatches one message or a batch.
-func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, addr string) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(h.o.BodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
@@ -421,7 +423,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if jsonrpc.IsBatch(body) {
-		h.serveBatch(w, r, body, acc)
+		h.serveBatch(w, r, body, acc, addr)
 		return
 	}
 	msg, err := h.parse(body)
@@ -435,31 +437,33 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	// The engine reads the message once and picks its era; the header
 	// rules and the serving use what it found.
-	x := h.accept(msg, r)
+	x := h.accept(msg, r, addr)
 	h.eras[x.Era()].post(w, r, msg, x, acc)
 }
 
 // accept hands a message to the engine, which reads it and picks its era
-// (a response, which has no method, only gets the era of r).
-func (h *Handler) accept(msg *jsonrpc.Message, r *http.Request) *mcp.Exchange {
+// (a response, which has no method, only gets the era of r); addr is the
+// client's address (clientAddr).
+func (h *Handler) accept(msg *jsonrpc.Message, r *http.Request, addr string) *mcp.Exchange {
 	// One allocation holds the request and what the engine read of it.
 	c := &struct {
 		req jsonrpc.Request
 		x   mcp.Exchange
 	}{}
 	if msg.Kind != jsonrpc.KindRequest && msg.Kind != jsonrpc.KindNotification {
-		c.x = h.srv.Accept(nil, h.via(r))
+		c.x = h.srv.Accept(nil, via(r, addr))
 		return &c.x
 	}
 	c.req = jsonrpc.Request{ID: msg.ID, IsNotification: msg.Kind == jsonrpc.KindNotification, Method: msg.Method, Params: msg.Params}
-	c.x = h.srv.Accept(&c.req, h.via(r))
+	c.x = h.srv.Accept(&c.req, via(r, addr))
 	return &c.x
 }
 
-// via is what the transport tells the engine of a message besides it.
-func (h *Handler) via(r *http.Request) mcp.Via {
+// via is what the transport tells the engine of a message of request r
+// from the client at addr besides the message.
+func via(r *http.Request, addr string) mcp.Via {
 	return mcp.Via{Transport: mcp.TransportHTTP, Version: strings.TrimSpace(r.Header.Get(hdrProtocolVersion)),
-		Session: r.Header.Get(hdrSessionID) != "", Header: r.Header, Client: h.clientAddr(r)}
+		Session: r.Header.Get(hdrSessionID) != "", Header: r.Header, Client: addr}
 }
 
 // accept is what an Accept header allows.

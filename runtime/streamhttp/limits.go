@@ -51,22 +51,34 @@ const (
 	defaultMaxRequestsPerClient = 256
 )
 
-// requesterKey names a client for MaxRequestsPerClient, as clientKey
-// does, without building a string on each request.
+// requesterKey names a client without building a string on each request
+// (MaxRequestsPerClient); String is its key for the session limits.
 type requesterKey struct {
 	kind byte // 'k' ClientKey's, 'p' a principal, 'a' an address
 	name string
 }
 
-// requester is the requesterKey of the client r comes from.
-func (h *Handler) requester(r *http.Request) requesterKey {
+// String is the client's key: ClientKey's, "principal P" or "address A".
+func (k requesterKey) String() string {
+	switch k.kind {
+	case 'p':
+		return "principal " + k.name
+	case 'a':
+		return "address " + k.name
+	}
+	return k.name
+}
+
+// requester is the requesterKey of the client r comes from, at address
+// addr (clientAddr).
+func (h *Handler) requester(r *http.Request, addr string) requesterKey {
 	if h.o.ClientKey != nil {
 		return requesterKey{'k', h.o.ClientKey(r)}
 	}
 	if p := mcp.PrincipalFrom(r.Context()); p != "" {
 		return requesterKey{'p', p}
 	}
-	return requesterKey{'a', h.clientAddr(r)}
+	return requesterKey{'a', addr}
 }
 
 // enter counts a request of client key in progress; false when the client
@@ -101,13 +113,7 @@ type sessionSet struct {
 // clientKey names the client a request comes from, for the session
 // limits.
 func (h *Handler) clientKey(r *http.Request) string {
-	if h.o.ClientKey != nil {
-		return h.o.ClientKey(r)
-	}
-	if p := mcp.PrincipalFrom(r.Context()); p != "" {
-		return "principal " + p
-	}
-	return "address " + h.clientAddr(r)
+	return h.requester(r, h.clientAddr(r)).String()
 }
 
 // clientAddr is the address of the client a request comes from: its

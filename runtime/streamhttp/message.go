@@ -61,12 +61,18 @@ func (h *Handler) noID(r *http.Request) jsonrpc.NoID {
 
 // writeError writes a JSON-RPC error response to request r.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int, id jsonrpc.ID, hasID bool, je *jsonrpc.Error) {
+	writeJSON(w, limitedStatus(w, je, status), errorBody(id, hasID, h.noID(r), je))
+}
+
+// limitedStatus is status, unless je refuses a rate-limited request
+// (mcp.CodeRateLimited), whatever the step that refused it: then 429,
+// with Retry-After set on w.
+func limitedStatus(w http.ResponseWriter, je *jsonrpc.Error, status int) int {
 	if d, ok := mcp.RetryAfter(je); ok {
-		// Rate limited, whatever the step that refused it.
-		status = http.StatusTooManyRequests
 		setRetryAfter(w, d)
+		return http.StatusTooManyRequests
 	}
-	writeJSON(w, status, errorBody(id, hasID, h.noID(r), je))
+	return status
 }
 
 // asRPCError returns err as a *jsonrpc.Error; other errors are -32603

@@ -65,10 +65,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 			h.log.Error("streamhttp: handler failed", "method", msg.Method, "id", msg.ID.String(), "err", err)
 		}
 		body = errorBody(msg.ID, true, noID, je)
-		status = httpStatus(je)
-		if d, ok := mcp.RetryAfter(je); ok {
-			setRetryAfter(w, d)
-		}
+		status = limitedStatus(w, je, httpStatus(je))
 	}
 	out.final(status, body)
 }
@@ -194,8 +191,6 @@ func httpStatus(err *jsonrpc.Error) int {
 		return http.StatusNotFound
 	case jsonrpc.CodeInternalError:
 		return http.StatusInternalServerError
-	case mcp.CodeRateLimited:
-		return http.StatusTooManyRequests
 	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams,
 		mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
 		return http.StatusBadRequest
