@@ -11,7 +11,7 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-goclients test-redis vet interop-deps conformance bench bench-compare bench-blackbox demo-cluster bench-cluster fuzz clean
+.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-goclients test-redis test-telemetry vet interop-deps conformance bench bench-compare bench-blackbox demo-cluster bench-cluster fuzz clean
 
 all: build
 
@@ -26,7 +26,7 @@ generate:
 	cd $(EXAMPLE) && $(GO) generate ./...
 	cd $(HELLO) && $(GO) generate ./...
 
-## demo: generate, build, and show a Go client and the official TypeScript client talking to bin/everything, over stdio and Streamable HTTP
+## demo: generate, build, and show a Go client and the official TypeScript client talking to bin/everything, over stdio and Streamable HTTP, and one traced call as a span tree
 demo: build interop-deps
 	bin/everything-client --demo --server bin/everything
 	@echo
@@ -41,13 +41,16 @@ demo: build interop-deps
 	@echo
 	@echo "== the TypeScript client over Streamable HTTP, auto-negotiating the era"
 	scripts/with-http-server.sh interop/node.sh interop/ts-client.mjs --era auto --script smoke --http
+	@echo
+	@echo "== OpenTelemetry: a call whose tool asks the client for a completion, traced across both processes (OTLP/HTTP to a receiver of the client's)"
+	bin/everything-client --trace-demo --server bin/everything
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
 ## test: every test — the root module, the spec's history, the generated packages of all six revisions, the example with its interop peers, and the conformance suite
-test: vet test-go test-history test-spec test-example test-hello test-goclients test-redis conformance
+test: vet test-go test-history test-spec test-example test-hello test-goclients test-redis test-telemetry conformance
 
 test-go:
 	$(GO) test -race ./...
@@ -70,6 +73,10 @@ test-hello:
 ## test-goclients: bin/everything with the official go-sdk client and mcp-go's, every published revision, over stdio and HTTP (interop/goclients, a module of its own)
 test-goclients: build
 	cd interop/goclients && $(GO) vet ./... && MCPGEN_EVERYTHING=$(abspath bin/everything) $(GO) test -race -count=1 ./...
+
+## test-telemetry: the OpenTelemetry instrumentation (runtime/telemetry, a module of its own: its dependencies stay out of the root module); its end-to-end tests (bin/everything exporting OTLP to a receiver the test runs) are in test-example
+test-telemetry:
+	cd runtime/telemetry && $(GO) vet ./... && $(GO) test -race ./...
 
 ## test-redis: the Redis stores (runtime/store/redis, a module of its own) against a real redis-server the tests start; it must be installed (.ci/run installs it)
 test-redis:

@@ -176,12 +176,29 @@ func (g *generator) fulfil(f *jen.File) {
 		m := in.Method
 		params, results := g.signature(m)
 		iface := jen.Interface(jen.Id(goMethod(m)).Params(params...).Params(results...))
-		var arg jen.Code = jen.Id("req").Dot("Params")
+		var arg, sent jen.Code = nil, jen.Nil()
+		if pt := g.paramsType(m); pt != nil {
+			arg, sent = jen.Id("req").Dot("Params"), g.paramsArg(pt, jen.Id("req").Dot("Params"))
+		}
+		// The handler answers through protocol.ServeInput, which shows the
+		// input request to the session's middleware; res keeps its typed
+		// result.
+		call := []jen.Code{jen.Id("ctx")}
+		if arg != nil {
+			call = append(call, arg)
+		}
 		body := []jen.Code{
 			jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Id("h").Assert(iface),
 			jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "NoInputHandler").Call(jen.Lit(m.Name)))),
-			jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("x").Dot(goMethod(m)).Call(jen.Id("ctx"), arg),
+			jen.Var().Id("res").Add(g.replyCode(m)),
+			jen.List(jen.Id("_"), jen.Err()).Op(":=").Qual(protoPkg, "ServeInput").Call(jen.Id("ctx"), jen.Id("c"), jen.Lit(m.Name), sent,
+				jen.Func().Params(jen.Id("ctx").Qual(contextPkg, "Context")).Params(jen.Qual(wirePkg, "Marshaler"), jen.Error()).Block(
+					jen.Var().Err().Error(),
+					jen.List(jen.Id("res"), jen.Err()).Op("=").Id("x").Dot(goMethod(m)).Call(call...),
+					jen.Return(jen.Id("res"), jen.Err()),
+				)),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.If(jen.Id("res").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "NilResult").Call(jen.Lit(m.Name)))),
 		}
 		if m.Reply != nil {
 			// Only the result itself answers an input request (a task

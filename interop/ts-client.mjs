@@ -17,7 +17,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-const SCRIPTS = { smoke, progress, cancel, mrtr, sampling, elicitation };
+const SCRIPTS = { smoke, progress, cancel, mrtr, sampling, elicitation, trace };
 const ERAS = {
   legacy: { mode: 'legacy' },
   modern: { mode: { pin: '2026-07-28' } },
@@ -202,6 +202,25 @@ async function elicitation(client, out) {
   check(!result.isError, `isError result: ${out.text}`);
   check(out.elicitationRequests.length > 0, 'the server never sent elicitation/create');
   check(out.text !== '', 'empty result text');
+}
+
+// trace sends W3C trace context in params._meta (as the OpenTelemetry MCP
+// conventions and SEP-414 say): the server's spans must continue the trace
+// (the test reads them from its OTLP receiver). In the legacy era it also
+// calls test_sampling and records the traceparent of the server's
+// sampling/createMessage, which must be in the same trace.
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+async function trace(client, out) {
+  out.traceId = TRACE_ID;
+  out.parentSpanId = '00f067aa0ba902b7';
+  const _meta = { traceparent: `00-${TRACE_ID}-${out.parentSpanId}-01`, tracestate: 'mcpgen=ts-client' };
+  const echo = await client.callTool({ name: 'echo', arguments: { text: 'traced' }, _meta });
+  out.echo = onlyText(echo, 'echo');
+  if (out.era === 'legacy') {
+    const r = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hi' }, _meta });
+    check(!r.isError, `test_sampling: ${allText(r)}`);
+    out.samplingTraceparents = out.samplingRequests.map((p) => p?._meta?.traceparent ?? null);
+  }
 }
 
 // ---- main ----

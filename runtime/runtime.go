@@ -43,3 +43,10 @@ const SupportsGeneratedVersion3 = true
 // member, and Validate checks it with wire.Valid. The runtime still builds
 // version 3 code.
 const SupportsGeneratedVersion4 = true
+
+// SupportsGeneratedVersion5 is referenced by code generated for version 5
+// of the contract: a generated client answers the input requests of a
+// multi round-trip request through protocol.ServeInput, so that the
+// session's middleware sees them (a span per input round, say). The
+// runtime still builds versions 3 and 4.
+const SupportsGeneratedVersion5 = true

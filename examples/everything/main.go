@@ -17,6 +17,7 @@ import (
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/ratelimit"
+	"github.com/mcpgen/mcpgen/runtime/telemetry"
 	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	redisstore "github.com/mcpgen/mcpgen/runtime/store/redis"
@@ -57,7 +58,26 @@ func run() error {
 		level = slog.LevelDebug
 	}
 	// stdout carries only MCP messages: logs go to stderr.
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	var logHandler slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})
+
+	// With OTEL_EXPORTER_OTLP_ENDPOINT set, traces and metrics go there
+	// (OTLP, http/protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL says grpc),
+	// and log records name the trace and span of their request.
+	export, err := telemetry.FromEnv(context.Background(), "everything", telemetry.Options{})
+	if err != nil {
+		return err
+	}
+	if export != nil {
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := export.Shutdown(ctx); err != nil {
+				fmt.Fprintln(os.Stderr, "everything: flushing telemetry:", err)
+			}
+		}()
+		logHandler = telemetry.LogHandler(logHandler)
+	}
+	logger := slog.New(logHandler)
 
 	var keys *resume.KeyRing
 	if *resumeKeys != "" {
@@ -104,6 +124,9 @@ func run() error {
 			o.Limiter = redisstore.NewRateLimiter(shared.redis, redisstore.Options{}, limit)
 		}
 		shared.rateLimit = ratelimit.Middleware(o)
+	}
+	if export != nil {
+		shared.telemetry = export.Telemetry
 	}
 	srv, err := newEverything(logger, rt.ValidateResultsAuto, keys, shared, strings.FieldsFunc(*revisions, func(r rune) bool { return r == ',' }))
 	if err != nil {
@@ -162,7 +185,7 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 			return nil, fmt.Errorf("--revisions %s: none of them is served (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)", strings.Join(only, ","))
 		}
 	}
-	srv, err := rt.NewServer(rt.ServerOptions{
+	opts := rt.ServerOptions{
 		Name:            "everything",
 		Title:           "mcpgen everything server",
 		Version:         "0.1.0",
@@ -175,7 +198,11 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 		ValidateResults: validate,
 		Logger:          logger,
 		Middleware:      middleware(shared.rateLimit),
-	}, mounts...)
+	}
+	if shared.telemetry != nil {
+		shared.telemetry.InstrumentServer(&opts)
+	}
+	srv, err := rt.NewServer(opts, mounts...)
 	if err != nil {
 		return nil, err
 	}
@@ -229,4 +256,6 @@ type sharedState struct {
 	// rateLimit limits each client's requests (nil: no limit); with
 	// Redis its buckets are shared.
 	rateLimit rt.Middleware
+	// telemetry traces and measures every message (nil: none).
+	telemetry *telemetry.Telemetry
 }

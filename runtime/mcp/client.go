@@ -101,6 +101,9 @@ type ClientOptions struct {
 	// results are reused only by calls of the same context, "public" ones
 	// by all. Without it, private results are not cached.
 	CachePartition func(ctx context.Context) string
+	// OnSessionEnd, when set, learns when the session ends (Close), from
+	// when it connected (session metrics, say).
+	OnSessionEnd func(SessionEnd)
 }
 
 // ClientSession is a client's conversation with one server: the Caller
@@ -138,6 +141,8 @@ type ClientSession struct {
 	incoming, outgoing MessageHandler
 	recover            bool
 	transport          string // the transport's name, if it tells
+	opened             time.Time
+	closed             atomic.Bool
 }
 
 // ProgressUpdate is one notifications/progress for a call.
@@ -282,8 +287,14 @@ func (cs *ClientSession) AcceptsTasks() bool { return cs.opts.Tasks != nil }
 // input requests.
 func (cs *ClientSession) Handler() any { return cs.mount.Handler }
 
-// Close closes the connection.
-func (cs *ClientSession) Close() error { return cs.conn.Close() }
+// Close closes the connection; ClientOptions.OnSessionEnd learns of it
+// once.
+func (cs *ClientSession) Close() error {
+	if !cs.closed.Swap(true) && cs.opts.OnSessionEnd != nil && cs.mount != nil {
+		cs.opts.OnSessionEnd(SessionEnd{Revision: cs.version, Transport: cs.transport, Duration: time.Since(cs.opened)})
+	}
+	return cs.conn.Close()
+}
 
 // OnNotification sets a function to receive the server's notifications
 // that the handler does not take (and every notification when it is nil).
@@ -423,6 +434,17 @@ func (cs *ClientSession) receive(ctx context.Context, req *jsonrpc.Request) (res
 	}
 	m := &Message{method: req.Method, id: req.ID, notification: req.IsNotification, params: req.Params, revision: cs.version, transport: cs.transport}
 	m.call = func(ctx context.Context) (wire.Marshaler, error) { return cs.handle(ctx, req) }
+	return cs.incoming(ctx, m)
+}
+
+// ServeInput implements protocol.InputServer: an input request the
+// session's handler answers (a round of a multi round-trip request) is an
+// incoming message to the session's middleware.
+func (cs *ClientSession) ServeInput(ctx context.Context, method string, params wire.Marshaler, serve func(context.Context) (wire.Marshaler, error)) (wire.Marshaler, error) {
+	if cs.incoming == nil {
+		return serve(ctx)
+	}
+	m := &Message{method: method, send: params, revision: cs.version, transport: cs.transport, call: serve}
 	return cs.incoming(ctx, m)
 }
 

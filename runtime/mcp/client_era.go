@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/protocol"
@@ -227,6 +228,7 @@ func (cs *ClientSession) supported(data wire.Raw) *Mount {
 // use makes m the session's revision, spoken in era e.
 func (cs *ClientSession) use(m *Mount, e clientEra) {
 	cs.mount, cs.era, cs.version = m, e, m.Protocol.Revision
+	cs.opened = time.Now()
 	cs.caps = cs.opts.Capabilities
 	if len(cs.caps) == 0 {
 		cs.caps = clientCapabilities(m, cs.tasks != nil)

@@ -53,7 +53,7 @@ func (statefulEra) serve(ctx context.Context, x Exchange, sess *Session, out Out
 		return nil, errNoSession
 	}
 	if x.opens {
-		return sess.initialize(ctx, in)
+		return sess.initialize(ctx, in, x.via.Transport)
 	}
 	rt := sess.route(method)
 	sess.mu.Lock()

@@ -45,8 +45,11 @@ type requestMeta struct {
 	clientCaps      wire.Raw // 2026: per request
 	logLevel        string
 	progressToken   wire.StringOrInt
-	hasLogLevel     bool
-	hasProgress     bool
+	// traceparent and tracestate are the W3C trace context a peer
+	// propagates in _meta (Message.MetaString), views of the params.
+	traceparent, tracestate string
+	hasLogLevel             bool
+	hasProgress             bool
 	// badProgress reports a progressToken that is neither a string nor an
 	// integer (the schema's ProgressToken): the request gets -32602 even
 	// where no generated decoder reads its params (a catalog's tools/call).
@@ -181,6 +184,16 @@ func (m *requestMeta) decode(d *wire.Decoder) error {
 			if d.Peek() == wire.String {
 				m.logLevel, err = d.Str()
 				m.hasLogLevel = err == nil
+				return err
+			}
+		case "traceparent":
+			if d.Peek() == wire.String {
+				m.traceparent, err = d.Str()
+				return err
+			}
+		case "tracestate":
+			if d.Peek() == wire.String {
+				m.tracestate, err = d.Str()
 				return err
 			}
 		case "progressToken":

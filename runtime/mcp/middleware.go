@@ -120,6 +120,36 @@ func (m *Message) Revision() string { return m.revision }
 // custom transport).
 func (m *Message) Transport() string { return m.transport }
 
+// MetaString is the string member key of an incoming message's
+// params._meta: how middleware reads context its peer propagates (the W3C
+// traceparent and tracestate, say, which the runtime reads as it
+// classifies a request; other keys are looked up when asked for). It is
+// "" and false when the member is absent or not a string, and for an
+// outgoing message.
+func (m *Message) MetaString(key string) (string, bool) {
+	if m.outgoing {
+		return "", false
+	}
+	if m.x.in.req != nil {
+		switch key {
+		case "traceparent":
+			return m.x.in.meta.traceparent, m.x.in.meta.traceparent != ""
+		case "tracestate":
+			return m.x.in.meta.tracestate, m.x.in.meta.tracestate != ""
+		}
+	}
+	params := m.Params()
+	if len(params) == 0 {
+		return "", false
+	}
+	d := wire.NewDecoder(params)
+	kind, v, err := d.PeekMember("_meta", key)
+	if err != nil || kind != wire.String {
+		return "", false
+	}
+	return string(v), true
+}
+
 // SetMeta sets member key of an outgoing message's params._meta to
 // value (one JSON value) when it is sent, over whatever _meta the params
 // carry: how middleware carries context to the peer (trace context, say).
@@ -218,7 +248,7 @@ type outView struct {
 func (v *outView) view(method string, params wire.Marshaler, notification bool) *Message {
 	m := &Message{method: method, send: params, notification: notification, outgoing: true, transport: v.transport, principal: v.principal, revision: v.revision}
 	if v.sess != nil {
-		m.session, m.revision, m.principal = v.sess.ID(), v.sess.Version(), v.sess.Principal()
+		v.sess.describe(m)
 	}
 	return m
 }

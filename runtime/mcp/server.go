@@ -75,6 +75,9 @@ type ServerOptions struct {
 	// Middleware wraps every message the server receives and sends (see
 	// Middleware); the first wraps the others.
 	Middleware []Middleware
+	// OnSessionEnd, when set, learns of each stateful session that ends
+	// (session metrics, say).
+	OnSessionEnd func(SessionEnd)
 	// NoRecovery turns off the recovery from panics the server installs
 	// innermost (see Recovery): a panicking handler then crashes the
 	// process.

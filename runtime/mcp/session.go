@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
@@ -40,6 +41,29 @@ type Session struct {
 	id string
 	// memo holds what Request.Memo computed for the session.
 	memo map[any]any
+	// transport and opened are the transport initialize came on and when
+	// it was answered (SessionEnd).
+	transport string
+	opened    time.Time
+}
+
+// SessionEnd describes a stateful session that ended, as this process saw
+// it (ServerOptions.OnSessionEnd, ClientOptions.OnSessionEnd): for
+// session metrics.
+type SessionEnd struct {
+	// ID is the transport's name of the session ("" on stdio).
+	ID string
+	// Revision is the protocol revision it spoke.
+	Revision string
+	// Transport is the transport it travelled on (TransportStdio,
+	// TransportHTTP; "" when the runtime does not know it).
+	Transport string
+	// Principal is who opened it ("" for none).
+	Principal string
+	// Duration is how long it lasted here: from initialize (on a server,
+	// or from when this instance took the session over from a shared
+	// store) until it ended.
+	Duration time.Duration
 }
 
 // NewSession starts a stateful session whose client is reached through
@@ -62,14 +86,24 @@ func (sess *Session) SetPeer(peer Caller, cancel func(jsonrpc.ID) bool) {
 	sess.mu.Unlock()
 }
 
-// Close ends the session.
+// Close ends the session; ServerOptions.OnSessionEnd learns of it once,
+// if it was initialized.
 func (sess *Session) Close() {
 	sess.mu.Lock()
+	was := sess.closed
 	sess.closed = true
+	var end SessionEnd
+	report := !was && sess.initialized && sess.srv.opts.OnSessionEnd != nil
+	if report {
+		end = SessionEnd{ID: sess.id, Revision: sess.mount.Protocol.Revision, Transport: sess.transport, Principal: sess.principal, Duration: time.Since(sess.opened)}
+	}
 	sess.mu.Unlock()
 	sess.srv.mu.Lock()
 	delete(sess.srv.sessions, sess)
 	sess.srv.mu.Unlock()
+	if report {
+		sess.srv.opts.OnSessionEnd(end)
+	}
 }
 
 // route returns the route of method name in the session's revision
@@ -151,6 +185,16 @@ func (sess *Session) Principal() string {
 	return sess.principal
 }
 
+// describe sets what the session tells middleware of a message it sends.
+func (sess *Session) describe(m *Message) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	m.session, m.principal, m.transport = sess.id, sess.principal, sess.transport
+	if sess.mount != nil {
+		m.revision = sess.mount.Protocol.Revision
+	}
+}
+
 // The session is the client of its requests.
 func (sess *Session) peerVersion() string              { return sess.Version() }
 func (sess *Session) peerCaps() wire.Raw               { return sess.ClientCapabilities() }
@@ -168,7 +212,7 @@ var errOtherPrincipal = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session no
 var errNotInitialized = jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 	"no session: send initialize first (only ping may precede it), or make the request stateless with _meta "+MetaProtocolVersion)
 
-func (sess *Session) initialize(ctx context.Context, in *inbound) (wire.Marshaler, error) {
+func (sess *Session) initialize(ctx context.Context, in *inbound, transport string) (wire.Marshaler, error) {
 	if in.req.IsNotification {
 		return nil, nil
 	}
@@ -215,6 +259,7 @@ func (sess *Session) initialize(ctx context.Context, in *inbound) (wire.Marshale
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is already initialized")
 	}
 	sess.mount, sess.initialized = mount, true
+	sess.transport, sess.opened = transport, time.Now()
 	sess.principal = PrincipalFrom(ctx)
 	sess.clientCaps, sess.clientInfo = caps, info
 	sess.changes++
@@ -242,7 +287,8 @@ func (sess *Session) initialize(ctx context.Context, in *inbound) (wire.Marshale
 // The runtime's routes of the stateful lifecycle and utilities.
 
 func serveInitialize(rc *reqCtx) (wire.Marshaler, error) {
-	return rc.r.session().initialize(rc, &rc.r.in)
+	sess := rc.r.session()
+	return sess.initialize(rc, &rc.r.in, sess.transport)
 }
 
 func serveInitialized(rc *reqCtx) (wire.Marshaler, error) {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -73,7 +74,7 @@ func (s *Server) RestoreSession(st SessionState, peer Caller, cancel func(jsonrp
 	sess := s.NewSession(peer, cancel)
 	sess.mu.Lock()
 	sess.mount, sess.initialized, sess.ready = m, true, st.Ready
-	sess.principal = st.Principal
+	sess.principal, sess.transport, sess.opened = st.Principal, TransportHTTP, time.Now()
 	sess.clientCaps, sess.clientInfo = st.ClientCapabilities, st.ClientInfo
 	if st.LogLevel != "" {
 		sess.logLevel = st.LogLevel

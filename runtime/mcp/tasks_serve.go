@@ -616,6 +616,29 @@ func withRelatedTask(b wire.Raw, id string) wire.Raw {
 	return append(wire.Raw(nil), e.Bytes()...)
 }
 
+// ToolResultFailed reports a tools/call result (as JSON) whose isError is
+// true: a tool execution error.
+func ToolResultFailed(b wire.Raw) bool { return isErrorResult(b) }
+
+// ResultJSON returns a result's JSON when the result is JSON already (a
+// wire.Raw, or what the runtime wrote from a Catalog), for middleware that
+// reads a result without encoding it; ok is false for other results.
+func ResultJSON(res wire.Marshaler) (raw wire.Raw, ok bool) {
+	switch r := res.(type) {
+	case wire.Raw:
+		return r, true
+	case *wire.Raw:
+		if r != nil {
+			return *r, true
+		}
+	case *writtenResult:
+		if r != nil {
+			return r.raw, true
+		}
+	}
+	return nil, false
+}
+
 // isErrorResult reports a tool result with isError true.
 func isErrorResult(b wire.Raw) bool {
 	isErr := false

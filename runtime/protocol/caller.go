@@ -26,3 +26,21 @@ func HandlerOf(c Caller) any {
 	}
 	return nil
 }
+
+// ServeInput answers an input request of a multi round-trip request (an
+// InputRequiredResult's) with serve, through the client session's
+// middleware when c has some (c implements InputServer): the request is an
+// incoming message to it, with params. Generated clients call it for each
+// input request they fulfil (generated-code version 5).
+func ServeInput(ctx context.Context, c Caller, method string, params wire.Marshaler, serve func(context.Context) (wire.Marshaler, error)) (wire.Marshaler, error) {
+	if s, ok := c.(InputServer); ok {
+		return s.ServeInput(ctx, method, params, serve)
+	}
+	return serve(ctx)
+}
+
+// InputServer is implemented by client sessions that show the input
+// requests they answer to their middleware (mcp.ClientSession).
+type InputServer interface {
+	ServeInput(ctx context.Context, method string, params wire.Marshaler, serve func(context.Context) (wire.Marshaler, error)) (wire.Marshaler, error)
+}

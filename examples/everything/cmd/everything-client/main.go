@@ -18,9 +18,12 @@ func main() {
 	demo := flag.Bool("demo", false, "start a server and show a session with it in each era")
 	server := flag.String("server", "bin/everything", "the server to start with --demo")
 	url := flag.String("url", "", "with --demo, talk to the server at this Streamable HTTP `URL` instead of starting one")
+	traceDemo := flag.Bool("trace-demo", false, "start the server with OpenTelemetry export to a receiver of this program, call a tool that asks the client for a completion, and print the trace of both processes")
 	flag.Parse()
 	var err error
 	switch {
+	case *traceDemo:
+		err = runTraceDemo(*server)
 	case *demo:
 		err = runDemo(*server, *url)
 	case os.Getenv("MCP_CONFORMANCE_SCENARIO") != "" && flag.NArg() > 0:

@@ -1,0 +1,162 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+)
+
+// Export is the instrumentation FromEnv set up, with the providers that
+// export what it records; Shutdown flushes them.
+type Export struct {
+	*Telemetry
+	// TracerProvider and MeterProvider export over OTLP (a no-op one for
+	// a signal whose exporter is "none").
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+
+	shutdown []func(context.Context) error
+}
+
+// Shutdown flushes and stops the exporters: call it before the program
+// exits (after the server or client has drained), or spans are lost.
+func (x *Export) Shutdown(ctx context.Context) error {
+	if x == nil {
+		return nil
+	}
+	var errs []error
+	for _, f := range x.shutdown {
+		errs = append(errs, f(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// FromEnv sets up tracing and metrics the way OpenTelemetry SDKs are
+// configured, from the standard environment, and returns nil (and no
+// error) when it asks for nothing: no OTLP endpoint is set, or
+// OTEL_SDK_DISABLED is true. It honours
+//
+//   - OTEL_EXPORTER_OTLP_ENDPOINT (and the _TRACES_ and _METRICS_
+//     variants), _HEADERS, _TIMEOUT, _INSECURE, as the OTLP exporters read
+//     them;
+//   - OTEL_EXPORTER_OTLP_PROTOCOL (and per signal): http/protobuf (the
+//     default) or grpc;
+//   - OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER: otlp (the default)
+//     or none;
+//   - OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (service defaults to
+//     service.name);
+//   - OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (default
+//     parentbased_always_on), OTEL_BSP_*, OTEL_METRIC_EXPORT_INTERVAL, as
+//     the SDK reads them;
+//
+// and uses the W3C trace context in params._meta. o's providers and
+// propagator are replaced; its other fields are kept.
+func FromEnv(ctx context.Context, service string, o Options) (*Export, error) {
+	if strings.EqualFold(os.Getenv("OTEL_SDK_DISABLED"), "true") {
+		return nil, nil
+	}
+	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" &&
+		os.Getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") == "" {
+		return nil, nil
+	}
+	res, err := resource.New(ctx,
+		resource.WithAttributes(attribute.String("service.name", service)),
+		resource.WithFromEnv(), resource.WithTelemetrySDK())
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: the resource: %w", err)
+	}
+	x := &Export{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()}
+	if exporterOn("OTEL_TRACES_EXPORTER") {
+		exp, err := traceExporter(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		x.TracerProvider = tp
+		x.shutdown = append(x.shutdown, tp.Shutdown)
+	}
+	if exporterOn("OTEL_METRICS_EXPORTER") {
+		exp, err := metricExporter(ctx)
+		if err != nil {
+			_ = x.Shutdown(ctx)
+			return nil, err
+		}
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
+		x.MeterProvider = mp
+		x.shutdown = append(x.shutdown, mp.Shutdown)
+	}
+	o.TracerProvider, o.MeterProvider, o.Propagator = x.TracerProvider, x.MeterProvider, propagation.TraceContext{}
+	x.Telemetry = New(o)
+	return x, nil
+}
+
+// exporterOn reports a signal whose exporter (env) is otlp, or unset.
+func exporterOn(env string) bool {
+	v := strings.TrimSpace(os.Getenv(env))
+	return v == "" || v == "otlp"
+}
+
+// protocol is the OTLP protocol of signal ("TRACES", "METRICS").
+func protocol(signal string) (string, error) {
+	p := os.Getenv("OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL")
+	if p == "" {
+		p = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	}
+	switch p {
+	case "", "http/protobuf":
+		return "http/protobuf", nil
+	case "grpc":
+		return p, nil
+	}
+	return "", fmt.Errorf("telemetry: OTEL_EXPORTER_OTLP_PROTOCOL %q is not supported (use http/protobuf or grpc)", p)
+}
+
+func traceExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
+	p, err := protocol("TRACES")
+	if err != nil {
+		return nil, err
+	}
+	var exp sdktrace.SpanExporter
+	if p == "grpc" {
+		exp, err = otlptracegrpc.New(ctx)
+	} else {
+		exp, err = otlptracehttp.New(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: the OTLP trace exporter (%s): %w", p, err)
+	}
+	return exp, nil
+}
+
+func metricExporter(ctx context.Context) (sdkmetric.Exporter, error) {
+	p, err := protocol("METRICS")
+	if err != nil {
+		return nil, err
+	}
+	var exp sdkmetric.Exporter
+	if p == "grpc" {
+		exp, err = otlpmetricgrpc.New(ctx)
+	} else {
+		exp, err = otlpmetrichttp.New(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: the OTLP metric exporter (%s): %w", p, err)
+	}
+	return exp, nil
+}
