@@ -17,11 +17,11 @@ import (
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/ratelimit"
-	"github.com/mcpgen/mcpgen/runtime/telemetry"
 	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	redisstore "github.com/mcpgen/mcpgen/runtime/store/redis"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/mcpgen/mcpgen/runtime/telemetry"
 	goredis "github.com/redis/go-redis/v9"
 
 	v24 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20241105via20260728"
