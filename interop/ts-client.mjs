@@ -13,6 +13,7 @@
 // pretty-printed, or a single line with --json). On failure it still prints what it
 // observed with ok:false and error, writes the error to stderr and exits 1.
 // Usage errors exit 2. The whole script is bounded by --timeout (default 20000 ms).
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -209,11 +210,11 @@ async function elicitation(client, out) {
 // (the test reads them from its OTLP receiver). In the legacy era it also
 // calls test_sampling and records the traceparent of the server's
 // sampling/createMessage, which must be in the same trace.
-const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 async function trace(client, out) {
-  out.traceId = TRACE_ID;
-  out.parentSpanId = '00f067aa0ba902b7';
-  const _meta = { traceparent: `00-${TRACE_ID}-${out.parentSpanId}-01`, tracestate: 'mcpgen=ts-client' };
+  // A new trace each run (a random version-4 UUID is 32 hex digits).
+  out.traceId = randomUUID().replaceAll('-', '');
+  out.parentSpanId = randomUUID().replaceAll('-', '').slice(0, 16);
+  const _meta = { traceparent: `00-${out.traceId}-${out.parentSpanId}-01`, tracestate: 'mcpgen=ts-client' };
   const echo = await client.callTool({ name: 'echo', arguments: { text: 'traced' }, _meta });
   out.echo = onlyText(echo, 'echo');
   if (out.era === 'legacy') {

@@ -476,14 +476,20 @@ func TestTraceAcrossInstances(t *testing.T) {
 // TestTypeScriptClientTrace: the official TypeScript client sends
 // traceparent and tracestate in params._meta (as a client instrumented by
 // the conventions does); bin/everything's spans are children of its span,
-// in both eras, and the server's sampling request carries the trace on to
+// in both eras, over stdio and Streamable HTTP, and the server's sampling request carries the trace on to
 // the client.
 func TestTypeScriptClientTrace(t *testing.T) {
 	interopDir(t)
 	recv := otlpEnv(t)
-	for _, era := range []string{"legacy", "modern"} {
-		t.Run(era, func(t *testing.T) {
-			r := tsClient(t, "--era", era, "--stdio", binary, "--script", "trace")
+	url := startHTTP(t)
+	for _, tc := range []struct{ era, transport string }{{"legacy", "stdio"}, {"modern", "stdio"}, {"legacy", "http"}, {"modern", "http"}} {
+		era := tc.era
+		t.Run(tc.transport+"/"+era, func(t *testing.T) {
+			args := []string{"--era", era, "--stdio", binary, "--script", "trace"}
+			if tc.transport == "http" {
+				args = []string{"--era", era, "--http", url, "--script", "trace"}
+			}
+			r := tsClient(t, args...)
 			traceID, parent := r["traceId"].(string), r["parentSpanId"].(string)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()

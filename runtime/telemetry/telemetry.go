@@ -8,12 +8,17 @@
 // log records that carry the trace and span of the request they are
 // written for (LogHandler).
 //
+// A span starts named by its method, which is what a sampler sees, and is
+// renamed "{method} {target}" once it is recorded: a span that is not
+// recorded costs no name. An incoming context is the span's parent, a
+// link, or nothing (Options.Parent).
+//
 // It is installed as one middleware:
 //
 //	tel := telemetry.New(telemetry.Options{})   // the global providers
 //	tel.InstrumentServer(&serverOptions)        // or InstrumentClient
 //
-// and Setup configures the providers from the standard OTEL_* environment
+// and FromEnv configures the providers from the standard OTEL_* environment
 // (OTLP export over http/protobuf or gRPC) for programs that want nothing
 // more. The package is a module of its own, so that the OpenTelemetry
 // dependencies stay out of programs that do not use it.
@@ -144,7 +149,6 @@ func (t *Telemetry) Middleware() mcp.Middleware {
 // trace context the peer sent, as Options.Parent says.
 func (t *Telemetry) receive(ctx context.Context, m *mcp.Message, next mcp.MessageHandler) (wire.Marshaler, error) {
 	start := t.metrics.start(ctx, m)
-	target := t.target(m, m.Name())
 	opts := t.serverKind
 	if _, ok := m.MetaString("traceparent"); ok && t.opts.Parent != Ignore {
 		remote := t.prop.Extract(ctx, metaCarrier{m})
@@ -154,8 +158,14 @@ func (t *Telemetry) receive(ctx context.Context, m *mcp.Message, next mcp.Messag
 			opts = append(slices.Clip(opts), trace.WithNewRoot(), trace.WithLinks(trace.Link{SpanContext: sc}))
 		}
 	}
-	ctx, span := t.tracer.Start(ctx, spanName(m.Method(), target), opts...)
+	// The span starts named by its method (the name the sampler sees,
+	// without an allocation for spans that are not recorded) and gets its
+	// target when it is recorded.
+	ctx, span := t.tracer.Start(ctx, m.Method(), opts...)
 	if span.IsRecording() {
+		if target := t.target(m, m.Name()); target != "" {
+			span.SetName(spanName(m.Method(), target))
+		}
 		span.SetAttributes(t.attributes(m, m.Name())...)
 	}
 	res, err := next(ctx, m)

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/mcpgen/mcpgen/runtime/telemetry"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
@@ -19,11 +20,23 @@ import (
 
 // runDemo shows one session per era with the server: over stdio (it
 // starts server), or over Streamable HTTP when url is set.
-func runDemo(server, url string) error {
+//
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, its calls are traced and
+// measured, and exported there (telemetry.FromEnv).
+func runDemo(server, url string) (err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	export, err := telemetry.FromEnv(ctx, "everything-client", telemetry.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if e := export.Shutdown(context.WithoutCancel(ctx)); err == nil && e != nil {
+			err = fmt.Errorf("flushing telemetry: %w", e)
+		}
+	}()
 	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
-		if err := demoEra(ctx, server, url, era); err != nil {
+		if err := demoEra(ctx, server, url, era, export); err != nil {
 			return err
 		}
 	}
@@ -44,7 +57,7 @@ func jsonOf(v wire.Marshaler) string {
 	return s
 }
 
-func demoEra(ctx context.Context, server, url string, era rt.Era) error {
+func demoEra(ctx context.Context, server, url string, era rt.Era, export *telemetry.Export) error {
 	name := map[rt.Era]string{rt.Legacy: "stateful (initialize)", rt.Modern: "stateless (_meta on every request)"}[era]
 	var transport rt.ClientTransport = &stdio.CommandTransport{Path: server, Stderr: os.Stderr}
 	if url != "" {
@@ -53,9 +66,11 @@ func demoEra(ctx context.Context, server, url string, era rt.Era) error {
 	} else {
 		show("\n== %s over stdio: %s", name, server)
 	}
-	cs, err := rt.Connect(ctx, transport,
-		rt.ClientOptions{Name: "everything-client", Version: "0.1.0", Era: era},
-		v25.Mount(legacyHandler{}), v26.Mount(modernHandler{}))
+	opts := rt.ClientOptions{Name: "everything-client", Version: "0.1.0", Era: era}
+	if export != nil {
+		export.InstrumentClient(&opts)
+	}
+	cs, err := rt.Connect(ctx, transport, opts, v25.Mount(legacyHandler{}), v26.Mount(modernHandler{}))
 	if err != nil {
 		return err
 	}
