@@ -23,7 +23,7 @@ type instruments struct {
 	serverOp, clientOp           metric.Float64Histogram
 	serverSession, clientSession metric.Float64Histogram
 
-	sets  sync.Map // opKey → attribute.Set
+	sets  sync.Map // opKey → []metric.RecordOption: the attribute set, as an option made once
 	nsets atomic.Int64
 }
 
@@ -74,13 +74,13 @@ func (in *instruments) operation(ctx context.Context, m *mcp.Message, name strin
 		name = ""
 	}
 	k := opKey{outgoing: m.Outgoing(), method: m.Method(), name: name, revision: m.Revision(), transport: m.Transport(), errType: o.errorType, code: o.statusCode}
-	h.Record(ctx, d.Seconds(), metric.WithAttributeSet(in.set(k)))
+	h.Record(ctx, d.Seconds(), in.set(k)...)
 }
 
-// set returns the attribute set of k, made once.
-func (in *instruments) set(k opKey) attribute.Set {
+// set returns the attribute set of k as a record option, made once.
+func (in *instruments) set(k opKey) []metric.RecordOption {
 	if s, ok := in.sets.Load(k); ok {
-		return s.(attribute.Set)
+		return s.([]metric.RecordOption)
 	}
 	as := make([]attribute.KeyValue, 0, 8)
 	as = append(as, keyMethod.String(k.method))
@@ -110,7 +110,7 @@ func (in *instruments) set(k opKey) attribute.Set {
 	if k.code != "" {
 		as = append(as, keyStatusCode.String(k.code))
 	}
-	s := attribute.NewSet(as...)
+	s := []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(as...))}
 	if in.nsets.Load() < maxSets {
 		if _, loaded := in.sets.LoadOrStore(k, s); !loaded {
 			in.nsets.Add(1)
