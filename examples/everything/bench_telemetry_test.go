@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,11 +12,9 @@ import (
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/ratelimit"
-	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/telemetry"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
-	bridge25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125via20260728"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
@@ -69,21 +66,9 @@ func BenchmarkOperations(b *testing.B) {
 			}},
 		} {
 			b.Run(era.name+"/"+row.name, func(b *testing.B) {
-				f := newFixtures(nil)
-				opts := rt.ServerOptions{Name: "everything", Version: "bench", Catalog: f.set, NoRecovery: true,
-					ValidateResults: rt.ValidateResultsOff, Logger: slog.New(slog.DiscardHandler)}
-				defer row.setup(&opts)()
-				srv, err := rt.NewServer(opts, bridge25.Mount(&handlers{f}), v26.Mount(&handlers{f}))
-				if err != nil {
-					b.Fatal(err)
-				}
-				cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: era.era},
-					v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer cs.Close()
-				inFlight(b, 16, echoCall(cs))
+				opts := rt.ServerOptions{NoRecovery: true}
+				b.Cleanup(row.setup(&opts))
+				inFlight(b, 16, echoCall(benchSession(b, opts, era.era)))
 			})
 		}
 	}

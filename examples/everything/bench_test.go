@@ -84,6 +84,26 @@ func loopEcho(b *testing.B, cs *rt.ClientSession) {
 	}
 }
 
+// benchSession is a session of era with the everything server in
+// process over stdio pipes, served with opts (and its catalog, without
+// result validation or logs); it closes when b ends.
+func benchSession(b *testing.B, opts rt.ServerOptions, era rt.Era) *rt.ClientSession {
+	f := newFixtures(nil)
+	opts.Name, opts.Version, opts.Catalog = "everything", "bench", f.set
+	opts.ValidateResults, opts.Logger = rt.ValidateResultsOff, slog.New(slog.DiscardHandler)
+	srv, err := rt.NewServer(opts, bridge25.Mount(&handlers{f}), v26.Mount(&handlers{f}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: era},
+		v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // BenchmarkResultValidation is what ServerOptions.ValidateResults adds to
 // each result: its generated Validate, for the echo result and for the
 // fixture's tools/list result (every tool, schemas included).
@@ -138,21 +158,7 @@ func BenchmarkMiddleware(b *testing.B) {
 			{"ratelimit", rt.ServerOptions{Middleware: []rt.Middleware{ratelimit.Middleware(ratelimit.Options{Limit: ratelimit.Limit{Rate: 1e9, Burst: 1e9}})}}},
 		} {
 			b.Run(era.name+"/"+mw.name, func(b *testing.B) {
-				f := newFixtures(nil)
-				opts := mw.opts
-				opts.Name, opts.Version, opts.Catalog = "everything", "bench", f.set
-				opts.ValidateResults, opts.Logger = rt.ValidateResultsOff, slog.New(slog.DiscardHandler)
-				srv, err := rt.NewServer(opts, bridge25.Mount(&handlers{f}), v26.Mount(&handlers{f}))
-				if err != nil {
-					b.Fatal(err)
-				}
-				cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: era.era},
-					v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer cs.Close()
-				loopEcho(b, cs)
+				loopEcho(b, benchSession(b, mw.opts, era.era))
 			})
 		}
 	}

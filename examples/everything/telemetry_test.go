@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -11,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
@@ -101,6 +100,53 @@ func one(t *testing.T, what string, spans []otlptest.Span, all spanIndex, trace 
 	return spans[0]
 }
 
+// tracedSession connects through tr in era with x's instrumentation, runs
+// body in a root span named name (plus the session's revision when name
+// ends with a space), closes the session and returns the root's trace id
+// and the session's revision and era.
+func tracedSession(t *testing.T, x *telemetry.Export, tr rt.ClientTransport, era rt.Era, name string,
+	body func(ctx context.Context, cs *rt.ClientSession)) (traceID, version string, stateless bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := rt.ClientOptions{Name: "everything-test", Version: "1", Era: era}
+	x.InstrumentClient(&opts)
+	cs, err := rt.Connect(ctx, tr, opts, v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	defer cs.Close()
+	if strings.HasSuffix(name, " ") {
+		name += cs.ProtocolVersion()
+	}
+	ctx, root := x.TracerProvider.Tracer("test").Start(ctx, name)
+	body(ctx, cs)
+	root.End()
+	return root.SpanContext().TraceID().String(), cs.ProtocolVersion(), cs.Stateless()
+}
+
+// samplingTool is the tool whose handler asks the client for a
+// completion: with a request in the stateful era, an input round in the
+// stateless one.
+func samplingTool(cs *rt.ClientSession) string {
+	if cs.Stateless() {
+		return "test_input_required_result_sampling"
+	}
+	return "test_sampling"
+}
+
+// flushAndWait flushes the client's telemetry and waits until the spans
+// received satisfy ok.
+func flushAndWait(t *testing.T, x *telemetry.Export, recv *otlptest.Receiver, ok func([]otlptest.Span) bool) ([]otlptest.Span, error) {
+	t.Helper()
+	if err := x.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return recv.WaitSpans(ctx, ok)
+}
+
 // TestTelemetry: bin/everything with OTEL_EXPORTER_OTLP_ENDPOINT set
 // exports over OTLP/HTTP (protobuf) to a receiver the test runs, and so
 // does the client; over stdio and Streamable HTTP, in both eras, one
@@ -112,7 +158,6 @@ func one(t *testing.T, what string, spans []otlptest.Span, all spanIndex, trace 
 func TestTelemetry(t *testing.T) {
 	recv := otlpEnv(t)
 	x := clientExport(t)
-	tracer := x.TracerProvider.Tracer("test")
 	type result struct {
 		name, trace, version string
 		http, stateless      bool
@@ -127,41 +172,20 @@ func TestTelemetry(t *testing.T) {
 		if tc.http {
 			tr = &streamhttp.ClientTransport{URL: startHTTP(t)}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		opts := rt.ClientOptions{Name: "everything-test", Version: "1", Era: tc.era}
-		x.InstrumentClient(&opts)
-		cs, err := rt.Connect(ctx, tr, opts, v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		ctx, root := tracer.Start(ctx, tc.name)
-		sampling := "test_sampling"
-		if cs.Stateless() {
-			sampling = "test_input_required_result_sampling"
-		}
-		for _, tool := range []string{sampling, "test_error_handling"} {
-			if err := callTool(ctx, cs, tool, `{"prompt":"hi"}`); err != nil {
-				t.Fatalf("%s: %s: %v", tc.name, tool, err)
+		id, version, stateless := tracedSession(t, x, tr, tc.era, tc.name, func(ctx context.Context, cs *rt.ClientSession) {
+			for _, tool := range []string{samplingTool(cs), "test_error_handling"} {
+				if err := callTool(ctx, cs, tool, `{"prompt":"hi"}`); err != nil {
+					t.Fatalf("%s: %s: %v", tc.name, tool, err)
+				}
 			}
-		}
-		var je *jsonrpc.Error
-		if err := callTool(ctx, cs, "no_such_tool", `{}`); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
-			t.Fatalf("%s: an unknown tool: %v", tc.name, err)
-		}
-		root.End()
-		results = append(results, result{tc.name, root.SpanContext().TraceID().String(), cs.ProtocolVersion(), tc.http, cs.Stateless()})
-		cs.Close()
-		cancel()
+			var je *jsonrpc.Error
+			if err := callTool(ctx, cs, "no_such_tool", `{}`); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+				t.Fatalf("%s: an unknown tool: %v", tc.name, err)
+			}
+		})
+		results = append(results, result{tc.name, id, version, tc.http, stateless})
 	}
-	if err := x.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	// Every server span of the four traces (3 calls each, one more round
-	// in the stateless era).
-	all, err := recv.WaitSpans(ctx, func(s []otlptest.Span) bool {
+	all, err := flushAndWait(t, x, recv, func(s []otlptest.Span) bool {
 		n := 0
 		for _, sp := range s {
 			if sp.Service == "everything" && sp.Kind == "SERVER" && strings.HasPrefix(sp.Name, "tools/call") {
@@ -317,15 +341,7 @@ func logSpanTable(t *testing.T, spans spanIndex) {
 	sb.WriteString("| span | kind | service | attributes |\n|---|---|---|---|\n")
 	slices.SortStableFunc(spans, func(a, b otlptest.Span) int { return a.Start.Compare(b.Start) })
 	for _, sp := range spans {
-		keys := make([]string, 0, len(sp.Attrs))
-		for k := range sp.Attrs {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var as []string
-		for _, k := range keys {
-			as = append(as, k+"="+sp.Attrs[k])
-		}
+		as := pairs(sp.Attrs)
 		if sp.StatusCode == "ERROR" {
 			as = append(as, "status=ERROR")
 		}
@@ -334,21 +350,21 @@ func logSpanTable(t *testing.T, spans spanIndex) {
 	t.Logf("spans of the http/stateful trace:\n%s", sb.String())
 }
 
+// pairs are attributes as key=value, sorted by key.
+func pairs(attrs map[string]string) []string {
+	var as []string
+	for _, k := range slices.Sorted(maps.Keys(attrs)) {
+		as = append(as, k+"="+attrs[k])
+	}
+	return as
+}
+
 // logPointTable logs the last point of each metric series.
 func logPointTable(t *testing.T, points []otlptest.Point) {
 	seen := map[string]otlptest.Point{}
 	var order []string
 	for _, p := range points {
-		keys := make([]string, 0, len(p.Attrs))
-		for k := range p.Attrs {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var as []string
-		for _, k := range keys {
-			as = append(as, k+"="+p.Attrs[k])
-		}
-		id := p.Service + " | " + p.Metric + " | " + strings.Join(as, ", ")
+		id := p.Service + " | " + p.Metric + " | " + strings.Join(pairs(p.Attrs), ", ")
 		if _, ok := seen[id]; !ok {
 			order = append(order, id)
 		}
@@ -373,7 +389,6 @@ func logPointTable(t *testing.T, points []otlptest.Point) {
 func TestTraceAcrossInstances(t *testing.T) {
 	recv := otlpEnv(t)
 	x := clientExport(t)
-	tracer := x.TracerProvider.Tracer("test")
 	redis := redistest.Start(t)
 	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
 	var urls []string
@@ -392,50 +407,31 @@ func TestTraceAcrossInstances(t *testing.T) {
 
 	var traces []string
 	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		opts := rt.ClientOptions{Name: "everything-test", Version: "1", Era: era}
-		x.InstrumentClient(&opts)
-		cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, opts, v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		var root trace.Span
-		ctx, root = tracer.Start(ctx, "across instances "+cs.ProtocolVersion())
-		tool := "test_sampling"
-		if cs.Stateless() {
-			tool = "test_input_required_result_sampling"
-		}
-		for range 2 { // whichever instance the proxy starts with, one call crosses
-			if err := callTool(ctx, cs, tool, `{"prompt":"hi"}`); err != nil {
-				t.Fatal(err)
+		id, _, _ := tracedSession(t, x, &streamhttp.ClientTransport{URL: ps.URL}, era, "across instances ", func(ctx context.Context, cs *rt.ClientSession) {
+			for range 2 { // whichever instance the proxy starts with, one call crosses
+				if err := callTool(ctx, cs, samplingTool(cs), `{"prompt":"hi"}`); err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
-		if !cs.Stateless() {
-			// A task: created on one instance, its result read through the
-			// other.
+			if cs.Stateless() {
+				return
+			}
+			// A task: created on one instance, its result read through
+			// the other.
 			var res wire.Raw
 			if err := cs.Call(ctx, "tools/call", wire.Raw(`{"name":"slow_compute","arguments":{"seconds":0.1,"label":"traced"},"task":{"ttl":60000}}`), &res); err != nil {
 				t.Fatal(err)
 			}
-			id, _ := wire.MemberOf(res, "task")
-			tid, _ := wire.MemberOf(id, "taskId")
+			task, _ := wire.MemberOf(res, "task")
+			tid, _ := wire.MemberOf(task, "taskId")
 			var out wire.Raw
 			if err := cs.Call(ctx, "tasks/result", wire.Raw(`{"taskId":`+string(tid)+`}`), &out); err != nil {
 				t.Fatal(err)
 			}
-		}
-		root.End()
-		traces = append(traces, root.SpanContext().TraceID().String())
-		cs.Close()
-		cancel()
+		})
+		traces = append(traces, id)
 	}
-	if err := x.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	all, err := recv.WaitSpans(ctx, func(s []otlptest.Span) bool {
+	all, err := flushAndWait(t, x, recv, func(s []otlptest.Span) bool {
 		for _, id := range traces {
 			instances := map[string]bool{}
 			for _, sp := range s {

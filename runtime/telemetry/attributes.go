@@ -116,6 +116,18 @@ func transportName(transport string) string {
 	return ""
 }
 
+// appendTransport appends network.transport and, on HTTP,
+// network.protocol.name for the runtime's transport name.
+func appendTransport(as []attribute.KeyValue, transport string) []attribute.KeyValue {
+	if tr := transportName(transport); tr != "" {
+		as = append(as, keyTransport.String(tr))
+	}
+	if transport == mcp.TransportHTTP {
+		as = append(as, keyNetworkProtocol.String("http"))
+	}
+	return as
+}
+
 // attributes are a recorded span's attributes besides its outcome.
 func (t *Telemetry) attributes(m *mcp.Message, name string) []attribute.KeyValue {
 	as := make([]attribute.KeyValue, 0, 10)
@@ -144,12 +156,7 @@ func (t *Telemetry) attributes(m *mcp.Message, name string) []attribute.KeyValue
 			as = append(as, keyResourceURI.String(name))
 		}
 	}
-	if tr := transportName(m.Transport()); tr != "" {
-		as = append(as, keyTransport.String(tr))
-	}
-	if m.Transport() == mcp.TransportHTTP {
-		as = append(as, keyNetworkProtocol.String("http"))
-	}
+	as = appendTransport(as, m.Transport())
 	if c := m.Client(); c != "" {
 		as = append(as, keyClientAddress.String(c))
 	}

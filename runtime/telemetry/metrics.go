@@ -98,12 +98,7 @@ func (in *instruments) set(k opKey) []metric.RecordOption {
 			as = append(as, keyPromptName.String(k.name))
 		}
 	}
-	if tr := transportName(k.transport); tr != "" {
-		as = append(as, keyTransport.String(tr))
-	}
-	if k.transport == mcp.TransportHTTP {
-		as = append(as, keyNetworkProtocol.String("http"))
-	}
+	as = appendTransport(as, k.transport)
 	if k.errType != "" {
 		as = append(as, keyErrorType.String(k.errType))
 	}
@@ -125,11 +120,6 @@ func (in *instruments) session(h metric.Float64Histogram, e mcp.SessionEnd) {
 	if e.Revision != "" {
 		as = append(as, keyProtocol.String(e.Revision))
 	}
-	if tr := transportName(e.Transport); tr != "" {
-		as = append(as, keyTransport.String(tr))
-	}
-	if e.Transport == mcp.TransportHTTP {
-		as = append(as, keyNetworkProtocol.String("http"))
-	}
+	as = appendTransport(as, e.Transport)
 	h.Record(context.Background(), e.Duration.Seconds(), metric.WithAttributes(as...))
 }
