@@ -36,8 +36,11 @@ type CommandTransport struct {
 	Stderr io.Writer
 	// Conn configures the JSON-RPC connection.
 	Conn jsonrpc.Options
-	// ShutdownTimeout is how long Close waits for the server to exit after
-	// closing its standard input before killing it (default 5s).
+	// ShutdownTimeout is how long Close waits at each step of the
+	// shutdown (default 5s): for the server to exit after its standard
+	// input is closed, then after an interrupt, before it kills it; and,
+	// on Unix, for the processes the server started to end after an
+	// interrupt, before it kills them.
 	ShutdownTimeout time.Duration
 }
 
@@ -54,6 +57,7 @@ func (t *CommandTransport) Dial(ctx context.Context, h jsonrpc.Handler) (mcp.Cli
 	if cmd.Stderr == nil {
 		cmd.Stderr = os.Stderr
 	}
+	newGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -83,16 +87,21 @@ type commandConn struct {
 }
 
 // Close shuts the server down as the stdio transport asks: close its
-// standard input, wait for it to exit, then terminate it, then kill it.
+// standard input, wait for it to exit, then interrupt it, then kill it.
+// On Unix the server runs in a process group of its own, and Close ends
+// the whole group the same way (interrupt, then kill after the timeout):
+// the processes a server started do not outlive the session.
 func (c *commandConn) Close() error {
 	_ = c.stdin.Close()
 	exited := make(chan error, 1)
 	go func() { exited <- c.cmd.Wait() }()
+	pid := c.cmd.Process.Pid
 	var err error
 	select {
 	case err = <-exited:
 	case <-time.After(c.timeout):
 		_ = c.cmd.Process.Signal(os.Interrupt)
+		signalGroup(pid, sigInterrupt)
 		select {
 		case err = <-exited:
 		case <-time.After(c.timeout):
@@ -100,6 +109,7 @@ func (c *commandConn) Close() error {
 			err = <-exited
 		}
 	}
+	endGroup(pid, c.timeout)
 	_ = c.Conn.Close()
 	<-c.served
 	var ee *exec.ExitError
@@ -107,6 +117,20 @@ func (c *commandConn) Close() error {
 		return nil // the server's exit status is its business
 	}
 	return err
+}
+
+// endGroup ends what is left of the server's process group: an
+// interrupt, then, after timeout, a kill.
+func endGroup(pid int, timeout time.Duration) {
+	if !signalGroup(pid, sigInterrupt) {
+		return
+	}
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if !signalGroup(pid, sigProbe) {
+			return
+		}
+	}
+	signalGroup(pid, sigKill)
 }
 
 // InProcessTransport connects a client to a Server in the same process

@@ -1,0 +1,72 @@
+//go:build unix
+
+package stdio_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// alive reports a process that exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil // no /proc: ask the kernel
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// TestCloseEndsProcessGroup: a server that started processes of its own
+// (here one that ignores interrupts, as a shell's background job does)
+// leaves none behind when the client closes the session, both when the
+// server exits on its own at the end of its input and when it must be
+// interrupted.
+func TestCloseEndsProcessGroup(t *testing.T) {
+	for _, tc := range []struct{ name, server string }{
+		{"server exits", "exec cat >/dev/null"},
+		{"server interrupted", "trap '' HUP; while :; do sleep 0.05; done"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "child")
+			script := "sleep 300 & echo $! > " + pidFile + "; " + tc.server
+			tr := &stdio.CommandTransport{Path: "/bin/sh", Args: []string{"-c", script}, ShutdownTimeout: 300 * time.Millisecond}
+			conn, err := tr.Dial(context.Background(), jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (wire.Marshaler, error) { return nil, nil }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var child int
+			for deadline := time.Now().Add(5 * time.Second); child == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				b, _ := os.ReadFile(pidFile)
+				child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			}
+			if child == 0 || !alive(child) {
+				t.Fatalf("the server's child did not start (pid %d)", child)
+			}
+			start := time.Now()
+			if err := conn.Close(); err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			for deadline := time.Now().Add(2 * time.Second); alive(child) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			}
+			if alive(child) {
+				_ = syscall.Kill(child, syscall.SIGKILL)
+				t.Fatalf("the server's child %d outlived the session", child)
+			}
+			t.Logf("closed in %v", took.Round(time.Millisecond))
+		})
+	}
+}
