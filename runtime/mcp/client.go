@@ -55,19 +55,21 @@ type Negotiator interface {
 type Era int
 
 const (
-	// Legacy opens with initialize (stateful revisions).
-	Legacy Era = iota
-	// Modern sends stateless requests, each with _meta (2026-07-28 on).
+	// Auto probes with server/discover and falls back to initialize: the
+	// default, which connects to a server of either era.
+	Auto Era = iota
+	// Legacy opens with initialize (stateful revisions) only.
+	Legacy
+	// Modern sends stateless requests, each with _meta (2026-07-28 on),
+	// only.
 	Modern
-	// Auto probes with server/discover and falls back to initialize.
-	Auto
 )
 
 // ClientOptions configure a client session.
 type ClientOptions struct {
 	// Name, Title and Version describe the client (clientInfo).
 	Name, Title, Version string
-	// Era is how to open the conversation (default Legacy).
+	// Era is how to open the conversation (default Auto).
 	Era Era
 	// ProtocolVersion pins the protocol version; default the preferred
 	// mounted revision of the era (Preferred: the newest published one).
@@ -104,6 +106,17 @@ type ClientOptions struct {
 	// OnSessionEnd, when set, learns when the session ends (Close), from
 	// when it connected (session metrics, say).
 	OnSessionEnd func(SessionEnd)
+	// SendUndeclared sends requests whose capability the server did not
+	// declare (tools/call to a server without tools, say), which
+	// otherwise fail before they are sent (*UndeclaredError).
+	SendUndeclared bool
+	// LogLevel asks the server for log messages (notifications/message)
+	// of this level and above ("debug", "info", … "emergency"), in either
+	// era: a stateful session sends logging/setLevel once it is open, if
+	// the server declared logging; a stateless one stamps
+	// _meta["io.modelcontextprotocol/logLevel"] on every request (a
+	// request's own _meta value wins). "" leaves the server's default.
+	LogLevel string
 }
 
 // ClientSession is a client's conversation with one server: the Caller
@@ -143,6 +156,9 @@ type ClientSession struct {
 	transport          string // the transport's name, if it tells
 	opened             time.Time
 	closed             atomic.Bool
+	// undeclared holds the requests the server did not declare the
+	// capability of, and that capability (see UndeclaredError).
+	undeclared map[protocol.Role]string
 }
 
 // ProgressUpdate is one notifications/progress for a call.
@@ -200,15 +216,16 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 	}
 	cs.conn = conn
 	// The era is chosen here, once: the first that opens the session.
-	eras := []clientEra{legacyClient{}}
+	eras := []clientEra{modernClient{}, legacyClient{}}
 	switch opts.Era {
+	case Legacy:
+		eras = eras[1:]
 	case Modern:
-		eras = []clientEra{modernClient{}}
-	case Auto:
-		eras = []clientEra{modernClient{}, legacyClient{}}
+		eras = eras[:1]
 	}
 	for i, e := range eras {
 		if err = e.open(ctx, cs); err == nil {
+			cs.undeclared = cs.undeclaredRoles()
 			return cs, nil
 		}
 		if i < len(eras)-1 {
@@ -216,7 +233,23 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 		}
 	}
 	conn.Close()
-	return nil, err
+	return nil, forcedEraHint(opts.Era, err)
+}
+
+// forcedEraHint adds to the error of a session a forced era could not
+// open, when the server refused it, what would connect.
+func forcedEraHint(era Era, err error) error {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) {
+		return err // the transport failed: no era would do better
+	}
+	switch era {
+	case Modern:
+		return fmt.Errorf("%w (ClientOptions.Era is mcp.Modern, and the server may speak only the stateful revisions: mcp.Auto, the default, falls back to initialize)", err)
+	case Legacy:
+		return fmt.Errorf("%w (ClientOptions.Era is mcp.Legacy, and the server may speak only the stateless revisions: mcp.Auto, the default, tries server/discover first)", err)
+	}
+	return err
 }
 
 // clientCapabilities derives the client's capabilities from its handler
@@ -320,6 +353,9 @@ func WithProgress(ctx context.Context, f func(ProgressUpdate)) context.Context {
 // With ClientOptions.Cache, a fresh cached result of a cacheable method
 // answers the call without a request.
 func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	if err := cs.declared(method); err != nil {
+		return err
+	}
 	if cs.cacheable(method) {
 		return cs.cachedCall(ctx, method, params, result)
 	}
@@ -386,6 +422,75 @@ func (cs *ClientSession) send(ctx context.Context, method string, params wire.Ma
 		}
 	}
 	return err
+}
+
+// UndeclaredError refuses a request, before it is sent, whose capability
+// the server did not declare (see ClientOptions.SendUndeclared).
+type UndeclaredError struct {
+	Method string
+	// Capability is the member of the server's capabilities the request
+	// needs ("tools", "resources.subscribe", …).
+	Capability string
+}
+
+func (e *UndeclaredError) Error() string {
+	return "mcp: " + e.Method + " needs the server capability " + e.Capability +
+		", which the server did not declare (ClientOptions.SendUndeclared sends it anyway)"
+}
+
+// capabilityOf is the server capability each request needs, as a path in the
+// server's capabilities, by role.
+var capabilityOf = map[protocol.Role][]string{
+	protocol.RoleToolsList:             {"tools"},
+	protocol.RoleToolsCall:             {"tools"},
+	protocol.RolePromptsList:           {"prompts"},
+	protocol.RolePromptsGet:            {"prompts"},
+	protocol.RoleResourcesList:         {"resources"},
+	protocol.RoleResourceTemplatesList: {"resources"},
+	protocol.RoleResourcesRead:         {"resources"},
+	protocol.RoleSubscribe:             {"resources", "subscribe"},
+	protocol.RoleUnsubscribe:           {"resources", "subscribe"},
+	protocol.RoleSetLevel:              {"logging"},
+	protocol.RoleComplete:              {"completions"},
+}
+
+// declared returns the error refusing a request whose capability the
+// server did not declare, or nil.
+func (cs *ClientSession) declared(method string) error {
+	if len(cs.undeclared) == 0 {
+		return nil
+	}
+	if c, ok := cs.undeclared[cs.roles[method]]; ok {
+		return &UndeclaredError{Method: method, Capability: c}
+	}
+	return nil
+}
+
+// undeclaredRoles finds, once the session is open, the requests whose
+// capability the server did not declare (none with
+// ClientOptions.SendUndeclared). A revision whose capabilities lack the
+// member (2024-11-05 has no completions) leaves it to the server.
+func (cs *ClientSession) undeclaredRoles() map[protocol.Role]string {
+	if cs.opts.SendUndeclared {
+		return nil
+	}
+	caps, _ := wire.MemberOf(cs.result, "capabilities")
+	out := map[protocol.Role]string{}
+	for role, path := range capabilityOf {
+		if !cs.mount.Protocol.Knows(path[0]) {
+			continue
+		}
+		// A capability is an object ("tools": {}), or a flag inside one
+		// ("resources": {"subscribe": true}).
+		v := caps
+		for _, p := range path {
+			v, _ = wire.MemberOf(v, p)
+		}
+		if !(len(path) == 1 && v.Kind() == wire.Object || string(v) == "true") {
+			out[role] = strings.Join(path, ".")
+		}
+	}
+	return out
 }
 
 // AbortCanceller is implemented by client connections that cancel a
@@ -479,7 +584,7 @@ func (w *withMeta) EncodeJSON(e *wire.Encoder) {
 		if e.ReopenObject() {
 			e.FieldRaw(`"_meta":`)
 			e.ObjectStart()
-			w.own(e, false, false)
+			w.own(e, 0)
 			e.ObjectEnd()
 			e.ObjectEnd()
 			return
@@ -496,7 +601,7 @@ func (w *withMeta) merge(e *wire.Encoder, inner wire.Raw) {
 	meta, _ := wire.CopyMembers(e, inner, "_meta")
 	e.FieldRaw(`"_meta":`)
 	e.ObjectStart()
-	ownCaps, ownInfo := false, false
+	var theirs callerMeta
 	if len(meta) > 0 {
 		md := wire.NewDecoder(meta)
 		_ = md.Object(func(key []byte) error {
@@ -504,9 +609,11 @@ func (w *withMeta) merge(e *wire.Encoder, inner wire.Raw) {
 			case MetaProtocolVersion:
 				return md.Skip()
 			case MetaClientCapabilities:
-				ownCaps = true
+				theirs |= callerCaps
 			case MetaClientInfo:
-				ownInfo = true
+				theirs |= callerInfo
+			case MetaLogLevel:
+				theirs |= callerLogLevel
 			case "progressToken":
 				if w.token != "" {
 					return md.Skip()
@@ -524,13 +631,23 @@ func (w *withMeta) merge(e *wire.Encoder, inner wire.Raw) {
 			return nil
 		})
 	}
-	w.own(e, ownCaps, ownInfo)
+	w.own(e, theirs)
 	e.ObjectEnd()
 	e.ObjectEnd()
 }
 
-// own writes the runtime's _meta members.
-func (w *withMeta) own(e *wire.Encoder, skipCaps, skipInfo bool) {
+// callerMeta marks the stateless _meta keys a caller's params set
+// themselves, which win over the runtime's.
+type callerMeta uint8
+
+const (
+	callerCaps callerMeta = 1 << iota
+	callerInfo
+	callerLogLevel
+)
+
+// own writes the runtime's _meta members but those the caller set.
+func (w *withMeta) own(e *wire.Encoder, theirs callerMeta) {
 	e.Members(w.extra)
 	if w.token != "" {
 		e.FieldRaw(`"progressToken":`)
@@ -541,13 +658,17 @@ func (w *withMeta) own(e *wire.Encoder, skipCaps, skipInfo bool) {
 	}
 	e.Field(MetaProtocolVersion)
 	e.Str(w.version)
-	if !skipCaps {
+	if theirs&callerCaps == 0 {
 		e.Field(MetaClientCapabilities)
 		e.Raw(w.caps)
 	}
-	if !skipInfo {
+	if theirs&callerInfo == 0 {
 		e.Field(MetaClientInfo)
 		w.cs.clientInfo(e)
+	}
+	if level := w.cs.opts.LogLevel; level != "" && theirs&callerLogLevel == 0 {
+		e.Field(MetaLogLevel)
+		e.Str(level)
 	}
 }
 

@@ -83,6 +83,35 @@ func (e legacyClient) open(ctx context.Context, cs *ClientSession) error {
 	if n != nil {
 		n.Opened(ctx)
 	}
+	return cs.setLogLevel(ctx)
+}
+
+// setLevel is logging/setLevel's params.
+type setLevel string
+
+func (l setLevel) EncodeJSON(e *wire.Encoder) {
+	e.ObjectStart()
+	e.FieldRaw(`"level":`)
+	e.Str(string(l))
+	e.ObjectEnd()
+}
+
+// setLogLevel sends logging/setLevel with ClientOptions.LogLevel, when
+// it is set and the server declared logging (a stateful session).
+func (cs *ClientSession) setLogLevel(ctx context.Context) error {
+	level := cs.opts.LogLevel
+	name := cs.mount.Protocol.RoleName(protocol.RoleSetLevel)
+	if level == "" || name == "" {
+		return nil
+	}
+	d := wire.NewDecoder(cs.result)
+	if k, _, err := d.PeekMember("capabilities", "logging"); err != nil || k != wire.Object {
+		return nil // the server does not log
+	}
+	var res wire.Raw
+	if err := cs.Call(ctx, name, setLevel(level), &res); err != nil {
+		return fmt.Errorf("mcp: logging/setLevel %s (ClientOptions.LogLevel): %w", level, err)
+	}
 	return nil
 }
 

@@ -201,7 +201,7 @@ func TestClientResume(t *testing.T) {
 	}
 	retry := 150 * time.Millisecond
 	f := newFixture(t, Options{RetryInterval: retry}, cutter)
-	cs, err := mcp.Connect(context.Background(), &ClientTransport{URL: f.url, HTTPClient: f.c, Header: http.Header{"X-Cut": {"1"}}}, mcp.ClientOptions{}, clientMounts...)
+	cs, err := mcp.Connect(context.Background(), &ClientTransport{URL: f.url, HTTPClient: f.c, Header: http.Header{"X-Cut": {"1"}}}, mcp.ClientOptions{Era: mcp.Legacy}, clientMounts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+
+	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
+	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
+)
+
+// TestClientLogLevel: ClientOptions.LogLevel asks for the server's log
+// messages from that level on in both eras (logging/setLevel after
+// initialize; _meta logLevel on each stateless request), over stdio and
+// HTTP: test_tool_with_logging logs three messages at info, which a
+// client at "info" gets and one at "error" does not.
+func TestClientLogLevel(t *testing.T) {
+	url := startHTTP(t)
+	for _, transport := range []string{"stdio", "http"} {
+		for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+			for _, tc := range []struct {
+				level string
+				want  int
+			}{{"info", 3}, {"error", 0}} {
+				name := transport + "/" + map[rt.Era]string{rt.Legacy: "stateful", rt.Modern: "stateless"}[era] + "/" + tc.level
+				t.Run(name, func(t *testing.T) {
+					var tr rt.ClientTransport = &stdio.CommandTransport{Path: binary}
+					if transport == "http" {
+						tr = &streamhttp.ClientTransport{URL: url}
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+					defer cancel()
+					// The client's middleware sees every message the server
+					// sends, the log messages the handler takes included.
+					var mu sync.Mutex
+					var got []string
+					seen := func(next rt.MessageHandler) rt.MessageHandler {
+						return func(ctx context.Context, m *rt.Message) (wire.Marshaler, error) {
+							if !m.Outgoing() && m.Method() == "notifications/message" {
+								mu.Lock()
+								got = append(got, string(m.Params()))
+								mu.Unlock()
+							}
+							return next(ctx, m)
+						}
+					}
+					cs, err := rt.Connect(ctx, tr, rt.ClientOptions{Name: "everything-test", Version: "1", Era: era, LogLevel: tc.level, Middleware: []rt.Middleware{seen}},
+						v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer cs.Close()
+					if err := callTool(ctx, cs, "test_tool_with_logging", `{}`); err != nil {
+						t.Fatal(err)
+					}
+					time.Sleep(50 * time.Millisecond) // notifications sent before the result may trail it on HTTP's GET stream
+					mu.Lock()
+					defer mu.Unlock()
+					if len(got) != tc.want {
+						t.Errorf("%d log messages at %s, want %d: %v", len(got), tc.level, tc.want, got)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestForcedEraHint: a client forcing an era the server does not speak
+// fails with an error saying that mcp.Auto (the default) would connect;
+// the default connects to a server of either era.
+func TestForcedEraHint(t *testing.T) {
+	for _, tc := range []struct {
+		revisions string
+		forced    rt.Era
+		want      string
+	}{
+		{"2025-11-25", rt.Modern, "mcp.Auto, the default, falls back to initialize"},
+		{"2026-07-28", rt.Legacy, "mcp.Auto, the default, tries server/discover first"},
+	} {
+		t.Run(tc.revisions, func(t *testing.T) {
+			tr := &stdio.CommandTransport{Path: binary, Env: append(os.Environ(), "EVERYTHING_REVISIONS="+tc.revisions)}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			_, err := rt.Connect(ctx, tr, rt.ClientOptions{Era: tc.forced}, v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("forced era against a %s server: %v; want the hint %q", tc.revisions, err, tc.want)
+			}
+			cs, err := rt.Connect(ctx, tr, rt.ClientOptions{}, v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+			if err != nil {
+				t.Fatalf("the default era: %v", err)
+			}
+			defer cs.Close()
+			if cs.ProtocolVersion() != tc.revisions {
+				t.Errorf("the default era negotiated %s, want %s", cs.ProtocolVersion(), tc.revisions)
+			}
+		})
+	}
+}
+
+// TestUndeclaredCapability: a request whose capability the server did not
+// declare fails before it is sent, naming the capability, in both eras;
+// ClientOptions.SendUndeclared sends it anyway (and the server refuses it).
+func TestUndeclaredCapability(t *testing.T) {
+	srv := mwServer(t, nil, slog.New(slog.DiscardHandler)) // tools only
+	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+		for _, send := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/send-anyway=%v", map[rt.Era]string{rt.Legacy: "stateful", rt.Modern: "stateless"}[era], send), func(t *testing.T) {
+				ctx := context.Background()
+				cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: era, SendUndeclared: send},
+					v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				var res wire.Raw
+				err = cs.Call(ctx, "resources/list", nil, &res)
+				var ue *rt.UndeclaredError
+				var je *jsonrpc.Error
+				switch {
+				case !send && (!errors.As(err, &ue) || ue.Capability != "resources" || !strings.Contains(err.Error(), "SendUndeclared")):
+					t.Errorf("resources/list: %v; want an UndeclaredError naming resources", err)
+				case send && !errors.As(err, &je):
+					t.Errorf("resources/list sent anyway: %v; want the server's error", err)
+				}
+				if _, err := callText(ctx, cs, "catalog_tool"); err != nil {
+					t.Errorf("a declared capability: %v", err)
+				}
+			})
+		}
+	}
+}
