@@ -9,6 +9,7 @@ import (
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/ratelimit"
@@ -27,9 +28,10 @@ func (discard) Shutdown(context.Context) error                             { ret
 
 // BenchmarkOperations is the cost of the operational middleware on the
 // server, in process over stdio pipes with 16 calls in flight (echo, both
-// eras): none; the rate limiter with a limit never reached; tracing
-// installed with the sampler off (and no meter); the same with the SDK's
-// meter recording the operation metric; and every call sampled, its spans
+// eras): none; the rate limiter with a limit never reached; tracing with
+// OTEL_TRACES_SAMPLER=always_off (no tracer); an SDK tracer whose sampler
+// drops every span (and no meter); the same with the SDK's meter
+// recording the operation metric; and every call sampled, its spans
 // batched to an exporter that drops them, with metrics.
 func BenchmarkOperations(b *testing.B) {
 	meter := func() *sdkmetric.MeterProvider {
@@ -46,6 +48,12 @@ func BenchmarkOperations(b *testing.B) {
 			{"none", func(*rt.ServerOptions) func() { return func() {} }},
 			{"ratelimit", func(o *rt.ServerOptions) func() {
 				o.Middleware = append(o.Middleware, ratelimit.Middleware(ratelimit.Options{Limit: ratelimit.Limit{Rate: 1e9, Burst: 1e9}}))
+				return func() {}
+			}},
+			{"trace-always_off", func(o *rt.ServerOptions) func() {
+				// What FromEnv makes of OTEL_TRACES_SAMPLER=always_off
+				// (and no metrics): no tracer.
+				telemetry.New(telemetry.Options{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()}).InstrumentServer(o)
 				return func() {}
 			}},
 			{"trace-off", func(o *rt.ServerOptions) func() {

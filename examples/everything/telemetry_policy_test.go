@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpgen/mcpgen/runtime/features"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
@@ -17,6 +19,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/telemetry"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
+	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
@@ -137,5 +140,41 @@ func TestTraceLogs(t *testing.T) {
 	}
 	if found != 2 {
 		t.Errorf("%d of the request's records found, want 2:\n%s", found, logs.String())
+	}
+}
+
+// TestTracesOff: with no tracer (OTEL_TRACES_SAMPLER=always_off, a no-op
+// TracerProvider) no span is made, and the trace context a request came
+// with still reaches what it sends: the server's sampling request carries
+// the client's traceparent.
+func TestTracesOff(t *testing.T) {
+	tel := telemetry.New(telemetry.Options{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()})
+	srv, err := newEverything(slog.New(slog.DiscardHandler), rt.ValidateResultsAuto, nil, sharedState{telemetry: tel}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	seen := func(next rt.MessageHandler) rt.MessageHandler {
+		return func(ctx context.Context, m *rt.Message) (wire.Marshaler, error) {
+			if !m.Outgoing() && m.Method() == "sampling/createMessage" {
+				got, _ = m.MetaString("traceparent")
+			}
+			return next(ctx, m)
+		}
+	}
+	ctx := context.Background()
+	cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Legacy, Middleware: []rt.Middleware{seen}},
+		v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tp := "00-" + peerTrace + "-" + peerSpan + "-01"
+	var res wire.Raw
+	if err := cs.Call(ctx, "tools/call", wire.Raw(`{"name":"test_sampling","arguments":{"prompt":"hi"},"_meta":{"traceparent":"`+tp+`"}}`), &res); err != nil {
+		t.Fatal(err)
+	}
+	if got != tp {
+		t.Errorf("the server's sampling request carried traceparent %q, want the client's %q", got, tp)
 	}
 }

@@ -63,7 +63,9 @@ func (x *Export) Shutdown(ctx context.Context) error {
 //     service.name);
 //   - OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (default
 //     parentbased_always_on), OTEL_BSP_*, OTEL_METRIC_EXPORT_INTERVAL, as
-//     the SDK reads them;
+//     the SDK reads them; always_off makes no tracer at all (no span is
+//     started; an incoming trace context is passed on to what a request
+//     sends);
 //
 // and uses the W3C trace context in params._meta. o's providers and
 // propagator are replaced; its other fields are kept.
@@ -82,7 +84,9 @@ func FromEnv(ctx context.Context, service string, o Options) (*Export, error) {
 		return nil, fmt.Errorf("telemetry: the resource: %w", err)
 	}
 	x := &Export{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()}
-	if exporterOn("OTEL_TRACES_EXPORTER") {
+	// always_off records no span: no tracer at all, which costs nothing
+	// (an incoming trace context is still passed on).
+	if exporterOn("OTEL_TRACES_EXPORTER") && strings.TrimSpace(os.Getenv("OTEL_TRACES_SAMPLER")) != "always_off" {
 		exp, err := traceExporter(ctx)
 		if err != nil {
 			return nil, err

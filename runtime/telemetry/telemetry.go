@@ -34,6 +34,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -88,6 +89,10 @@ type Telemetry struct {
 	fields  isErrorFields
 	// The start options of the two kinds of span, made once.
 	serverKind, clientKind []trace.SpanStartOption
+	// tracing is false with a no-op TracerProvider (FromEnv's with
+	// OTEL_TRACES_SAMPLER=always_off): no span is started, and an
+	// incoming trace context is only passed on.
+	tracing bool
 }
 
 // New returns the instrumentation o describes.
@@ -109,6 +114,7 @@ func New(o Options) *Telemetry {
 
 		serverKind: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
 		clientKind: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)},
+		tracing:    !isNoop(o.TracerProvider),
 	}
 }
 
@@ -149,6 +155,15 @@ func (t *Telemetry) Middleware() mcp.Middleware {
 // trace context the peer sent, as Options.Parent says.
 func (t *Telemetry) receive(ctx context.Context, m *mcp.Message, next mcp.MessageHandler) (wire.Marshaler, error) {
 	start := t.metrics.start(ctx, m)
+	if !t.tracing {
+		// No spans: pass the peer's context on to what the request sends.
+		if _, ok := m.MetaString("traceparent"); ok && t.opts.Parent == Parent {
+			ctx = t.prop.Extract(ctx, metaCarrier{m})
+		}
+		res, err := next(ctx, m)
+		t.measure(ctx, m, m.Name(), res, err, start)
+		return res, err
+	}
 	opts := t.serverKind
 	if _, ok := m.MetaString("traceparent"); ok && t.opts.Parent != Ignore {
 		remote := t.prop.Extract(ctx, metaCarrier{m})
@@ -177,6 +192,18 @@ func (t *Telemetry) receive(ctx context.Context, m *mcp.Message, next mcp.Messag
 // context in its params._meta.
 func (t *Telemetry) send(ctx context.Context, m *mcp.Message, next mcp.MessageHandler) (wire.Marshaler, error) {
 	start := t.metrics.start(ctx, m)
+	if !t.tracing {
+		if trace.SpanContextFromContext(ctx).IsValid() {
+			t.prop.Inject(ctx, metaCarrier{m})
+		}
+		name := ""
+		if !start.IsZero() && namesTarget(m.Method()) {
+			name = outgoingName(m)
+		}
+		res, err := next(ctx, m)
+		t.measure(ctx, m, name, res, err, start)
+		return res, err
+	}
 	ctx, span := t.tracer.Start(ctx, m.Method(), t.clientKind...)
 	// What an outgoing message acts on is in params the runtime has not
 	// encoded yet: read it only for a span that is recorded, or a metric
@@ -213,6 +240,23 @@ func (t *Telemetry) end(ctx context.Context, span trace.Span, m *mcp.Message, na
 	if !start.IsZero() {
 		t.metrics.operation(ctx, m, name, o, time.Since(start))
 	}
+}
+
+// measure records the operation metric of a message that has no span
+// (when start is not zero).
+func (t *Telemetry) measure(ctx context.Context, m *mcp.Message, name string, res wire.Marshaler, err error, start time.Time) {
+	if !start.IsZero() {
+		t.metrics.operation(ctx, m, name, t.classify(m, res, err), time.Since(start))
+	}
+}
+
+// isNoop reports a TracerProvider that makes no spans.
+func isNoop(tp trace.TracerProvider) bool {
+	switch tp.(type) {
+	case noop.TracerProvider, *noop.TracerProvider:
+		return true
+	}
+	return false
 }
 
 // sessionEnd returns an OnSessionEnd recording the session metric h, then

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"log/slog"
 
@@ -31,12 +32,13 @@ func TestFromEnv(t *testing.T) {
 		{"disabled", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_SDK_DISABLED": "true"}, false, ""},
 		{"http/protobuf", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1"}, true, ""},
 		{"grpc", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, true, ""},
+		{"always_off", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_TRACES_SAMPLER": "always_off"}, true, ""},
 		{"traces only", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:1/v1/traces", "OTEL_METRICS_EXPORTER": "none"}, true, ""},
 		{"http/json", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, false, "use http/protobuf or grpc"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
-				"OTEL_SDK_DISABLED", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_METRICS_EXPORTER", "OTEL_TRACES_EXPORTER"} {
+				"OTEL_SDK_DISABLED", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_METRICS_EXPORTER", "OTEL_TRACES_EXPORTER", "OTEL_TRACES_SAMPLER"} {
 				t.Setenv(k, tc.env[k])
 			}
 			x, err := telemetry.FromEnv(context.Background(), "test", telemetry.Options{})
@@ -51,6 +53,11 @@ func TestFromEnv(t *testing.T) {
 			}
 			if (x != nil) != tc.want {
 				t.Fatalf("FromEnv: %v, want set up: %v", x, tc.want)
+			}
+			if x != nil {
+				if _, noop := x.TracerProvider.(tracenoop.TracerProvider); noop != (tc.name == "always_off") {
+					t.Errorf("tracer provider %T", x.TracerProvider)
+				}
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
