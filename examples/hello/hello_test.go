@@ -139,7 +139,9 @@ func TestAddedLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: mcp.Legacy}, v20251125.Mount(struct{}{}), v20260728.Mount(struct{}{}))
+	// The session opens before the set has tools, so initialize declares
+	// none: send the calls anyway, as a client that trusts list_changed.
+	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: mcp.Legacy, SendUndeclared: true}, v20251125.Mount(struct{}{}), v20260728.Mount(struct{}{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,8 +107,8 @@ type ClientOptions struct {
 	// when it connected (session metrics, say).
 	OnSessionEnd func(SessionEnd)
 	// SendUndeclared sends requests whose capability the server did not
-	// declare (tools/call to a server without tools, say), which
-	// otherwise fail before they are sent (*UndeclaredError).
+	// declare at initialize (tools/call to a server without tools, say),
+	// which otherwise fail before they are sent (*UndeclaredError).
 	SendUndeclared bool
 	// LogLevel asks the server for log messages (notifications/message)
 	// of this level and above ("debug", "info", … "emergency"), in either
@@ -425,7 +425,8 @@ func (cs *ClientSession) send(ctx context.Context, method string, params wire.Ma
 }
 
 // UndeclaredError refuses a request, before it is sent, whose capability
-// the server did not declare (see ClientOptions.SendUndeclared).
+// the server did not declare when it opened a stateful session (see
+// ClientOptions.SendUndeclared).
 type UndeclaredError struct {
 	Method string
 	// Capability is the member of the server's capabilities the request
@@ -466,12 +467,14 @@ func (cs *ClientSession) declared(method string) error {
 	return nil
 }
 
-// undeclaredRoles finds, once the session is open, the requests whose
-// capability the server did not declare (none with
-// ClientOptions.SendUndeclared). A revision whose capabilities lack the
-// member (2024-11-05 has no completions) leaves it to the server.
+// undeclaredRoles finds, once a stateful session is open, the requests
+// whose capability the server did not declare at initialize (none with
+// ClientOptions.SendUndeclared). A stateless server's capabilities may
+// change from one request to the next, so its requests are not refused;
+// nor are those a revision's capabilities have no member for (2024-11-05
+// has no completions).
 func (cs *ClientSession) undeclaredRoles() map[protocol.Role]string {
-	if cs.opts.SendUndeclared {
+	if cs.opts.SendUndeclared || cs.Stateless() {
 		return nil
 	}
 	caps, _ := wire.MemberOf(cs.result, "capabilities")
