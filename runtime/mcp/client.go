@@ -353,9 +353,6 @@ func WithProgress(ctx context.Context, f func(ProgressUpdate)) context.Context {
 // With ClientOptions.Cache, a fresh cached result of a cacheable method
 // answers the call without a request.
 func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
-	if err := cs.declared(method); err != nil {
-		return err
-	}
 	if cs.cacheable(method) {
 		return cs.cachedCall(ctx, method, params, result)
 	}
@@ -385,8 +382,13 @@ func (cs *ClientSession) callID(ctx context.Context, method string, params wire.
 	return err
 }
 
-// send sends a request and waits for its result.
+// send sends a request and waits for its result; a request whose
+// capability the server did not declare fails here, after the session's
+// middleware (which sees the refusal).
 func (cs *ClientSession) send(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
+	if err := cs.declared(method); err != nil {
+		return err
+	}
 	onProgress, _ := ctx.Value(progressKey{}).(func(ProgressUpdate))
 	var token string
 	if onProgress != nil {
