@@ -3,14 +3,18 @@ package main
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
@@ -96,6 +100,55 @@ func TestThirdPartyServers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestThirdPartyHTTP: the client, with its defaults, against
+// server-everything's Streamable HTTP mode (bound to 127.0.0.1 by
+// interop's loopback preload, on a free port): it connects (asking for
+// debug logs, so logging/setLevel goes to the server too) and calls echo.
+func TestThirdPartyHTTP(t *testing.T) {
+	dir := interopDir(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	cmd := exec.Command(filepath.Join(dir, "node.sh"), filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+port, `NODE_OPTIONS=--import="`+filepath.Join(dir, "loopback-preload.mjs")+`"`)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		stop := time.AfterFunc(5*time.Second, func() { _ = cmd.Process.Kill() })
+		_ = cmd.Wait()
+		stop.Stop()
+	})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server-everything did not listen on %s:\n%s", port, stderr.String())
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: "http://127.0.0.1:" + port + "/mcp"}, rt.ClientOptions{Name: "mcpgen-thirdparty", Version: "1", LogLevel: "debug"},
+		v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	t.Logf("negotiated %s over Streamable HTTP", cs.ProtocolVersion())
+	var res wire.Raw
+	if err := cs.Call(ctx, "tools/call", wire.Raw(`{"name":"echo","arguments":{"message":"hi over HTTP"}}`), &res); err != nil || !strings.Contains(string(res), "hi over HTTP") {
+		t.Fatalf("echo: %v %.300s", err, res)
 	}
 }
 
