@@ -226,6 +226,10 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 	for i, e := range eras {
 		if err = e.open(ctx, cs); err == nil {
 			cs.undeclared = cs.undeclaredRoles()
+			if err := cs.setLogLevel(ctx); err != nil {
+				conn.Close()
+				return nil, err
+			}
 			return cs, nil
 		}
 		if i < len(eras)-1 {

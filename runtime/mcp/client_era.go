@@ -83,7 +83,7 @@ func (e legacyClient) open(ctx context.Context, cs *ClientSession) error {
 	if n != nil {
 		n.Opened(ctx)
 	}
-	return cs.setLogLevel(ctx)
+	return nil
 }
 
 // setLevel is logging/setLevel's params.
@@ -96,16 +96,16 @@ func (l setLevel) EncodeJSON(e *wire.Encoder) {
 	e.ObjectEnd()
 }
 
-// setLogLevel sends logging/setLevel with ClientOptions.LogLevel, when
-// it is set and the server declared logging (a stateful session).
+// setLogLevel sends logging/setLevel with ClientOptions.LogLevel once a
+// stateful session is open, unless the server did not declare logging
+// (a stateless session stamps the level on each request instead).
 func (cs *ClientSession) setLogLevel(ctx context.Context) error {
 	level := cs.opts.LogLevel
 	name := cs.mount.Protocol.RoleName(protocol.RoleSetLevel)
-	if level == "" || name == "" {
+	if level == "" || name == "" || cs.Stateless() {
 		return nil
 	}
-	d := wire.NewDecoder(cs.result)
-	if k, _, err := d.PeekMember("capabilities", "logging"); err != nil || k != wire.Object {
+	if _, undeclared := cs.undeclared[protocol.RoleSetLevel]; undeclared {
 		return nil // the server does not log
 	}
 	var res wire.Raw

@@ -287,8 +287,7 @@ func (sess *Session) initialize(ctx context.Context, in *inbound, transport stri
 // The runtime's routes of the stateful lifecycle and utilities.
 
 func serveInitialize(rc *reqCtx) (wire.Marshaler, error) {
-	sess := rc.r.session()
-	return sess.initialize(rc, &rc.r.in, sess.transport)
+	return rc.r.session().initialize(rc, &rc.r.in, "") // the route does not know the transport
 }
 
 func serveInitialized(rc *reqCtx) (wire.Marshaler, error) {

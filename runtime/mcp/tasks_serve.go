@@ -283,7 +283,7 @@ func (coreTasks) cancelEnded(t *Task) error {
 }
 
 func (coreTasks) outcome(t *Task, result wire.Raw) (wire.Raw, bool) {
-	return result, t.role == protocol.RoleToolsCall && isErrorResult(result)
+	return result, t.role == protocol.RoleToolsCall && ToolResultFailed(result)
 }
 
 // extensionTasks is the design of the 2026 io.modelcontextprotocol/tasks
@@ -616,10 +616,6 @@ func withRelatedTask(b wire.Raw, id string) wire.Raw {
 	return append(wire.Raw(nil), e.Bytes()...)
 }
 
-// ToolResultFailed reports a tools/call result (as JSON) whose isError is
-// true: a tool execution error.
-func ToolResultFailed(b wire.Raw) bool { return isErrorResult(b) }
-
 // ResultJSON returns a result's JSON when the result is JSON already (a
 // wire.Raw, or what the runtime wrote from a Catalog), for middleware that
 // reads a result without encoding it; ok is false for other results.
@@ -639,8 +635,9 @@ func ResultJSON(res wire.Marshaler) (raw wire.Raw, ok bool) {
 	return nil, false
 }
 
-// isErrorResult reports a tool result with isError true.
-func isErrorResult(b wire.Raw) bool {
+// ToolResultFailed reports a tools/call result (as JSON) whose isError is
+// true: a tool execution error.
+func ToolResultFailed(b wire.Raw) bool {
 	isErr := false
 	d := wire.NewDecoder(b)
 	_ = d.Object(func(key []byte) error {

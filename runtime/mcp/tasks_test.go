@@ -288,8 +288,8 @@ func TestTaskWireHelpers(t *testing.T) {
 		t.Errorf("withRelatedTask: %s", got)
 	}
 	for in, want := range map[string]bool{`{"isError":true}`: true, `{"isError":false}`: false, `{"isError":"true"}`: false, `{}`: false} {
-		if isErrorResult(wire.Raw(in)) != want {
-			t.Errorf("isErrorResult(%s) != %v", in, want)
+		if ToolResultFailed(wire.Raw(in)) != want {
+			t.Errorf("ToolResultFailed(%s) != %v", in, want)
 		}
 	}
 	if _, _, err := splitRequest(wire.Raw(`{"params":{}}`)); err == nil {
