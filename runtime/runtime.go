@@ -50,3 +50,12 @@ const SupportsGeneratedVersion4 = true
 // session's middleware sees them (a span per input round, say). The
 // runtime still builds versions 3 and 4.
 const SupportsGeneratedVersion5 = true
+
+// SupportsGeneratedVersion6 is referenced by code generated for version 6
+// of the contract: a generated Client asks protocol.Converted before each
+// call, so that a session speaking another revision through a bridge
+// (mcpgen convert) converts it, and decodes what the server told of itself
+// with protocol.ServerValue; bridges describe their client side
+// (Bridge.ServerMethods, AdaptClient, Calls, Values). The runtime still
+// builds versions 3 to 5.
+const SupportsGeneratedVersion6 = true

@@ -145,6 +145,8 @@ type ClientSession struct {
 	progress map[string]func(ProgressUpdate)
 	notes    func(ctx context.Context, method string, params wire.Raw)
 	listens  map[string]*listenQueue // open Listen streams, by subscription id
+	// statefulListens are the Listen loops of a stateful session.
+	statefulListens []*statefulListen
 
 	tasks *taskHost // with ClientOptions.Tasks
 
@@ -188,6 +190,11 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 		}
 		if err := protocol.CheckHandler(m.Protocol, m.Handler, func(md *protocol.Method) bool { return md.FromServer }); err != nil {
 			return nil, err
+		}
+		if b, ok := m.Handler.(interface{ CheckClientHandlers() error }); ok {
+			if err := b.CheckClientHandlers(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	cs := &ClientSession{opts: opts, mounts: mounts, log: opts.Logger, progress: map[string]func(ProgressUpdate){}, roles: map[string]protocol.Role{}}
@@ -314,6 +321,48 @@ func (cs *ClientSession) Stateless() bool { return cs.era.kind() == protocol.Sta
 // ServerResult is the InitializeResult (stateful) or DiscoverResult
 // (stateless) the server opened the session with.
 func (cs *ClientSession) ServerResult() wire.Raw { return cs.result }
+
+// Protocol is the mounted revision the session speaks (a bridge's when
+// it speaks through one); nil before it opens. It implements
+// protocol.Speaker, through which generated Client types convert their
+// calls.
+func (cs *ClientSession) Protocol() *protocol.Protocol {
+	if cs.mount == nil {
+		return nil
+	}
+	return cs.mount.Protocol
+}
+
+// ServerCapabilities is the JSON of the capabilities the server declared
+// when the session opened, nil if none. A generated Client's
+// ServerCapabilities decodes it in its revision's types.
+func (cs *ClientSession) ServerCapabilities() wire.Raw {
+	v, _ := wire.MemberOf(cs.result, "capabilities")
+	return v
+}
+
+// ServerInfo is the JSON of the server's Implementation: the
+// InitializeResult's serverInfo (stateful), the DiscoverResult's
+// _meta["io.modelcontextprotocol/serverInfo"] (stateless); nil if none.
+func (cs *ClientSession) ServerInfo() wire.Raw {
+	if cs.Stateless() {
+		meta, _ := wire.MemberOf(cs.result, "_meta")
+		v, _ := wire.MemberOf(meta, MetaServerInfo)
+		return v
+	}
+	v, _ := wire.MemberOf(cs.result, "serverInfo")
+	return v
+}
+
+// Instructions are the server's instructions for the model, "" if none.
+func (cs *ClientSession) Instructions() string {
+	v, ok := wire.MemberOf(cs.result, "instructions")
+	if !ok || v.Kind() != wire.String {
+		return ""
+	}
+	s, _ := wire.NewDecoder(v).Str()
+	return s
+}
 
 // AcceptsTasks reports whether the session declared that it takes task
 // handles for its requests (ClientOptions.Tasks): generated typed calls
@@ -695,7 +744,9 @@ func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire
 	}
 	if req.IsNotification {
 		cs.invalidate(req.Method, req.Params)
-		cs.deliverListen(req.Method, req.Params)
+		if !cs.deliverListen(req.Method, req.Params) && cs.era != nil && !cs.Stateless() {
+			cs.deliverStateful(req.Method, req.Params)
+		}
 	}
 	m := cs.mount
 	if m == nil {

@@ -3,8 +3,11 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
@@ -40,11 +43,24 @@ var ErrNoListen = errors.New("mcp: the negotiated revision has no subscriptions/
 // Notifications wait in an unbounded queue for the loop, so that a slow
 // consumer never stalls the connection's other traffic; the cache and
 // OnNotification see them as they arrive.
+//
+// On a session of the stateful era, which has no subscriptions/listen,
+// Listen does what the stream would: it subscribes to the filter's
+// resources with resources/subscribe (when the server declared resource
+// subscriptions), yields an acknowledgement (method
+// notifications/subscriptions/acknowledged, params {"notifications": the
+// part of the filter the server's capabilities honour}) and then the
+// changes the filter asks for as the server sends them, and unsubscribes
+// when the loop ends. So one client serves both eras.
 func (cs *ClientSession) Listen(ctx context.Context, params wire.Marshaler) iter.Seq2[ListenEvent, error] {
 	return func(yield func(ListenEvent, error) bool) {
 		name := ""
 		if cs.mount != nil {
 			name = cs.mount.Protocol.RoleName(protocol.RoleListen)
+		}
+		if name == "" && cs.mount != nil && !cs.Stateless() {
+			cs.listenStateful(ctx, params, yield)
+			return
 		}
 		if name == "" {
 			yield(ListenEvent{}, ErrNoListen)
@@ -158,4 +174,148 @@ func (q *listenQueue) take() []ListenEvent {
 	evs := q.events
 	q.events = nil
 	return evs
+}
+
+// MethodListenAcknowledged is the method of the first ListenEvent of a
+// stream: the server's acknowledgement (stateless era), or the one Listen
+// makes on a stateful session.
+const MethodListenAcknowledged = "notifications/subscriptions/acknowledged"
+
+// wants reports whether a notification in role r (about uri, for
+// updates) passes f.
+func (f listenFilter) wants(r protocol.Role, uri string) bool {
+	switch r {
+	case protocol.RoleToolsListChanged:
+		return f.tools
+	case protocol.RolePromptsListChanged:
+		return f.prompts
+	case protocol.RoleResourcesListChanged:
+		return f.resources
+	case protocol.RoleResourceUpdated:
+		return slices.Contains(f.resourceURIs, uri)
+	}
+	return false
+}
+
+// statefulListen is one Listen loop on a stateful session.
+type statefulListen struct {
+	q      *listenQueue
+	filter listenFilter // what the server honours
+	sid    string
+}
+
+// listenStateful is Listen on a stateful session (see Listen).
+func (cs *ClientSession) listenStateful(ctx context.Context, params wire.Marshaler, yield func(ListenEvent, error) bool) {
+	var raw wire.Raw
+	if params != nil {
+		var err error
+		if raw, err = wire.Marshal(params); err != nil {
+			yield(ListenEvent{}, fmt.Errorf("mcp: Listen: params: %w", err))
+			return
+		}
+	}
+	want := parseListenFilter(raw)
+	caps := cs.ServerCapabilities()
+	declared := func(capability, flag string) bool {
+		c, _ := wire.MemberOf(caps, capability)
+		v, _ := wire.MemberOf(c, flag)
+		return string(v) == "true"
+	}
+	var got listenFilter
+	got.tools = want.tools && declared("tools", "listChanged")
+	got.prompts = want.prompts && declared("prompts", "listChanged")
+	got.resources = want.resources && declared("resources", "listChanged")
+	p := cs.mount.Protocol
+	subscribe, unsubscribe := p.RoleName(protocol.RoleSubscribe), p.RoleName(protocol.RoleUnsubscribe)
+	if subscribe != "" && declared("resources", "subscribe") {
+		got.resourceURIs = want.resourceURIs
+	}
+	// Registered before subscribing, so that an update sent right after
+	// resources/subscribe is not missed (it waits behind the ack). The
+	// list is copied on write: deliverStateful reads it unlocked.
+	l := &statefulListen{q: &listenQueue{wake: make(chan struct{}, 1)}, filter: got, sid: fmt.Sprintf("stateful-%d", cs.tokens.Add(1))}
+	cs.mu.Lock()
+	cs.statefulListens = append(slices.Clip(cs.statefulListens), l)
+	cs.mu.Unlock()
+	defer func() {
+		cs.mu.Lock()
+		cs.statefulListens = slices.DeleteFunc(slices.Clone(cs.statefulListens), func(x *statefulListen) bool { return x == l })
+		cs.mu.Unlock()
+	}()
+	var subscribed []string
+	defer func() {
+		if len(subscribed) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		for _, uri := range subscribed {
+			if err := cs.Call(ctx, unsubscribe, uriParams(uri), nil); err != nil {
+				cs.log.DebugContext(ctx, "mcp: Listen: unsubscribing", "uri", uri, "err", err)
+			}
+		}
+	}()
+	for _, uri := range got.resourceURIs {
+		if err := cs.Call(ctx, subscribe, uriParams(uri), nil); err != nil {
+			yield(ListenEvent{}, fmt.Errorf("mcp: Listen: %s %s: %w", subscribe, uri, err))
+			return
+		}
+		subscribed = append(subscribed, uri)
+	}
+	e := wire.GetEncoder()
+	e.ObjectStart()
+	e.Field("notifications")
+	got.encode(e)
+	e.ObjectEnd()
+	ack := ListenEvent{Method: MethodListenAcknowledged, Params: slices.Clone(e.Bytes()), SubscriptionID: l.sid}
+	wire.PutEncoder(e)
+	if !yield(ack, nil) {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.q.wake:
+		}
+		for _, ev := range l.q.take() {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+// uriParams are the params {"uri": uri}.
+func uriParams(uri string) wire.Marshaler {
+	e := wire.GetEncoder()
+	defer wire.PutEncoder(e)
+	e.ObjectStart()
+	e.Field("uri")
+	e.Str(uri)
+	e.ObjectEnd()
+	return wire.Raw(slices.Clone(e.Bytes()))
+}
+
+// deliverStateful queues a notification of a stateful session for the
+// Listen loops whose filter wants it.
+func (cs *ClientSession) deliverStateful(method string, params wire.Raw) {
+	cs.mu.Lock()
+	ls := cs.statefulListens
+	cs.mu.Unlock()
+	if len(ls) == 0 {
+		return
+	}
+	r := cs.roles[method]
+	var uri string
+	if r == protocol.RoleResourceUpdated {
+		if v, ok := wire.MemberOf(params, "uri"); ok {
+			uri, _ = wire.NewDecoder(v).Str()
+		}
+	}
+	for _, l := range ls {
+		if l.filter.wants(r, uri) {
+			l.q.put(ListenEvent{Method: method, Params: slices.Clone(params), SubscriptionID: l.sid})
+		}
+	}
 }

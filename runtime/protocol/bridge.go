@@ -24,14 +24,158 @@ type Bridge struct {
 	// Adapt wraps the handler in a value implementing the client
 	// revision's methods by conversion.
 	Adapt func(handler any) any
+
+	// The client side (mounted on a client, the same Mount): a client
+	// handler written for Handlers answers the server-to-client requests
+	// and notifications of Client's revision (sampling, elicitation,
+	// roots, list changes), and typed calls written for Handlers reach a
+	// server of Client's revision. Nil in bridges generated before
+	// generated-code version 6.
+
+	// ServerMethods are the server-to-client methods the generated code
+	// converts; AdaptClient wraps the handler in a value implementing
+	// them for Client's revision.
+	ServerMethods []string
+	AdaptClient   func(handler any) any
+	// Calls carry the typed calls of Handlers' Client to Client's
+	// revision, by method (see Converted). A call missing here cannot be
+	// carried: it fails before it is sent (*NotCarriedError).
+	Calls map[string]CallFunc
+	// Values decode a value of Client's revision and convert it to
+	// Handlers' type, by definition name (ServerCapabilities,
+	// Implementation: what the server told of itself, see ServerValue).
+	Values map[string]func(wire.Raw) (any, error)
+}
+
+// CallFunc makes one typed call of client code written for one revision
+// over a session that speaks another: it converts params (of the client
+// code's params type, possibly a nil pointer) to the session's revision,
+// makes the call with that revision's typed client, and returns its
+// result converted back (of the client code's result type).
+type CallFunc func(ctx context.Context, c Caller, params any) (any, error)
+
+// Converter is set on the revision a bridge mounts (NewBridge): how client
+// code written for Handlers speaks to a server of that revision.
+type Converter struct {
+	// Handlers is the revision the client code is written for.
+	Handlers *Protocol
+	// Calls and Values are the Bridge's.
+	Calls  map[string]CallFunc
+	Values map[string]func(wire.Raw) (any, error)
+}
+
+// Converted returns how a typed call of client code written for p reaches
+// the server over c: nil when c speaks p itself (or is no client
+// session), the bridge's conversion when c speaks another revision
+// through a bridge mounted for p, and a CallFunc failing with a
+// *NotCarriedError when that revision has no such call. Generated Client
+// methods ask it first (generated-code version 6).
+func Converted(c Caller, p *Protocol, method string) CallFunc {
+	cv := converterOf(c, p)
+	if cv == nil {
+		return nil
+	}
+	if f := cv.Calls[method]; f != nil {
+		return f
+	}
+	return func(context.Context, Caller, any) (any, error) {
+		return nil, &NotCarriedError{Method: method, Revision: cv.revision}
+	}
+}
+
+// Speaker is implemented by client sessions: the revision they speak
+// (mcp.ClientSession), and what the server told of itself.
+type Speaker interface {
+	// Protocol is the mounted revision the session speaks, nil before it
+	// opens.
+	Protocol() *Protocol
+	// ServerCapabilities and ServerInfo are the JSON of the server's
+	// capabilities and Implementation, nil when it sent none.
+	ServerCapabilities() wire.Raw
+	ServerInfo() wire.Raw
+}
+
+// converted is a Converter with the revision it converts to.
+type converted struct {
+	*Converter
+	revision string
+}
+
+func converterOf(c Caller, p *Protocol) *converted {
+	s, ok := c.(Speaker)
+	if !ok {
+		return nil
+	}
+	sp := s.Protocol()
+	if sp == nil || sp == p || sp.Revision == p.Revision || sp.Converter == nil || sp.Converter.Handlers.Revision != p.Revision {
+		return nil
+	}
+	return &converted{sp.Converter, sp.Revision}
+}
+
+// ServerValue decodes what the server told of itself when the session
+// opened, in the types of p: def is "ServerCapabilities" (its
+// capabilities) or "Implementation" (its serverInfo), decode decodes the
+// JSON as p's type. When c speaks another revision through a bridge, the
+// value is decoded as that revision's and converted. It returns nil, nil
+// when the server sent none.
+func ServerValue(c Caller, p *Protocol, def string, decode func(wire.Raw) (any, error)) (any, error) {
+	s, ok := c.(Speaker)
+	if !ok {
+		return nil, fmt.Errorf("mcp: %T is not a client session: it has no server to describe", c)
+	}
+	var raw wire.Raw
+	switch def {
+	case "ServerCapabilities":
+		raw = s.ServerCapabilities()
+	case "Implementation":
+		raw = s.ServerInfo()
+	default:
+		return nil, fmt.Errorf("mcp: the server tells no %s", def)
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	if cv := converterOf(c, p); cv != nil {
+		f := cv.Values[def]
+		if f == nil {
+			return nil, fmt.Errorf("mcp: the server's %s (revision %s) does not convert to revision %s", def, cv.revision, p.Revision)
+		}
+		return f(raw)
+	}
+	return decode(raw)
+}
+
+// NotCarriedError is the error of a typed call that cannot reach the
+// server in the revision the session speaks: client code written for a
+// newer revision calls a method that revision lacks, or sets a member of
+// its params that revision has no place for. Nothing is sent.
+type NotCarriedError struct {
+	// Method is the call; Member the params member ("" for the method);
+	// Revision the revision the session speaks.
+	Method, Member, Revision string
+}
+
+func (e *NotCarriedError) Error() string {
+	if e.Member != "" {
+		return fmt.Sprintf("mcp: %s: params member %q cannot be carried to revision %s, which the server speaks: it has no such member", e.Method, e.Member, e.Revision)
+	}
+	return fmt.Sprintf("mcp: %s cannot be carried to revision %s, which the server speaks: it has no such method", e.Method, e.Revision)
+}
+
+// NotCarried is the error of a call whose params set member, which
+// revision has no place for (generated bridges call it).
+func NotCarried(method, member, revision string) error {
+	return &NotCarriedError{Method: method, Member: member, Revision: revision}
 }
 
 // bridged is the handler of a bridged revision.
 type bridged struct {
-	b         Bridge
-	handler   any // written for b.Handlers
-	adapter   any // b.Adapt(handler)
-	overrides []any
+	b             Bridge
+	handler       any // written for b.Handlers
+	adapter       any // b.Adapt(handler)
+	clientAdapter any // b.AdaptClient(handler), nil without
+	overrides     []any
 }
 
 // NewBridge returns the revision of b.Client and the handler to mount it
@@ -55,6 +199,9 @@ func NewBridge(b Bridge, handler any, overrides ...any) (p *Protocol, h any) {
 		return b.Client, nil
 	}
 	bh := &bridged{b: b, handler: handler, adapter: b.Adapt(handler), overrides: overrides}
+	if b.AdaptClient != nil {
+		bh.clientAdapter = b.AdaptClient(handler)
+	}
 	// Every exported field of the client's Protocol but Methods
 	// (TestBridgeCopiesProtocol keeps this list whole).
 	p = &Protocol{
@@ -74,11 +221,24 @@ func NewBridge(b Bridge, handler any, overrides ...any) (p *Protocol, h any) {
 		ToolError:             b.Client.ToolError,
 		Members:               b.Client.Members,
 	}
+	if b.Calls != nil || b.Values != nil {
+		p.Converter = &Converter{Handlers: b.Handlers, Calls: b.Calls, Values: b.Values}
+	}
 	for name, md := range b.Client.Methods {
 		bm := *md
-		if md.Serve != nil && md.Feature == 0 && md.FromClient {
-			bm.HandlerType = nil // NewServer checks the bridged handler against each revision (bridged.check)
-			bm.Implemented = bridgedImplemented(md, b.Handlers.Methods[name], slices.Contains(b.Methods, name))
+		if md.Serve != nil && md.Feature == 0 {
+			var converted bool
+			switch {
+			case md.FromClient:
+				converted = slices.Contains(b.Methods, name)
+			case md.FromServer && bh.clientAdapter != nil:
+				converted = slices.Contains(b.ServerMethods, name)
+			default:
+				p.Methods[name] = &bm
+				continue
+			}
+			bm.HandlerType = nil // the bridged handler is checked against each revision (CheckHandlers, CheckClientHandlers)
+			bm.Implemented = bridgedImplemented(md, b.Handlers.Methods[name], converted)
 			bm.Serve = bridgedServe(md)
 		}
 		p.Methods[name] = &bm
@@ -89,12 +249,32 @@ func NewBridge(b Bridge, handler any, overrides ...any) (p *Protocol, h any) {
 // CheckHandlers is what a server checks of a bridged handler: its
 // methods' signatures, against the revision each is written for.
 func (h *bridged) CheckHandlers() error {
-	fromClient := func(md *Method) bool { return md.FromClient }
-	errs := []error{CheckHandler(h.b.Handlers, h.handler, fromClient)}
+	return h.check(func(md *Method) bool { return md.FromClient })
+}
+
+// check checks the handler and the overrides, against the revision each
+// is written for, for the methods served picks.
+func (h *bridged) check(served func(*Method) bool) error {
+	errs := []error{CheckHandler(h.b.Handlers, h.handler, served)}
 	for _, o := range h.overrides {
-		errs = append(errs, CheckHandler(h.b.Client, o, fromClient))
+		errs = append(errs, CheckHandler(h.b.Client, o, served))
 	}
 	return errors.Join(errs...)
+}
+
+// CheckClientHandlers is what a client checks of a bridged handler (its
+// server-to-client methods), as CheckHandlers is for a server.
+func (h *bridged) CheckClientHandlers() error {
+	return h.check(func(md *Method) bool { return md.FromServer })
+}
+
+// answering is the value answering the client session's input requests
+// (HandlerOf): the conversion of the handler to the bridged revision.
+func (h *bridged) answering() any {
+	if h.clientAdapter != nil {
+		return h.clientAdapter
+	}
+	return h.handler
 }
 
 // override is the override serving md, or nil.
@@ -128,6 +308,9 @@ func bridgedServe(md *Method) func(context.Context, any, wire.Raw) (wire.Marshal
 		}
 		if o := h.override(md); o != nil {
 			return md.Serve(ctx, o, params)
+		}
+		if !md.FromClient {
+			return md.Serve(ctx, h.clientAdapter, params)
 		}
 		return md.Serve(ctx, h.adapter, params)
 	}

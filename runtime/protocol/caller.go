@@ -22,6 +22,9 @@ type Caller interface {
 // requests with (sampling, elicitation, roots), or nil.
 func HandlerOf(c Caller) any {
 	if h, ok := c.(interface{ Handler() any }); ok {
+		if b, ok := h.Handler().(*bridged); ok {
+			return b.answering()
+		}
 		return h.Handler()
 	}
 	return nil

@@ -63,6 +63,11 @@ type Protocol struct {
 	// answered -32602.
 	ToolError func(text string) wire.Marshaler
 
+	// Converter, set on the revision a bridge mounts, carries the calls
+	// of client code written for another revision to this one (see
+	// Converted); nil elsewhere.
+	Converter *Converter
+
 	// Members are the member names of the revision's object definitions,
 	// by definition name (see Has).
 	Members map[string][]string
