@@ -20,38 +20,51 @@ func (b *bridgeGen) adapter() []jen.Code {
 	if c.g.spec.Era() == schema.Stateless && h.g.spec.Era() != schema.Stateless {
 		b.loss(b.direction(false), "requests to the client", LossMember, "%s has none: a handler's calls to its client (sampling, elicitation, roots) fail with mcp.ErrNoPeer", c.rev)
 	}
-	var methods []jen.Code
-	for _, m := range c.g.spec.Methods {
-		if !handled(m) || !m.SentBy(schema.Client) {
-			continue
-		}
-		hm := h.g.spec.Method(m.Name)
-		if hm == nil || !handled(hm) || !hm.SentBy(schema.Client) || hm.Kind != m.Kind {
-			b.loss(b.direction(true), m.Name, LossMethod, "%s has no such method for handlers", h.rev)
-			continue
-		}
-		code, ok := b.adapt(m, hm)
-		if !ok {
-			continue
-		}
-		out = append(out, code)
-		methods = append(methods, jen.Lit(m.Name))
-	}
+	code, methods := b.adaptAll("adapter", func(m *schema.Method) bool { return m.SentBy(schema.Client) },
+		"%s has no such method for handlers", h.rev)
+	out = append(out, code...)
+	clientCode, desc := b.clientSide()
+	out = append(out, clientCode...)
+	desc[jen.Id("Client")] = jen.Qual(c.path, "Protocol").Call()
+	desc[jen.Id("Handlers")] = jen.Qual(h.path, "Protocol").Call()
+	desc[jen.Id("Methods")] = jen.Index().String().Values(methods...)
+	desc[jen.Id("Adapt")] = jen.Func().Params(jen.Id("h").Any()).Any().Block(
+		jen.Return(jen.Op("&").Id("adapter").Values(jen.Dict{jen.Id("h"): jen.Id("h")})))
 	out = append(out,
 		jen.Comment("bridge describes the bridge to the runtime.").Line().
-			Var().Id("bridge").Op("=").Qual(protoPkg, "Bridge").Values(jen.Dict{
-			jen.Id("Client"):   jen.Qual(c.path, "Protocol").Call(),
-			jen.Id("Handlers"): jen.Qual(h.path, "Protocol").Call(),
-			jen.Id("Methods"):  jen.Index().String().Values(methods...),
-			jen.Id("Adapt"): jen.Func().Params(jen.Id("h").Any()).Any().Block(
-				jen.Return(jen.Op("&").Id("adapter").Values(jen.Dict{jen.Id("h"): jen.Id("h")}))),
-		}),
-		jen.Comment(fmt.Sprintf("Mount mounts handler, a value implementing methods of the Server of revision %s, for the clients of revision %s. An override implements methods of the Server of revision %s: each method one of them implements is served by it instead of the conversion. Capabilities follow revision %s: a method it does not have is not served.", h.rev, c.rev, c.rev, c.rev)).Line().
+			Var().Id("bridge").Op("=").Qual(protoPkg, "Bridge").Values(desc),
+		jen.Comment(fmt.Sprintf("Mount mounts handler for revision %s, written for revision %s. On a server (mcp.NewServer), handler implements methods of the Server of revision %s and serves the clients of revision %s; an override implements methods of the Server of revision %s: each method one of them implements is served by it instead of the conversion. Capabilities follow revision %s: a method it does not have is not served.", c.rev, h.rev, h.rev, c.rev, c.rev, c.rev)).Line().
+			Comment("").Line().
+			Comment(fmt.Sprintf("On a client (mcp.Connect), handler implements methods of the ClientHandler of revision %s and answers servers of revision %s (an override, methods of the ClientHandler of revision %s), and the calls of the Client of revision %s reach such a server converted: a call it cannot carry fails before it is sent (protocol.NotCarriedError); the package documentation lists them.", h.rev, c.rev, c.rev, h.rev)).Line().
 			Func().Id("Mount").Params(jen.Id("handler").Any(), jen.Id("overrides").Op("...").Any()).Qual(mcpPkg, "Mount").Block(
 			jen.List(jen.Id("p"), jen.Id("h")).Op(":=").Qual(protoPkg, "NewBridge").Call(jen.Id("bridge"), jen.Id("handler"), jen.Id("overrides").Op("...")),
 			jen.Return(jen.Qual(mcpPkg, "Mount").Values(jen.Dict{jen.Id("Protocol"): jen.Id("p"), jen.Id("Handler"): jen.Id("h")}))),
 	)
 	return out
+}
+
+// adaptAll emits the methods of the adapter type recv: one for each method
+// of the client revision that handlers answer and sent picks, when the
+// handlers' revision has it (else a loss, why). It returns them and the
+// names of the methods.
+func (b *bridgeGen) adaptAll(recv string, sent func(*schema.Method) bool, why string, args ...any) (code, methods []jen.Code) {
+	for _, m := range b.client.g.spec.Methods {
+		if !handled(m) || !sent(m) {
+			continue
+		}
+		hm := b.handler.g.spec.Method(m.Name)
+		if hm == nil || !handled(hm) || !sent(hm) || hm.Kind != m.Kind {
+			b.loss(b.direction(true), m.Name, LossMethod, why, args...)
+			continue
+		}
+		c, ok := b.adapt(recv, m, hm)
+		if !ok {
+			continue
+		}
+		code = append(code, c)
+		methods = append(methods, jen.Lit(m.Name))
+	}
+	return code, methods
 }
 
 // replyMembers are the results a method's reply may be, and whether the
@@ -103,9 +116,16 @@ func paramsArg(s *bside, m *schema.Method) (jen.Code, *gotype) {
 	return jen.Op("*").Add(s.qual(pt)), pt
 }
 
-// adapt emits the adapter's method for m (of the client revision),
-// calling hm (of the handlers').
-func (b *bridgeGen) adapt(m, hm *schema.Method) (jen.Code, bool) {
+// adapt emits the method of the adapter type recv for m (of the client
+// revision), calling hm (of the handlers'). The server's adapter
+// ("adapter") converts with the request being served; the client's
+// ("clientAdapter") without (a client serves no mcp.Request).
+func (b *bridgeGen) adapt(recv string, m, hm *schema.Method) (jen.Code, bool) {
+	server := recv == "adapter"
+	var rq jen.Code = jen.Id("r")
+	if !server {
+		rq = jen.Nil()
+	}
 	c, h := b.client, b.handler
 	up, down := b.direction(true), b.direction(false)
 	name := goMethod(m)
@@ -140,7 +160,7 @@ func (b *bridgeGen) adapt(m, hm *schema.Method) (jen.Code, bool) {
 		jen.List(jen.Id("h"), jen.Id("ok")).Op(":=").Id("a").Dot("h").Assert(jen.Interface(jen.Id(goMethod(hm)).Params(hsig...).Params(hres...))),
 		jen.If(jen.Op("!").Id("ok")).Block(fail),
 	}
-	if hpt != nil || m.Kind == schema.Request {
+	if server && (hpt != nil || m.Kind == schema.Request) {
 		// The request being served: what conversions fill from it.
 		body = append(body, jen.Id("r").Op(":=").Qual(mcpPkg, "RequestFrom").Call(jen.Id("ctx")))
 	}
@@ -156,8 +176,17 @@ func (b *bridgeGen) adapt(m, hm *schema.Method) (jen.Code, bool) {
 		}
 		body = append(body,
 			jen.Id("in").Op(":=").New(h.qual(hpt)),
-			jen.If(jen.Id("params").Op("!=").Nil()).Block(jen.Id(f.name).Call(jen.Id("r"), jen.Id("params"), jen.Id("in"))))
+			jen.If(jen.Id("params").Op("!=").Nil()).Block(jen.Id(f.name).Call(rq, jen.Id("params"), jen.Id("in"))))
 		args = append(args, jen.Id("in"))
+	case cpt != nil && hpt.underlying().shape == shapeUnion && (cpt.underlying().shape == shapeStruct || cpt.underlying().shape == shapeUnion):
+		// To a union: the conversion returns it (a struct becomes the
+		// member that took its place).
+		f, ok := b.pair(up, cpt.underlying().named, hpt.underlying().named)
+		if !ok {
+			b.loss(up, m.Name, LossMethod, "its params (%s) do not convert", cpt.underlying().named.name)
+			return nil, false
+		}
+		args = append(args, jen.Id(f.name).Call(rq, jen.Id("params")))
 	case cpt == nil && hpt.underlying().shape == shapeStruct:
 		body = append(body, jen.Id("in").Op(":=").New(h.qual(hpt)))
 		args = append(args, jen.Id("in"))
@@ -167,7 +196,7 @@ func (b *bridgeGen) adapt(m, hm *schema.Method) (jen.Code, bool) {
 	}
 	if m.Kind == schema.Notification {
 		body = append(body, jen.Return(jen.Id("h").Dot(goMethod(hm)).Call(args...)))
-		return b.method(name, csig, cres, body), true
+		return b.method(recv, name, csig, cres, body), true
 	}
 	// The reply, handlers' → client's.
 	hMembers, hUnion := replyMembers(h, hm)
@@ -180,27 +209,27 @@ func (b *bridgeGen) adapt(m, hm *schema.Method) (jen.Code, bool) {
 	check := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
 	if hUnion == nil {
 		hr, cr := hMembers[0], memberByName(cMembers, hMembers[0].name)
-		conv, ok := b.replyConv(down, hr, cr, jen.Id("reply"))
+		conv, ok := b.replyConv(down, rq, hr, cr, jen.Id("reply"))
 		if !ok {
 			b.loss(down, m.Name, LossMethod, "its result %s does not convert", hr.name)
 			return nil, false
 		}
 		body = append(body, call, check, jen.If(jen.Id("reply").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Nil())))
 		body = append(body, conv...)
-		return b.method(name, csig, cres, body), true
+		return b.method(recv, name, csig, cres, body), true
 	}
 	var cases []jen.Code
 	rounds := false
 	converted := 0
 	for _, hr := range hMembers {
 		if cr := memberByName(cMembers, hr.name); cr != nil {
-			if conv, ok := b.replyConv(down, hr, cr, jen.Id("v")); ok {
+			if conv, ok := b.replyConv(down, rq, hr, cr, jen.Id("v")); ok {
 				cases = append(cases, jen.Case(unionMember(h, hr)).Block(conv...))
 				converted++
 				continue
 			}
 		}
-		if code, ok := b.rounds(m, hm, hr, hpt); ok {
+		if code, ok := b.rounds(m, hm, hr, hpt); server && ok {
 			cases = append(cases, jen.Case(unionMember(h, hr)).Block(code...))
 			rounds = true
 			continue
@@ -223,11 +252,11 @@ func (b *bridgeGen) adapt(m, hm *schema.Method) (jen.Code, bool) {
 	} else {
 		body = append(body, call, check, sw, last)
 	}
-	return b.method(name, csig, cres, body), true
+	return b.method(recv, name, csig, cres, body), true
 }
 
-func (b *bridgeGen) method(name string, params, results, body []jen.Code) jen.Code {
-	return jen.Func().Params(jen.Id("a").Op("*").Id("adapter")).Id(name).Params(params...).Params(results...).Block(body...)
+func (b *bridgeGen) method(recv, name string, params, results, body []jen.Code) jen.Code {
+	return jen.Func().Params(jen.Id("a").Op("*").Id(recv)).Id(name).Params(params...).Params(results...).Block(body...)
 }
 
 func memberByName(ns []*named, name string) *named {
@@ -239,8 +268,9 @@ func memberByName(ns []*named, name string) *named {
 	return nil
 }
 
-// replyConv converts the handler's result v (hr) to the client's (cr).
-func (b *bridgeGen) replyConv(d dir, hr, cr *named, v jen.Code) ([]jen.Code, bool) {
+// replyConv converts the handler's result v (hr) to the client's (cr),
+// with rq the request being served.
+func (b *bridgeGen) replyConv(d dir, rq jen.Code, hr, cr *named, v jen.Code) ([]jen.Code, bool) {
 	if cr == nil {
 		return nil, false
 	}
@@ -252,7 +282,7 @@ func (b *bridgeGen) replyConv(d dir, hr, cr *named, v jen.Code) ([]jen.Code, boo
 		}
 		return []jen.Code{
 			jen.Id("o").Op(":=").New(jen.Qual(d.dst.path, cr.name)),
-			jen.Id(f.name).Call(jen.Id("r"), v, jen.Id("o")),
+			jen.Id(f.name).Call(rq, v, jen.Id("o")),
 			jen.Return(jen.Id("o"), jen.Nil()),
 		}, true
 	case isRaw(hr.t0()) && isRaw(cr.t0()):

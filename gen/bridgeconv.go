@@ -62,6 +62,9 @@ func (b *bridgeGen) structBody(d dir, s, dn *named) ([]jen.Code, bool) {
 			body = append(body, jen.Id("out").Dot(f.name).Op("=").New(d.dst.qual(u)), jen.Id(fn.name).Call(jen.Id("r"), jen.Id("out").Dot(f.name)))
 			continue
 		}
+		if v, ok := b.table.absent(dn.name, f.prop.Name); ok && d.up && from == nil {
+			body = append(body, b.constant(d, f, v)...)
+		}
 		if from == nil && s.t.Additional == schema.Open {
 			if code, ok := b.fromExtra(d, f); ok {
 				body = append(body, code...)
@@ -92,20 +95,25 @@ func (b *bridgeGen) structBody(d dir, s, dn *named) ([]jen.Code, bool) {
 			continue
 		}
 		where := s.name + "." + f.prop.Name
+		drop := func(format string, args ...any) {
+			b.loss(d, where, LossDropped, format, args...)
+			k := fkey{s, dn, d.up}
+			b.dropped[k] = append(b.dropped[k], f)
+		}
 		switch {
 		case !open:
-			b.loss(d, where, LossDropped, "%s has no such member", d.dst.rev)
+			drop("%s has no such member", d.dst.rev)
 			continue
-		case !d.up && !dn.t.OpenByDesign:
-			// Toward the client, its revision's shape exactly: a member it
+		case !d.up && !dn.t.OpenByDesign && !b.table.keeps(dn.name, f.prop.Name):
+			// Toward the older revision, its shape exactly: a member it
 			// does not define is not sent (an object that carries any
 			// member by design, a JSON Schema, keeps it).
-			b.loss(d, where, LossDropped, "%s has no such member; its clients get their revision's shape", d.dst.rev)
+			drop("%s has no such member; its peers get their revision's shape", d.dst.rev)
 			continue
 		}
 		code, kept := b.extra(d.src.g, f)
 		if !kept {
-			b.loss(d, where, LossDropped, "%s has no such member, and %s has no JSON of its own", d.dst.rev, b.describe(d.src, f))
+			drop("%s has no such member, and %s has no JSON of its own", d.dst.rev, b.describe(d.src, f))
 			continue
 		}
 		b.loss(d, where, LossExtra, "%s has no such member", d.dst.rev)
@@ -525,4 +533,20 @@ func goFieldName(s *bside, n *named, field string) string {
 		}
 	}
 	return ""
+}
+
+// constant sets member f of out to the string v (an absent row), when it
+// holds a string.
+func (b *bridgeGen) constant(d dir, f *field, v string) []jen.Code {
+	if sh := f.gt.underlying().shape; sh != shapeString && sh != shapeEnum {
+		return nil
+	}
+	var val jen.Code = jen.Lit(v)
+	if f.gt.named != nil {
+		val = jen.Add(d.dst.qual(f.gt)).Parens(val)
+	}
+	if f.mode == modeOpt {
+		val = jen.Qual(wirePkg, "Some").Call(val)
+	}
+	return []jen.Code{jen.Id("out").Dot(f.name).Op("=").Add(val)}
 }

@@ -61,6 +61,8 @@ var bridgeSyntax = map[string]struct {
 	"rename":  {3, "DEFINITION MEMBER OTHER"},
 	"request": {3, "DEFINITION MEMBER SOURCE"},
 	"runtime": {2, "DEFINITION|* MEMBER"},
+	"absent":  {3, "DEFINITION|* MEMBER STRING"},
+	"keep":    {2, "DEFINITION|* MEMBER"},
 	"rounds":  {4, "DEFINITION REQUESTS RESPONSES STATE"},
 	"standin": {3, "UNION MEMBER FIELD"},
 }
@@ -87,7 +89,7 @@ func ParseBridgeTable(name string, src []byte) (*BridgeTable, error) {
 		}
 		syn, ok := bridgeSyntax[words[0]]
 		if !ok {
-			return nil, fmt.Errorf("%s: unknown kind %q (want rename, request, runtime, rounds or standin)", at, words[0])
+			return nil, fmt.Errorf("%s: unknown kind %q (want rename, request, runtime, absent, keep, rounds or standin)", at, words[0])
 		}
 		if len(words)-1 != syn.n {
 			return nil, fmt.Errorf("%s: %s wants %s", at, words[0], syn.usage)
@@ -145,6 +147,29 @@ func (t *BridgeTable) runtime(def, member string) bool {
 		}
 	}
 	return false
+}
+
+// keeps reports a member that travels, toward a revision whose def does
+// not name it, in the Extra of def (when def keeps unknown members).
+func (t *BridgeTable) keeps(def, member string) bool {
+	for _, r := range t.rows {
+		if ok, _ := path.Match(r.def, def); r.kind == "keep" && ok && r.args[0] == member {
+			return true
+		}
+	}
+	return false
+}
+
+// absent is the value a member of def takes, toward the revision that
+// has it, when the source revision has no such member (an absent
+// resultType is "complete"), if a row says so.
+func (t *BridgeTable) absent(def, member string) (string, bool) {
+	for _, r := range t.rows {
+		if ok, _ := path.Match(r.def, def); r.kind == "absent" && ok && r.args[0] == member {
+			return r.args[1], true
+		}
+	}
+	return "", false
 }
 
 // rounds returns the rounds row of def, if any.

@@ -705,6 +705,7 @@ func (g *generator) callType(f *jen.File, name string, from schema.Side, doc str
 		f.Comment("stateless exchange they fail: use InputRequiredResult instead.")
 	}
 	f.Add(ctor)
+	taken := map[string]bool{}
 	for _, m := range g.spec.Methods {
 		if !m.SentBy(from) || m.Kind != schema.Request || !typedCall(m, from) {
 			continue
@@ -718,7 +719,21 @@ func (g *generator) callType(f *jen.File, name string, from schema.Side, doc str
 			params = append(params, jen.Id("params").Add(g.paramsTypeCode(pt)))
 			pexpr = jen.Id("params")
 		}
-		var body []jen.Code
+		var body, prologue []jen.Code
+		if name == "Client" {
+			// A session speaking another revision through a bridge
+			// mounted for this one converts the call (generated-code
+			// version 6).
+			var arg jen.Code = jen.Nil()
+			if pt != nil {
+				arg = jen.Id("params")
+			}
+			prologue = append(prologue, jen.If(jen.Id("call").Op(":=").Qual(protoPkg, "Converted").Call(jen.Id("c").Dot("c"), jen.Id("descriptor"), jen.Id(methodConst(m))), jen.Id("call").Op("!=").Nil()).Block(
+				jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("call").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), arg),
+				jen.List(jen.Id("r"), jen.Id("_")).Op(":=").Id("v").Assert(g.resultCode(resultT)),
+				jen.Return(jen.Id("r"), jen.Err()),
+			))
+		}
 		switch {
 		case m.Reply == nil && isUnion(resultT):
 			body = []jen.Code{
@@ -736,7 +751,47 @@ func (g *generator) callType(f *jen.File, name string, from schema.Side, doc str
 			body = g.replyCall(m, pt, pexpr, resultT)
 		}
 		f.Commentf("%s sends %s and waits for its result.", gm, m.Name)
-		f.Func().Params(jen.Id("c").Op("*").Id(name)).Id(gm).Params(params...).Params(g.resultCode(resultT), jen.Error()).Block(body...)
+		f.Func().Params(jen.Id("c").Op("*").Id(name)).Id(gm).Params(params...).Params(g.resultCode(resultT), jen.Error()).Block(append(prologue, body...)...)
+		taken[gm] = true
+	}
+	if name == "Client" {
+		g.describeServer(f, taken)
+	}
+}
+
+// describeServer emits the Client's accessors of what the server told of
+// itself when the session opened, in this revision's types (converted when
+// the session speaks another revision through a bridge): its
+// capabilities, Implementation and instructions. A revision without the
+// definitions, or whose methods take the names, goes without.
+func (g *generator) describeServer(f *jen.File, taken map[string]bool) {
+	for _, a := range []struct{ method, def, what string }{
+		{"ServerCapabilities", "ServerCapabilities", "the capabilities the server declared"},
+		{"ServerInfo", "Implementation", "the server's Implementation (name, version, …)"},
+	} {
+		n := g.named[a.def]
+		if taken[a.method] || n == nil || n.shape != shapeStruct {
+			continue
+		}
+		taken[a.method] = true
+		f.Commentf("%s decodes %s when the session opened, in this", a.method, a.what)
+		f.Comment("revision's types (converted from the revision the session speaks when it")
+		f.Comment("speaks another through a bridge); nil when the server sent none.")
+		f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(a.method).Params().Params(jen.Op("*").Id(a.def), jen.Error()).Block(
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Qual(protoPkg, "ServerValue").Call(jen.Id("c").Dot("c"), jen.Id("descriptor"), jen.Lit(a.def), jen.Func().Params(jen.Id("raw").Qual(wirePkg, "Raw")).Params(jen.Any(), jen.Error()).Block(
+				jen.Id("v").Op(":=").New(jen.Id(a.def)),
+				jen.Return(jen.Id("v"), jen.Qual(wirePkg, "Unmarshal").Call(jen.Id("raw"), jen.Id("v"))),
+			)),
+			jen.List(jen.Id("r"), jen.Id("_")).Op(":=").Id("v").Assert(jen.Op("*").Id(a.def)),
+			jen.Return(jen.Id("r"), jen.Err()),
+		)
+	}
+	if !taken["Instructions"] {
+		f.Comment("Instructions are the server's instructions for the model, \"\" if none.")
+		f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id("Instructions").Params().String().Block(
+			jen.If(jen.List(jen.Id("s"), jen.Id("ok")).Op(":=").Id("c").Dot("c").Assert(jen.Interface(jen.Id("Instructions").Params().String())), jen.Id("ok")).Block(jen.Return(jen.Id("s").Dot("Instructions").Call())),
+			jen.Return(jen.Lit("")),
+		)
 	}
 }
 
