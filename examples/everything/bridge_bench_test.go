@@ -158,3 +158,64 @@ func BenchmarkConvert(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkClientBridge is the client side of the bridge: tools/call
+// (echo) and tools/list (five tools) to a server of 2025-11-25 ("native"
+// handler), made with the client of 2025-11-25 ("native") and with the
+// client of 2026-07-28 through the bridge mounted on the client
+// ("bridged"): params converted down, the result converted up.
+func BenchmarkClientBridge(b *testing.B) {
+	servers := bridgeServers(b)
+	srv, err := rt.NewServer(rt.ServerOptions{Name: "bench", Version: "1", Logger: slog.New(slog.DiscardHandler), ValidateResults: rt.ValidateResultsOff}, servers["native"])
+	if err != nil {
+		b.Fatal(err)
+	}
+	connect := func(b *testing.B) *rt.ClientSession {
+		cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Legacy, ProtocolVersion: "2025-11-25"},
+			v26.Mount(modernHandler{}), bridge25.Mount(modernHandler{}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	ctx := context.Background()
+	b.Run("tools-call/native", func(b *testing.B) {
+		c := v25.NewClient(connect(b))
+		p := &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"hello"}`)}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.CallTool(ctx, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("tools-call/bridged", func(b *testing.B) {
+		c := v26.NewClient(connect(b))
+		p := &v26.CallToolRequestParams{Name: "echo", Arguments: v26.CallToolRequestParamsArguments(`{"text":"hello"}`)}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.CallTool(ctx, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("tools-list/native", func(b *testing.B) {
+		c := v25.NewClient(connect(b))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.ListTools(ctx, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("tools-list/bridged", func(b *testing.B) {
+		c := v26.NewClient(connect(b))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.ListTools(ctx, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -61,6 +61,29 @@ func imageContent(context.Context) ([]features.Content, error) {
 	return []features.Content{features.Image(png(), "image/png")}, nil
 }
 
+// Weather is test_structured_content's result.
+type Weather struct {
+	Temperature float64 `json:"temperature"` // in degrees Celsius
+	Conditions  string  `json:"conditions"`  // in words
+}
+
+// Returns the weather as structured content (and the same JSON as text).
+//
+//mcp:tool test_structured_content
+func structuredContent(context.Context) (Weather, error) {
+	return Weather{Temperature: 21.5, Conditions: "sunny"}, nil
+}
+
+// Returns links to two resources.
+//
+//mcp:tool test_resource_links
+func resourceLinks(context.Context) ([]features.Content, error) {
+	return []features.Content{
+		features.Link("test://static-text", "static-text", "text/plain"),
+		features.Link("test://static-binary", "static-binary", "image/png"),
+	}, nil
+}
+
 // Returns audio.
 //
 //mcp:tool test_audio_content

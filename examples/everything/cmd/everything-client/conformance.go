@@ -277,3 +277,33 @@ func (conformanceLegacy) Elicit(_ context.Context, p v25.ElicitRequestParams) (v
 	}
 	return r, nil
 }
+
+// legacyHandler answers the server's requests in the stateful era.
+type legacyHandler struct{ v25.UnimplementedClientHandler }
+
+func (legacyHandler) CreateMessage(_ context.Context, p *v25.CreateMessageRequestParams) (v25.CreateMessageReply, error) {
+	return &v25.CreateMessageResult{Role: v25.RoleAssistant, Model: "demo-model", Content: &v25.TextContent{Text: "Hi!"}, StopReason: wire.Some(v25.CreateMessageResultStopReasonEndTurn)}, nil
+}
+
+func (legacyHandler) Elicit(context.Context, v25.ElicitRequestParams) (v25.ElicitReply, error) {
+	return &v25.ElicitResult{Action: v25.ElicitResultActionDecline}, nil
+}
+
+func (legacyHandler) ListRoots(context.Context, *v25.RequestParams) (*v25.ListRootsResult, error) {
+	return &v25.ListRootsResult{Roots: []v25.Root{}}, nil
+}
+
+// modernHandler answers input requests in the stateless era.
+type modernHandler struct{ v26.UnimplementedClientHandler }
+
+func (modernHandler) Elicit(ctx context.Context, p v26.ElicitRequestParams) (*v26.ElicitResult, error) {
+	return demoHandler{}.Elicit(ctx, p)
+}
+
+func (modernHandler) CreateMessage(ctx context.Context, p *v26.CreateMessageRequestParams) (*v26.CreateMessageResult, error) {
+	return demoHandler{}.CreateMessage(ctx, p)
+}
+
+func (modernHandler) ListRoots(context.Context, *v26.ListRootsRequestParams) (*v26.ListRootsResult, error) {
+	return &v26.ListRootsResult{Roots: []v26.Root{}}, nil
+}

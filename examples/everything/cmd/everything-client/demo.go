@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
@@ -14,7 +13,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/telemetry"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
-	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
+	"github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125via20260728"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
@@ -57,6 +56,9 @@ func jsonOf(v wire.Marshaler) string {
 	return s
 }
 
+// demoEra is one session in era: one client, written against the types
+// of 2026-07-28, whichever revision the server speaks (2025-11-25 in the
+// stateful era, through the bridge mcpgen convert generated).
 func demoEra(ctx context.Context, server, url string, era rt.Era, export *telemetry.Export) error {
 	name := map[rt.Era]string{rt.Legacy: "stateful (initialize)", rt.Modern: "stateless (_meta on every request)"}[era]
 	var transport rt.ClientTransport = &stdio.CommandTransport{Path: server, Stderr: os.Stderr}
@@ -70,75 +72,45 @@ func demoEra(ctx context.Context, server, url string, era rt.Era, export *teleme
 	if export != nil {
 		export.InstrumentClient(&opts)
 	}
-	cs, err := rt.Connect(ctx, transport, opts, v25.Mount(legacyHandler{}), v26.Mount(modernHandler{}))
+	h := demoHandler{}
+	cs, err := rt.Connect(ctx, transport, opts, v26.Mount(h), v20251125via20260728.Mount(h))
 	if err != nil {
 		return err
 	}
 	defer cs.Close()
-	show("negotiated %s; server said %s", cs.ProtocolVersion(), jsonOf(cs.ServerResult()))
-	progress := rt.WithProgress(ctx, func(u rt.ProgressUpdate) { show("  progress %g/%g", u.Progress, u.Total) })
-	if cs.Stateless() {
-		c := v26.NewClient(cs)
-		tools, err := c.ListTools(ctx, nil)
-		if err != nil {
-			return err
-		}
-		show("tools/list: %d tools, cached for %dms (%s)", len(tools.Tools), tools.TTLMs, tools.CacheScope)
-		r, err := c.CallTool(ctx, &v26.CallToolRequestParams{Name: "echo", Arguments: v26.CallToolRequestParamsArguments(`{"text":"hello from the generated client"}`)})
-		if err != nil {
-			return err
-		}
-		show("tools/call echo -> %s", jsonOf(r))
-		if _, err := c.CallTool(progress, &v26.CallToolRequestParams{Name: "test_tool_with_progress"}); err != nil {
-			return err
-		}
-		r, err = c.CallTool(ctx, &v26.CallToolRequestParams{Name: "test_input_required_result_elicitation"})
-		if err != nil {
-			return err
-		}
-		show("tools/call test_input_required_result_elicitation (the server asked for a name; our handler answered) -> %s", jsonOf(r))
-		return countTo(ctx, func(ctx context.Context, token string) (string, string, error) {
-			p := &v26.CallToolRequestParams{Name: "count_to", Arguments: v26.CallToolRequestParamsArguments(`{"n":25}`)}
-			if token != "" {
-				p.ResumeToken = wire.Some(token)
-			}
-			r, err := c.CallTool(ctx, p)
-			if err != nil {
-				return "", "", err
-			}
-			return pageText(r.Content), r.NextResumeToken.Or(""), nil
-		})
+	c := v26.NewClient(cs)
+	info, err := c.ServerInfo()
+	if err != nil {
+		return err
 	}
-	c := v25.NewClient(cs)
+	show("negotiated %s with %s %s", cs.ProtocolVersion(), info.Name, info.Version)
 	tools, err := c.ListTools(ctx, nil)
 	if err != nil {
 		return err
 	}
-	var names []string
-	for _, t := range tools.Tools {
-		names = append(names, t.Name)
+	show("tools/list: %d tools", len(tools.Tools))
+	for _, call := range []struct{ tool, args, what string }{
+		{"echo", `{"text":"hello from the generated client"}`, ""},
+		{"test_input_required_result_elicitation", `{}`, " (the server asked for a name; our handler answered)"},
+		{"test_input_required_result_sampling", `{}`, " (the server asked our handler for a completion)"},
+	} {
+		r, err := c.CallTool(ctx, &v26.CallToolRequestParams{Name: call.tool, Arguments: v26.CallToolRequestParamsArguments(call.args)})
+		if err != nil {
+			return err
+		}
+		show("tools/call %s%s -> %s", call.tool, call.what, jsonOf(r))
 	}
-	show("tools/list: %s", strings.Join(names, ", "))
-	r, err := c.CallTool(ctx, &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"hello from the generated client"}`)})
-	if err != nil {
+	progress := rt.WithProgress(ctx, func(u rt.ProgressUpdate) { show("  progress %g/%g", u.Progress, u.Total) })
+	if _, err := c.CallTool(progress, &v26.CallToolRequestParams{Name: "test_tool_with_progress"}); err != nil {
 		return err
 	}
-	show("tools/call echo -> %s", jsonOf(r))
-	if _, err := c.CallTool(progress, &v25.CallToolRequestParams{Name: "test_tool_with_progress"}); err != nil {
-		return err
-	}
-	r, err = c.CallTool(ctx, &v25.CallToolRequestParams{Name: "test_sampling", Arguments: v25.CallToolRequestParamsArguments(`{"prompt":"Say hi"}`)})
-	if err != nil {
-		return err
-	}
-	show("tools/call test_sampling (the server asked our handler for a completion) -> %s", jsonOf(r))
-	rr, err := c.ReadResource(ctx, &v25.ReadResourceRequestParams{URI: "test://static-text"})
+	rr, err := c.ReadResource(ctx, &v26.ReadResourceRequestParams{URI: "test://static-text"})
 	if err != nil {
 		return err
 	}
 	show("resources/read test://static-text -> %s", jsonOf(rr))
 	return countTo(ctx, func(ctx context.Context, token string) (string, string, error) {
-		p := &v25.CallToolRequestParams{Name: "count_to", Arguments: v25.CallToolRequestParamsArguments(`{"n":25}`)}
+		p := &v26.CallToolRequestParams{Name: "count_to", Arguments: v26.CallToolRequestParamsArguments(`{"n":25}`)}
 		if token != "" {
 			p.ResumeToken = wire.Some(token)
 		}
@@ -171,25 +143,11 @@ func countTo(ctx context.Context, call func(ctx context.Context, token string) (
 	return err
 }
 
-// legacyHandler answers the server's requests in the stateful era.
-type legacyHandler struct{ v25.UnimplementedClientHandler }
+// demoHandler answers the server's requests, in either era, with the
+// types of 2026-07-28.
+type demoHandler struct{}
 
-func (legacyHandler) CreateMessage(_ context.Context, p *v25.CreateMessageRequestParams) (v25.CreateMessageReply, error) {
-	return &v25.CreateMessageResult{Role: v25.RoleAssistant, Model: "demo-model", Content: &v25.TextContent{Text: "Hi!"}, StopReason: wire.Some(v25.CreateMessageResultStopReasonEndTurn)}, nil
-}
-
-func (legacyHandler) Elicit(context.Context, v25.ElicitRequestParams) (v25.ElicitReply, error) {
-	return &v25.ElicitResult{Action: v25.ElicitResultActionDecline}, nil
-}
-
-func (legacyHandler) ListRoots(context.Context, *v25.RequestParams) (*v25.ListRootsResult, error) {
-	return &v25.ListRootsResult{Roots: []v25.Root{}}, nil
-}
-
-// modernHandler answers input requests in the stateless era.
-type modernHandler struct{ v26.UnimplementedClientHandler }
-
-func (modernHandler) Elicit(_ context.Context, p v26.ElicitRequestParams) (*v26.ElicitResult, error) {
+func (demoHandler) Elicit(_ context.Context, p v26.ElicitRequestParams) (*v26.ElicitResult, error) {
 	content := v26.ElicitResultContent{}
 	if form, ok := p.(*v26.ElicitRequestFormParams); ok && form.RequestedSchema != nil {
 		for name := range form.RequestedSchema.Properties {
@@ -199,21 +157,14 @@ func (modernHandler) Elicit(_ context.Context, p v26.ElicitRequestParams) (*v26.
 	return &v26.ElicitResult{Action: v26.ElicitResultActionAccept, Content: content}, nil
 }
 
-func (modernHandler) CreateMessage(context.Context, *v26.CreateMessageRequestParams) (*v26.CreateMessageResult, error) {
+func (demoHandler) CreateMessage(context.Context, *v26.CreateMessageRequestParams) (*v26.CreateMessageResult, error) {
 	return &v26.CreateMessageResult{Role: v26.RoleAssistant, Model: "demo-model", Content: &v26.TextContent{Text: "Paris"}}, nil
 }
 
-func (modernHandler) ListRoots(context.Context, *v26.ListRootsRequestParams) (*v26.ListRootsResult, error) {
-	return &v26.ListRootsResult{Roots: []v26.Root{}}, nil
-}
-
 // pageText is the text of a result's first text block, quoted.
-func pageText[B any](blocks []B) string {
+func pageText(blocks []v26.ContentBlock) string {
 	for _, b := range blocks {
-		switch t := any(b).(type) {
-		case *v25.TextContent:
-			return fmt.Sprintf("%q", t.Text)
-		case *v26.TextContent:
+		if t, ok := b.(*v26.TextContent); ok {
 			return fmt.Sprintf("%q", t.Text)
 		}
 	}
