@@ -24,7 +24,9 @@ type limits struct {
 }
 
 // serveHTTP serves Streamable HTTP at /mcp on addr, both eras on the one
-// endpoint, until ctx is done (see runtime/streamhttp). Only loopback Host
+// endpoint, and the 2024-11-05 HTTP+SSE transport at /sse (its clients
+// POST to /sse?sessionId=…), the same sessions, until ctx is done (see
+// runtime/streamhttp). Only loopback Host
 // and Origin values are accepted, against DNS rebinding. With addrFile set
 // it writes the address it listens on there once it accepts connections
 // (for port 0: scripts and tests learn the port it picked).
@@ -36,6 +38,7 @@ func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	mux.Handle("/sse", h.LegacySSE())
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
@@ -55,6 +58,6 @@ func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *
 			return fmt.Errorf("writing --addr-file: %w", err)
 		}
 	}
-	log.Info("serving Streamable HTTP", "endpoint", "http://"+bound+"/mcp")
+	log.Info("serving Streamable HTTP", "endpoint", "http://"+bound+"/mcp", "legacy_sse", "http://"+bound+"/sse")
 	return streamhttp.Serve(ctx, ln, mux)
 }

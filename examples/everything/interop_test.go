@@ -157,6 +157,28 @@ func TestTypeScriptClient(t *testing.T) {
 // TestInspectorCLI runs the inspector CLI (on TS SDK v1, which speaks up
 // to 2025-11-25) against the server serving every revision, and against
 // servers serving only one older revision, which the CLI then negotiates.
+// TestTypeScriptSSEClient: the TypeScript SDK v1's SSEClientTransport
+// (the HTTP+SSE transport of 2024-11-05) against bin/everything's /sse:
+// tools, progress, sampling (the server's request on the stream, the
+// answer POSTed back) and log notifications.
+func TestTypeScriptSSEClient(t *testing.T) {
+	dir := interopDir(t)
+	url := strings.TrimSuffix(startHTTP(t), "/mcp") + "/sse"
+	cmd := exec.Command(filepath.Join(dir, "node.sh"), filepath.Join(dir, "ts-sse-client.mjs"), url)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var report map[string]any
+	if jerr := json.Unmarshal(out, &report); jerr != nil || err != nil {
+		t.Fatalf("ts-sse-client: %v %v\n%s\n%s", err, jerr, out, stderr.String())
+	}
+	t.Logf("TypeScript SDK v1 SSEClientTransport: %s", strings.TrimSpace(string(out)))
+	if report["ok"] != true || report["echo"] != "hi from the TypeScript SSE client" || report["sampling"] != true ||
+		report["progress"].(float64) < 1 || report["logs"].(float64) < 1 {
+		t.Errorf("report %v", report)
+	}
+}
+
 func TestInspectorCLI(t *testing.T) {
 	for _, only := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25"} {
 		t.Run("revisions="+only, func(t *testing.T) { testInspectorCLI(t, only) })
@@ -170,7 +192,8 @@ func testInspectorCLI(t *testing.T, only string) {
 		flags, env = []string{"--revisions", only}, []string{"EVERYTHING_REVISIONS=" + only}
 	}
 	url := startHTTP(t, env...)
-	for _, target := range [][]string{append([]string{"--", binary}, flags...), {url}} {
+	sse := strings.TrimSuffix(url, "/mcp") + "/sse"
+	for _, target := range [][]string{append([]string{"--", binary}, flags...), {url}, {sse, "--transport", "sse"}} {
 		run := func(args ...string) string {
 			t.Helper()
 			// A URL goes first: --tool-arg takes every argument after it.

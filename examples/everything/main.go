@@ -39,7 +39,7 @@ func main() {
 }
 
 func run() error {
-	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (at /mcp) instead of stdio; port 0 picks a free one")
+	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (at /mcp, and the HTTP+SSE transport of 2024-11-05 at /sse) instead of stdio; port 0 picks a free one")
 	addrFile := flag.String("addr-file", "", "with --http, write the address listened on to `FILE`")
 	verbose := flag.Bool("v", false, "log debug messages to stderr")
 	redisURL := flag.String("redis", os.Getenv("EVERYTHING_REDIS"), "share state with other instances in Redis at `URL` (redis://host:port/db): stateful sessions, SSE event logs and count_to's operations (default $EVERYTHING_REDIS)")

@@ -15,6 +15,7 @@ import (
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	"github.com/mcpgen/mcpgen/examples/everything/internal/oneclient"
@@ -89,6 +90,8 @@ func matrixTargets(t *testing.T) (targets []matrixTarget) {
 			subscribe: "demo://resource/dynamic/text/1", touch: toolCase{name: "toggle-subscriber-updates", args: `{}`}},
 		{name: "server-everything", transport: "streamable http", dial: thirdPartyHTTP, tools: everythingNPM,
 			subscribe: "demo://resource/dynamic/text/1", touch: toolCase{name: "toggle-subscriber-updates", args: `{}`}},
+		{name: "server-everything", transport: "http+sse", dial: thirdPartySSE, tools: everythingNPM,
+			subscribe: "demo://resource/dynamic/text/1", touch: toolCase{name: "toggle-subscriber-updates", args: `{}`}},
 		{name: "server-filesystem", transport: "stdio", dial: stdioOf("filesystem", nil, files),
 			tools: map[string]toolCase{"text": {name: "read_text_file", args: `{"path":` + string(jsonString(filepath.Join(files, "hello.txt"))) + `}`},
 				"roots": {name: "list_allowed_directories", args: `{}`}},
@@ -132,14 +135,24 @@ func matrixTargets(t *testing.T) (targets []matrixTarget) {
 		for f := range lacks {
 			want[f] = "n/a"
 		}
-		targets = append(targets, matrixTarget{name: "bin/everything " + rev, transport: "stdio",
+		target := matrixTarget{name: "bin/everything " + rev, transport: "stdio",
 			dial: func(t *testing.T) rt.ClientTransport {
 				return &stdio.CommandTransport{Path: binary, ShutdownTimeout: 2 * time.Second}
 			},
 			opts:  rt.ClientOptions{ProtocolVersion: rev, Era: era},
 			tools: tools, resource: "test://static-text", prompt: "test_simple_prompt",
 			subscribe: "test://watched-resource", touch: toolCase{name: "touch_resource", args: `{"uri":"test://watched-resource"}`},
-			want: want, lacks: lacks})
+			want: want, lacks: lacks}
+		targets = append(targets, target)
+		if era == rt.Legacy {
+			// The same revision over the HTTP+SSE transport of 2024-11-05
+			// (bin/everything's /sse), forced.
+			target.transport = "http+sse"
+			target.dial = func(t *testing.T) rt.ClientTransport {
+				return &streamhttp.ClientTransport{URL: strings.TrimSuffix(startHTTP(t), "/mcp") + "/sse", Legacy: streamhttp.LegacyOnly}
+			}
+			targets = append(targets, target)
+		}
 	}
 	return targets
 }

@@ -28,6 +28,19 @@ func thirdParty(t *testing.T, name string, env []string, args ...string) *stdio.
 // thirdPartyHTTP starts server-everything in its Streamable HTTP mode on
 // 127.0.0.1 (interop's loopback preload) and returns the transport to it.
 func thirdPartyHTTP(t *testing.T) rt.ClientTransport {
+	return &streamhttp.ClientTransport{URL: startThirdPartyHTTP(t, "streamableHttp") + "/mcp"}
+}
+
+// thirdPartySSE starts server-everything in its HTTP+SSE mode (2024-11-05
+// transport) and returns the default transport to its /sse endpoint: the
+// client falls back to the old transport when initialize is refused.
+func thirdPartySSE(t *testing.T) rt.ClientTransport {
+	return &streamhttp.ClientTransport{URL: startThirdPartyHTTP(t, "sse") + "/sse"}
+}
+
+// startThirdPartyHTTP starts server-everything in mode on a free port of
+// 127.0.0.1 and returns its base URL.
+func startThirdPartyHTTP(t *testing.T, mode string) string {
 	dir := interopDir(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -35,7 +48,7 @@ func thirdPartyHTTP(t *testing.T) rt.ClientTransport {
 	}
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	cmd := exec.Command(filepath.Join(dir, "node.sh"), filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "streamableHttp")
+	cmd := exec.Command(filepath.Join(dir, "node.sh"), filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), mode)
 	cmd.Env = append(os.Environ(), "PORT="+port, `NODE_OPTIONS=--import="`+filepath.Join(dir, "loopback-preload.mjs")+`"`)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -57,5 +70,5 @@ func thirdPartyHTTP(t *testing.T) rt.ClientTransport {
 			t.Fatalf("server-everything did not listen on %s:\n%s", port, stderr.String())
 		}
 	}
-	return &streamhttp.ClientTransport{URL: "http://127.0.0.1:" + port + "/mcp"}
+	return "http://127.0.0.1:" + port
 }

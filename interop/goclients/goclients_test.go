@@ -91,17 +91,33 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// transports are the transports a client is tried over; sse (the
+// HTTP+SSE transport of 2024-11-05, bin/everything's /sse) only with the
+// stateful revisions.
+func transports(version string) []string {
+	if version >= "2026" {
+		return []string{"stdio", "http"}
+	}
+	return []string{"stdio", "http", "sse"}
+}
+
+// sseURL is the HTTP+SSE endpoint beside the Streamable HTTP one.
+func sseURL(url string) string { return strings.TrimSuffix(url, "/mcp") + "/sse" }
+
 // TestGoSDKClient: the official go-sdk client, pinned to each revision.
 func TestGoSDKClient(t *testing.T) {
 	url := serveHTTP(t)
 	for _, version := range revisions {
-		for _, tr := range []string{"stdio", "http"} {
+		for _, tr := range transports(version) {
 			t.Run(version+"/"+tr, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				var transport gosdk.Transport = &gosdk.StreamableClientTransport{Endpoint: url}
-				if tr == "stdio" {
+				switch tr {
+				case "stdio":
 					transport = &gosdk.CommandTransport{Command: exec.Command(everything(t))}
+				case "sse":
+					transport = &gosdk.SSEClientTransport{Endpoint: sseURL(url)}
 				}
 				var elicited []string
 				c := gosdk.NewClient(&gosdk.Implementation{Name: "gosdk-interop", Version: "test"}, &gosdk.ClientOptions{
@@ -172,15 +188,22 @@ func TestGoSDKClient(t *testing.T) {
 func TestMCPGoClient(t *testing.T) {
 	url := serveHTTP(t)
 	for _, version := range revisions {
-		for _, tr := range []string{"stdio", "http"} {
+		for _, tr := range transports(version) {
 			t.Run(version+"/"+tr, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				var c *mcpgoclient.Client
 				var err error
-				if tr == "stdio" {
+				switch tr {
+				case "stdio":
 					c, err = mcpgoclient.NewStdioMCPClient(everything(t), nil)
-				} else {
+				case "sse":
+					var tp *transport.SSE
+					if tp, err = transport.NewSSE(sseURL(url)); err == nil {
+						c = mcpgoclient.NewClient(tp)
+						err = c.Start(ctx)
+					}
+				default:
 					var tp *transport.StreamableHTTP
 					if tp, err = transport.NewStreamableHTTP(url); err == nil {
 						c = mcpgoclient.NewClient(tp)

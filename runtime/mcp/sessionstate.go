@@ -28,6 +28,10 @@ type SessionState struct {
 	LogLevel string `json:"logLevel,omitempty"`
 	// Subscriptions are the resources the client subscribed to.
 	Subscriptions []string `json:"subscriptions,omitempty"`
+	// Transport names the transport the session belongs to, when the
+	// transport has more than one ("sse": the HTTP+SSE transport of
+	// 2024-11-05 beside Streamable HTTP); set and read by the transport.
+	Transport string `json:"transport,omitempty"`
 }
 
 // State returns the session's state and the count of its changes so far

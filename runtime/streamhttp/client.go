@@ -54,6 +54,9 @@ type ClientTransport struct {
 	// from tools/list for an invalid x-mcp-header annotation (default:
 	// discard).
 	Logger *slog.Logger
+	// Legacy says when to speak the HTTP+SSE transport of 2024-11-05
+	// instead (default LegacyFallback: when a server refuses initialize).
+	Legacy LegacyMode
 }
 
 // HTTPError is an HTTP response that carries no JSON-RPC answer.
@@ -98,6 +101,7 @@ func (t *ClientTransport) Dial(_ context.Context, h jsonrpc.Handler) (mcp.Client
 		era:     sessionClient{},
 		serving: map[string]context.CancelFunc{},
 		tools:   map[string][]mcpheader.Param{},
+		legacy:  legacyState{mode: t.Legacy},
 	}
 	if c.client == nil {
 		c.client = http.DefaultClient
@@ -142,6 +146,7 @@ type clientConn struct {
 	listening bool
 	serving   map[string]context.CancelFunc // the server's requests being handled
 	tools     map[string][]mcpheader.Param  // x-mcp-header annotations by tool
+	legacy    legacyState                   // the HTTP+SSE transport (legacyclient.go)
 }
 
 var _ mcp.Negotiator = (*clientConn)(nil)
@@ -327,13 +332,19 @@ func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.
 	}
 	body, err := jsonrpc.AppendRequest(nil, id, method, params)
 	if err == nil {
-		err = c.exchange(ctx, method, body, pc)
+		err = c.send(ctx, method, body, pc)
 	}
 	if err != nil {
 		c.calls.Abandon(pc)
 		return err
 	}
-	err, answered := c.calls.Poll(pc)
+	var answered bool
+	if c.speaksLegacy() {
+		// The answer comes on the stream, when it comes.
+		err, answered = c.calls.Wait(ctx, pc), true
+	} else {
+		err, answered = c.calls.Poll(pc)
+	}
 	if !answered {
 		return errors.New("streamhttp: the server ended the response without answering " + method)
 	}
@@ -359,6 +370,9 @@ func (c *clientConn) exchange(ctx context.Context, method string, body []byte, p
 	c.mu.Lock()
 	opening := c.proto == nil
 	c.mu.Unlock()
+	if c.legacyRefusal(method, resp.StatusCode) {
+		return &legacyFallback{c.checkStatus(resp)}
+	}
 	if opening && resp.StatusCode/100 == 2 {
 		// The answer to initialize names the session.
 		if sid := resp.Header.Get(hdrSessionID); sid != "" {
@@ -635,6 +649,9 @@ func cancelledRequest(params wire.Raw) (jsonrpc.ID, bool) {
 // post sends a notification or a response; the server accepts it with
 // 202 (or any 2xx).
 func (c *clientConn) post(ctx context.Context, method string, body []byte) error {
+	if c.speaksLegacy() {
+		return c.postLegacy(ctx, method, body)
+	}
 	resp, done, err := c.do(ctx, http.MethodPost, body, c.headers(method, body))
 	if err != nil {
 		return err

@@ -64,7 +64,8 @@ func (sessionClient) headers(c *clientConn, hd http.Header, _ string, _ []byte) 
 // that the server knows it before the session's first request.
 func (sessionClient) opened(ctx context.Context, c *clientConn) {
 	c.mu.Lock()
-	start := !c.listening && !c.closed
+	// The HTTP+SSE transport has its one stream already.
+	start := !c.listening && !c.closed && c.legacy.endpoint == ""
 	if start {
 		c.listening = true
 		c.wg.Add(1)

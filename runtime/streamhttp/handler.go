@@ -319,46 +319,8 @@ func (h *Handler) SessionCount() int {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if hk, ok := r.Context().Value(hooksKey{}).(*serverHooks); ok && h.hooks.Load() != hk {
-		h.hooks.Store(hk)
-		hk.add(h)
-	}
-	// The same checks guard the endpoint and its metadata (which names the
-	// endpoint, so it must not be derived from a Host nobody vetted).
-	if !h.originOK(r.Header.Get("Origin")) {
-		h.writeError(w, r, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Origin %q is not allowed", r.Header.Get("Origin")))
-		return
-	}
-	if !h.hostOK(r.Host) {
-		h.writeError(w, r, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Host %q is not allowed", r.Host))
-		return
-	}
-	if h.o.ResourceMetadata != nil && strings.HasPrefix(r.URL.Path, wellKnownPRM) {
-		h.serveMetadata(w, r)
-		return
-	}
-	if h.isClosed() {
-		h.writeError(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server is shutting down"))
-		return
-	}
-	if h.o.Auth != nil {
-		ctx, err := h.o.Auth(r)
-		if err != nil {
-			h.challenge(w, r, err)
-			return
-		}
-		if ctx != nil {
-			r = r.WithContext(ctx)
-		}
-		r = withPrincipal(r)
-	}
-	// The client's address, read once for the limits and the engine.
-	addr := h.clientAddr(r)
-	key := h.requester(r, addr)
-	if !h.enter(key) {
-		w.Header().Set("Connection", "close")
-		h.writeError(w, r, http.StatusTooManyRequests, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError,
-			"too many requests in progress for this client (%d)", h.o.MaxRequestsPerClient))
+	r, addr, key, ok := h.guard(w, r)
+	if !ok {
 		return
 	}
 	defer h.leave(key)
@@ -381,6 +343,57 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// guard runs the checks every request to the endpoint passes (and the
+// legacy HTTP+SSE endpoint's too): Origin, Host, the metadata document,
+// shutdown, authentication (the request it returns carries the
+// principal), and the client's share of requests in progress (leave key
+// when done). It answers what fails itself.
+func (h *Handler) guard(w http.ResponseWriter, r *http.Request) (_ *http.Request, addr string, key requesterKey, ok bool) {
+	if hk, ok := r.Context().Value(hooksKey{}).(*serverHooks); ok && h.hooks.Load() != hk {
+		h.hooks.Store(hk)
+		hk.add(h)
+	}
+	// The same checks guard the endpoint and its metadata (which names the
+	// endpoint, so it must not be derived from a Host nobody vetted).
+	if !h.originOK(r.Header.Get("Origin")) {
+		h.writeError(w, r, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Origin %q is not allowed", r.Header.Get("Origin")))
+		return nil, "", key, false
+	}
+	if !h.hostOK(r.Host) {
+		h.writeError(w, r, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Host %q is not allowed", r.Host))
+		return nil, "", key, false
+	}
+	if h.o.ResourceMetadata != nil && strings.HasPrefix(r.URL.Path, wellKnownPRM) {
+		h.serveMetadata(w, r)
+		return nil, "", key, false
+	}
+	if h.isClosed() {
+		h.writeError(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server is shutting down"))
+		return nil, "", key, false
+	}
+	if h.o.Auth != nil {
+		ctx, err := h.o.Auth(r)
+		if err != nil {
+			h.challenge(w, r, err)
+			return nil, "", key, false
+		}
+		if ctx != nil {
+			r = r.WithContext(ctx)
+		}
+		r = withPrincipal(r)
+	}
+	// The client's address, read once for the limits and the engine.
+	addr = h.clientAddr(r)
+	key = h.requester(r, addr)
+	if !h.enter(key) {
+		w.Header().Set("Connection", "close")
+		h.writeError(w, r, http.StatusTooManyRequests, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError,
+			"too many requests in progress for this client (%d)", h.o.MaxRequestsPerClient))
+		return nil, "", key, false
+	}
+	return r, addr, key, true
+}
+
 func (h *Handler) isClosed() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -389,31 +402,8 @@ func (h *Handler) isClosed() bool {
 
 // servePost reads, checks and dispatches one message or a batch.
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, addr string) {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(h.o.BodyTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			h.writeError(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, false,
-				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body exceeds %d bytes", h.o.MaxBodyBytes))
-			return
-		}
-		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
-			w.Header().Set("Connection", "close")
-			h.writeError(w, r, http.StatusRequestTimeout, jsonrpc.ID{}, false,
-				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body did not arrive within %s", h.o.BodyTimeout))
-			return
-		}
-		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "reading the request body: %v", err))
-		return
-	}
-	// The body is in: from now on the connection's read deadline would
-	// only cut long handlers short (and cancel their context).
-	clearDeadlines(rc)
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		id, ok := jsonrpc.PeekID(body)
-		h.writeError(w, r, http.StatusUnsupportedMediaType, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json"))
+	body, ok := h.readBody(w, r)
+	if !ok {
 		return
 	}
 	acc := parseAccept(r.Header.Values("Accept"))
@@ -439,6 +429,39 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, addr string)
 	// rules and the serving use what it found.
 	x := h.accept(msg, r, addr)
 	h.eras[x.Era()].post(w, r, msg, x, acc)
+}
+
+// readBody reads a POSTed JSON body within the size and time limits; it
+// answers what fails itself.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.o.BodyTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			h.writeError(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, false,
+				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body exceeds %d bytes", h.o.MaxBodyBytes))
+			return nil, false
+		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			w.Header().Set("Connection", "close")
+			h.writeError(w, r, http.StatusRequestTimeout, jsonrpc.ID{}, false,
+				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body did not arrive within %s", h.o.BodyTimeout))
+			return nil, false
+		}
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "reading the request body: %v", err))
+		return nil, false
+	}
+	// The body is in: from now on the connection's read deadline would
+	// only cut long handlers short (and cancel their context).
+	clearDeadlines(rc)
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		id, ok := jsonrpc.PeekID(body)
+		h.writeError(w, r, http.StatusUnsupportedMediaType, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json"))
+		return nil, false
+	}
+	return body, true
 }
 
 // accept hands a message to the engine, which reads it and picks its era

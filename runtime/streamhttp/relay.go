@@ -2,12 +2,15 @@ package streamhttp
 
 import (
 	"context"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
 // Relay carries the client's responses to the server's requests between
-// instances sharing sessions. A request to the client (sampling,
+// instances sharing sessions, and the messages of the HTTP+SSE transport
+// to the instance holding a session's stream (their session argument is
+// then "sse:" and the session id). A request to the client (sampling,
 // elicitation, roots) goes out on the stream of the instance whose
 // handler waits for it; the client POSTs the response, which a load
 // balancer may send to another instance: that one publishes it, and the
@@ -52,6 +55,10 @@ func (h *Handler) subscribeRelay() {
 		return
 	}
 	err := h.o.Relay.Subscribe(h.base, func(sid string, msg []byte) {
+		if id, ok := strings.CutPrefix(sid, legacyRelayPrefix); ok {
+			h.deliverLegacy(id, msg)
+			return
+		}
 		h.mu.Lock()
 		s := h.sessions[sid]
 		h.mu.Unlock()

@@ -45,7 +45,10 @@ type session struct {
 	calls      jsonrpc.Calls // the session's requests to the client
 	nextStream int
 	streams    map[string]*stream // streams that may still get events
-	standalone *stream            // the GET stream
+	standalone *stream            // the GET stream (a legacy session's one stream)
+	// legacy marks a session of the HTTP+SSE transport (legacy.go):
+	// everything the server sends goes on its one stream.
+	legacy bool
 
 	// With a SessionStore: shared reports a session other instances may
 	// serve too (its events stay when it ends here, unless deleted);
@@ -101,13 +104,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *jsonrp
 		h.writeError(w, r, httpStatus(je), msg.ID, true, je)
 		return
 	}
-	s := &session{h: h, id: newSessionID(), principal: mcp.PrincipalFrom(r.Context()), inflight: map[string]*inflightReq{}, streams: map[string]*stream{}, lastUsed: time.Now(), shared: h.o.SessionStore != nil}
-	if s.shared {
-		s.calls.Offset(callOffset())
-	}
-	s.ctx, s.cancel = context.WithCancel(h.base)
-	s.ms = h.srv.NewSession(s, s.cancelRequest)
-	s.ms.SetID(s.id)
+	s := h.newSession(r)
 	res, err := x.Serve(r.Context(), s.ms, discardOut{})
 	var body []byte
 	if err == nil {
@@ -132,6 +129,30 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *jsonrp
 		h.writeError(w, r, http.StatusBadRequest, msg.ID, true, je)
 		return
 	}
+	if !h.admitSession(w, r, s, msg.ID, true) {
+		return
+	}
+	w.Header().Set(hdrSessionID, s.id)
+	writeResponse(w, acc, body)
+}
+
+// newSession makes a session for the principal of r (not yet admitted:
+// see admitLocked and addLocked).
+func (h *Handler) newSession(r *http.Request) *session {
+	s := &session{h: h, id: newSessionID(), principal: mcp.PrincipalFrom(r.Context()), inflight: map[string]*inflightReq{}, streams: map[string]*stream{}, lastUsed: time.Now(), shared: h.o.SessionStore != nil}
+	if s.shared {
+		s.calls.Offset(callOffset())
+	}
+	s.ctx, s.cancel = context.WithCancel(h.base)
+	s.ms = h.srv.NewSession(s, s.cancelRequest)
+	s.ms.SetID(s.id)
+	return s
+}
+
+// admitSession registers a new session within the limits (ending others
+// as they allow); when it cannot, it ends s and answers the refusal (with
+// id, hasID) itself.
+func (h *Handler) admitSession(w http.ResponseWriter, r *http.Request, s *session, id jsonrpc.ID, hasID bool) bool {
 	key := h.clientKey(r)
 	h.mu.Lock()
 	var evicted []*session
@@ -144,14 +165,13 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, msg *jsonrp
 		h.evict(evicted)
 		s.ms.Close()
 		s.cancel()
-		h.writeError(w, r, status, msg.ID, true, refusal)
-		return
+		h.writeError(w, r, status, id, hasID, refusal)
+		return false
 	}
 	h.addLocked(s, key)
 	h.mu.Unlock()
 	h.evict(evicted)
-	w.Header().Set(hdrSessionID, s.id)
-	writeResponse(w, acc, body)
+	return true
 }
 
 // writeResponse writes a response as JSON, or as a one-event SSE stream
@@ -176,8 +196,9 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, x *mcp.Exchange
 	}
 	h.mu.Lock()
 	s := h.sessions[sid]
-	if s != nil && s.principal != mcp.PrincipalFrom(r.Context()) {
-		// Another principal's session: as if there were none.
+	if s != nil && (s.principal != mcp.PrincipalFrom(r.Context()) || s.legacy) {
+		// Another principal's session, or one of the HTTP+SSE transport:
+		// as if there were none.
 		s = nil
 	}
 	restored := false
@@ -789,7 +810,9 @@ func (h *Handler) endStandalone() {
 		s.mu.Lock()
 		g := s.standalone
 		s.mu.Unlock()
-		if g != nil {
+		if g != nil && !s.legacy {
+			// An HTTP+SSE session's stream carries its answers too: it
+			// ends when the drain closes the session, after them.
 			s.endStream(g)
 		}
 	}

@@ -154,6 +154,9 @@ func (s *session) saveState(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
+	if s.legacy {
+		st.Transport = transportLegacySSE
+	}
 	if err := h.o.SessionStore.Save(ctx, s.id, st, ttl); err != nil {
 		return err
 	}
@@ -175,7 +178,8 @@ func (h *Handler) restore(ctx context.Context, sid, principal, clientKey string)
 		return nil, err
 	}
 	h.storeUp()
-	s := &session{h: h, id: sid, principal: principal, inflight: map[string]*inflightReq{}, streams: map[string]*stream{}, lastUsed: time.Now(), shared: true}
+	s := &session{h: h, id: sid, principal: principal, inflight: map[string]*inflightReq{}, streams: map[string]*stream{}, lastUsed: time.Now(), shared: true,
+		legacy: st.Transport == transportLegacySSE}
 	s.calls.Offset(callOffset())
 	s.ctx, s.cancel = context.WithCancel(h.base)
 	ms, err := h.srv.RestoreSession(st, s, s.cancelRequest)

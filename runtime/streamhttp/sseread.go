@@ -11,6 +11,7 @@ import (
 
 // sseEvent is one dispatched SSE event.
 type sseEvent struct {
+	event    string // its type ("" for the default, message)
 	id       string
 	hasID    bool
 	data     []byte
@@ -100,7 +101,7 @@ func (s *sseReader) next() (sseEvent, error) {
 				ev.retry, ev.hasRetry, seen = time.Duration(n)*time.Millisecond, true, true
 			}
 		case "event":
-			seen = true
+			ev.event, seen = string(value), true
 		}
 	}
 }

@@ -25,6 +25,13 @@ type stream struct {
 	// event when the client takes SSE, and collects its responses into one
 	// JSON array when the client does not.
 	batch bool
+	// legacy marks the one stream of an HTTP+SSE session: responses are
+	// events like any other ("message"), and it ends with its session.
+	legacy bool
+	// forward, on an instance that serves a request of an HTTP+SSE
+	// session whose stream another instance holds, carries each message
+	// there (the Relay) instead of writing it.
+	forward func(msg []byte)
 
 	mu      sync.Mutex
 	conn    *sseConn // attached connection, nil when none
@@ -79,6 +86,9 @@ func (st *stream) deliver(msg []byte) error {
 // appendLocked stores an event of the stream and returns its id ("" when
 // the store failed: the event is sent but cannot be replayed).
 func (st *stream) appendLocked(msg []byte) string {
+	if st.legacy {
+		return "" // the HTTP+SSE transport does not resume
+	}
 	id, err := st.sess.h.store.Append(context.WithoutCancel(st.sess.ctx), st.sess.id, st.name, msg)
 	if err != nil {
 		st.sess.h.log.Warn("streamhttp: storing an event failed; it cannot be replayed", "session", st.sess.id, "err", err)
@@ -112,11 +122,19 @@ func (st *stream) startLocked() {
 // writeLocked writes an event to the attached connection; a connection
 // that fails is dropped (the event stays in the store).
 func (st *stream) writeLocked(id string, msg []byte) {
+	if st.forward != nil {
+		st.forward(msg)
+		return
+	}
 	c := st.conn
 	if c == nil {
 		return
 	}
-	if c.writeEvent(id, msg) != nil {
+	write := c.writeEvent
+	if st.legacy {
+		write = c.writeMessageEvent
+	}
+	if write(id, msg) != nil {
 		c.end()
 		st.conn = nil
 	}
@@ -170,6 +188,20 @@ func (st *stream) answer(resp []byte) {
 	st.mu.Lock()
 	if st.final {
 		st.mu.Unlock()
+		return
+	}
+	if st.legacy {
+		if resp != nil {
+			st.writeLocked(st.appendLocked(resp), resp)
+		}
+		forwarded := st.forward != nil
+		if forwarded {
+			st.final = true // a forwarding stream serves one request
+		}
+		st.mu.Unlock()
+		if forwarded {
+			st.sess.removeStream(st)
+		}
 		return
 	}
 	if resp != nil {
@@ -274,6 +306,16 @@ func (c *sseConn) writeEvent(id string, data []byte) error {
 		buf = append(buf, '\n')
 	}
 	buf = append(buf, "data: "...)
+	buf = append(buf, data...)
+	buf = append(buf, "\n\n"...)
+	return c.write(buf)
+}
+
+// writeMessageEvent writes a "message" event, as the HTTP+SSE transport
+// names them (without an id: its clients do not resume).
+func (c *sseConn) writeMessageEvent(_ string, data []byte) error {
+	buf := make([]byte, 0, len(data)+24)
+	buf = append(buf, "event: message\ndata: "...)
 	buf = append(buf, data...)
 	buf = append(buf, "\n\n"...)
 	return c.write(buf)

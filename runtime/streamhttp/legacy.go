@@ -1,0 +1,311 @@
+package streamhttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+)
+
+// The HTTP+SSE transport of 2024-11-05, which Streamable HTTP replaced in
+// 2025-03-26 and whose clients are still in use (see the 2025-03-26
+// transports' backwards compatibility). A GET opens an SSE stream whose
+// first event, "endpoint", names the URL to POST messages to; every
+// message of the server — responses, requests, notifications — goes on
+// that stream as a "message" event, and each POST is answered 202
+// Accepted. Its sessions are the Handler's stateful sessions: the same
+// mcp.Server and handlers, the same checks, limits, principals, drain and
+// session store; one lives as long as its stream.
+
+// LegacySSE returns the http.Handler of the HTTP+SSE transport, served by
+// h's sessions: mount it beside the Streamable HTTP endpoint (at /sse,
+// say). A GET opens a session and its stream; the endpoint event names
+// the same path with ?sessionId=, where the client POSTs. It negotiates
+// every stateful revision the server has.
+func (h *Handler) LegacySSE() http.Handler { return legacyEndpoint{h} }
+
+type legacyEndpoint struct{ h *Handler }
+
+const (
+	// legacySessionParam is the query parameter naming the session of a
+	// POST.
+	legacySessionParam = "sessionId"
+	// transportLegacySSE marks the sessions of the HTTP+SSE transport in
+	// the session store (mcp.SessionState.Transport).
+	transportLegacySSE = "sse"
+	// legacyRelayPrefix marks, in a Relay's session argument, a message
+	// for the stream of an HTTP+SSE session (an instance that serves one
+	// of its requests hands its messages to the one holding the stream).
+	legacyRelayPrefix = "sse:"
+)
+
+func (e legacyEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := e.h
+	r, addr, key, ok := h.guard(w, r)
+	if !ok {
+		return
+	}
+	defer h.leave(key)
+	switch r.Method {
+	case http.MethodGet:
+		h.openLegacy(w, r)
+	case http.MethodPost:
+		h.postLegacy(w, r, addr)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		h.writeError(w, r, http.StatusMethodNotAllowed, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed: GET opens the stream, POST sends a message"))
+	}
+}
+
+// openLegacy opens a session and its stream, announces the endpoint and
+// keeps the stream until the client leaves or the session ends; the
+// session ends with it.
+func (h *Handler) openLegacy(w http.ResponseWriter, r *http.Request) {
+	if vals := r.Header.Values("Accept"); len(vals) > 0 && !parseAccept(vals).sse {
+		h.writeError(w, r, http.StatusNotAcceptable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow text/event-stream"))
+		return
+	}
+	if !h.stateful {
+		h.writeError(w, r, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "this server speaks no revision of the HTTP+SSE transport (2024-11-05 … 2025-11-25)"))
+		return
+	}
+	if h.draining() {
+		h.refuseDraining(w, r, jsonrpc.ID{}, false)
+		return
+	}
+	s := h.newSession(r)
+	s.legacy = true
+	if err := s.saveState(r.Context()); err != nil {
+		s.ms.Close()
+		s.cancel()
+		h.storeDown(err)
+		h.writeError(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, false, storeUnavailable(err))
+		return
+	}
+	if !h.admitSession(w, r, s, jsonrpc.ID{}, false) {
+		return
+	}
+	// The stream holds the session in use: it is not idle while open.
+	s.mu.Lock()
+	s.active++
+	c := newConn(w, true)
+	st := s.newStreamLocked("l")
+	st.legacy = true
+	st.conn = c
+	s.standalone = st
+	s.mu.Unlock()
+	defer h.endLegacy(s)
+	clearDeadlines(http.NewResponseController(w))
+	endpoint := url.URL{Path: r.URL.Path, RawQuery: url.Values{legacySessionParam: {s.id}}.Encode()}
+	st.mu.Lock()
+	st.started, c.began = true, true
+	sseHeaders(w)
+	err := c.write([]byte("event: endpoint\ndata: " + endpoint.String() + "\n\n"))
+	if err == nil {
+		st.keepAliveLocked(c)
+	}
+	st.mu.Unlock()
+	if err != nil {
+		return
+	}
+	select {
+	case <-c.gone:
+		c.lastWrite()
+	case <-r.Context().Done():
+		st.detach(c)
+	}
+}
+
+// endLegacy ends a legacy session when its stream is over: the client
+// cannot come back to it (a new GET opens a new session).
+func (h *Handler) endLegacy(s *session) {
+	s.mu.Lock()
+	s.active--
+	s.deleted = true
+	s.mu.Unlock()
+	if s.shared {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), storeTimeout)
+		defer cancel()
+		if err := h.o.SessionStore.Delete(ctx, s.id); err != nil {
+			h.storeDown(err)
+			h.deleteLater(s.id)
+		}
+	}
+	s.close()
+}
+
+// postLegacy serves one message POSTed to a legacy session: it answers
+// 202 Accepted and the server's answer goes on the session's stream.
+func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string) {
+	sid := r.URL.Query().Get(legacySessionParam)
+	if sid == "" {
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing ?%s=: POST to the URL of the stream's endpoint event", legacySessionParam))
+		return
+	}
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	s := h.legacySession(r, sid)
+	if s == nil {
+		h.writeError(w, r, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: its stream ended, or it never was; GET the stream again for a new session"))
+		return
+	}
+	defer s.leave()
+	if jsonrpc.IsBatch(body) {
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported("the HTTP+SSE transport takes one message per POST"))
+		return
+	}
+	msg, err := h.parse(body)
+	if err != nil || msg.Kind == jsonrpc.KindInvalid {
+		je := jsonrpc.NewError(jsonrpc.CodeParseError, "parse error: %v", err)
+		id, hasID := jsonrpc.ID{}, false
+		if err == nil {
+			je = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s", msg.Problem)
+			id, hasID = msg.ID, msg.HasID
+		}
+		// On the stream, where the client reads its answers, and as the
+		// POST's answer.
+		_ = s.send(s.legacyStream(), errorBody(id, hasID, s.noID(), je))
+		h.writeError(w, r, http.StatusBadRequest, id, hasID, je)
+		return
+	}
+	x := h.accept(msg, r, addr)
+	if x.Era() != protocol.Stateful {
+		je := jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the HTTP+SSE transport carries the stateful revisions only")
+		_ = s.send(s.legacyStream(), errorBody(msg.ID, msg.HasID, s.noID(), je))
+		h.writeError(w, r, http.StatusBadRequest, msg.ID, msg.HasID, je)
+		return
+	}
+	if msg.Kind != jsonrpc.KindRequest {
+		s.oneWay(r.Context(), msg, x)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	st := s.legacyStream()
+	if st == nil {
+		h.writeError(w, r, http.StatusNotFound, msg.ID, true, errSessionNotFound)
+		return
+	}
+	if st.forward != nil {
+		// Another instance holds the stream: this request gets a
+		// forwarding stream of its own.
+		if st, _ = s.newStream("r"); st == nil {
+			h.writeError(w, r, http.StatusNotFound, msg.ID, true, errSessionNotFound)
+			return
+		}
+		st.legacy, st.started, st.forward = true, true, s.forwardLegacy
+	}
+	status, replay, je := s.start(r, msg, x, st)
+	switch {
+	case replay != nil:
+		_ = s.send(st, replay)
+	case je != nil:
+		_ = s.send(st, errorBody(msg.ID, true, s.noID(), je))
+		h.writeError(w, r, status, msg.ID, true, je)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// legacySession finds the HTTP+SSE session sid for the principal of r
+// and marks it active (leave when done): this instance's, or, with a
+// session store and a Relay, one whose stream another instance holds,
+// restored here. nil when there is none the request may use.
+func (h *Handler) legacySession(r *http.Request, sid string) *session {
+	principal := mcp.PrincipalFrom(r.Context())
+	h.mu.Lock()
+	s := h.sessions[sid]
+	h.mu.Unlock()
+	if st := s.legacyStreamOf(); st != nil && st.forward != nil {
+		// Its stream is another instance's, which ends the session with
+		// it: the store says whether it still lives.
+		if _, ok, err := h.o.SessionStore.Load(r.Context(), sid); err == nil && !ok || errors.Is(err, ErrSessionEnded) {
+			s.mu.Lock()
+			s.deleted = true
+			s.mu.Unlock()
+			s.close()
+			return nil
+		}
+	}
+	if s == nil && h.o.SessionStore != nil && h.o.Relay != nil {
+		var err error
+		if s, err = h.restore(r.Context(), sid, principal, h.clientKey(r)); err != nil {
+			h.log.Debug("streamhttp: restoring an HTTP+SSE session failed", "session", sid, "err", err)
+			s = nil
+		}
+	}
+	if s == nil || !s.legacy || s.principal != principal {
+		// None, a Streamable HTTP session, or another principal's: as if
+		// there were none.
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.mu.Lock()
+	live := !s.closed
+	if live {
+		s.active++
+		s.uses++
+		s.lastUsed = time.Now()
+	}
+	s.mu.Unlock()
+	if !live {
+		return nil
+	}
+	h.touchLocked(s)
+	return s
+}
+
+// legacyStreamOf is the legacy stream of s, nil when s is nil or no
+// legacy session.
+func (s *session) legacyStreamOf() *stream {
+	if s == nil || !s.legacy {
+		return nil
+	}
+	return s.legacyStream()
+}
+
+// legacyStream is the stream the answers of a legacy session's request go
+// on: the session's own; on an instance that does not hold it, a stub
+// whose forward is set (see postLegacy); nil once the session ended.
+func (s *session) legacyStream() *stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.standalone == nil && !s.closed && s.shared {
+		return &stream{sess: s, legacy: true, started: true, forward: s.forwardLegacy}
+	}
+	return s.standalone
+}
+
+// forwardLegacy hands a message to the instance holding the session's
+// stream.
+func (s *session) forwardLegacy(msg []byte) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), storeTimeout)
+	defer cancel()
+	if err := s.h.o.Relay.Publish(ctx, legacyRelayPrefix+s.id, msg); err != nil {
+		s.h.log.Error("streamhttp: relaying a message to the HTTP+SSE stream failed", "session", s.id, "err", err)
+	}
+}
+
+// deliverLegacy writes a message another instance relayed to the stream of
+// a legacy session this instance holds.
+func (h *Handler) deliverLegacy(sid string, msg []byte) {
+	h.mu.Lock()
+	s := h.sessions[sid]
+	h.mu.Unlock()
+	if s == nil || !s.legacy {
+		return
+	}
+	s.mu.Lock()
+	st := s.standalone
+	s.mu.Unlock()
+	if st != nil && st.forward == nil {
+		_ = st.deliver(msg)
+	}
+}

@@ -1,0 +1,336 @@
+package streamhttp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// legacyPeer is a raw client of the HTTP+SSE endpoint: its stream, and
+// the URL its endpoint event named.
+type legacyPeer struct {
+	t        *testing.T
+	base     string
+	endpoint string
+	events   chan sseEvent
+	resp     *http.Response
+}
+
+// openLegacyPeer GETs the stream at base+"/sse" with hdr.
+func openLegacyPeer(t *testing.T, base string, hdr map[string]string) (*legacyPeer, int) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/sse", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, resp.StatusCode
+	}
+	p := &legacyPeer{t: t, base: base, events: make(chan sseEvent, 64), resp: resp}
+	rd := newSSEReader(resp.Body, 1<<20)
+	first, err := rd.next()
+	if err != nil || first.event != "endpoint" {
+		t.Fatalf("first event %+v, %v; want endpoint", first, err)
+	}
+	p.endpoint = string(first.data)
+	go func() {
+		defer close(p.events)
+		for {
+			ev, err := rd.next()
+			if err != nil {
+				return
+			}
+			p.events <- ev
+		}
+	}()
+	t.Cleanup(func() { resp.Body.Close() })
+	return p, http.StatusOK
+}
+
+// post POSTs body to the endpoint (or to path, when given) with hdr.
+func (p *legacyPeer) post(path, body string, hdr map[string]string) (int, string) {
+	p.t.Helper()
+	if path == "" {
+		path = p.endpoint
+	}
+	req, _ := http.NewRequest(http.MethodPost, p.base+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// next is the next message event of the stream.
+func (p *legacyPeer) next() rpc {
+	p.t.Helper()
+	select {
+	case ev, ok := <-p.events:
+		if !ok {
+			p.t.Fatal("the stream ended")
+		}
+		if ev.event != "message" {
+			p.t.Fatalf("event %q, want message", ev.event)
+		}
+		return decodeRPC(p.t, ev.data)
+	case <-time.After(5 * time.Second):
+		p.t.Fatal("no event within 5s")
+	}
+	return rpc{}
+}
+
+const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + revOld + `","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`
+
+// legacyFixture serves the fixture's server at /mcp and /sse, with
+// bearer tokens as principals ("Bearer alice" is alice).
+func legacyFixture(t *testing.T, o Options) (*Handler, string) {
+	h, base, _ := legacyFixtureServer(t, o)
+	return h, base
+}
+
+// legacyFixtureServer is legacyFixture with the test server behind it.
+func legacyFixtureServer(t *testing.T, o Options) (*Handler, string, *testServer) {
+	t.Helper()
+	f := newFixture(t, Options{})
+	o.Auth = func(r *http.Request) (context.Context, error) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			return nil, &AuthError{Status: http.StatusUnauthorized, Description: "a bearer token, please"}
+		}
+		return mcp.WithPrincipal(r.Context(), tok), nil
+	}
+	h := NewHandler(f.srv, o)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.Handle("/sse", h.LegacySSE())
+	hs := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		h.Close()
+		hs.CloseClientConnections()
+		hs.Close()
+	})
+	return h, hs.URL, f.ts
+}
+
+// TestLegacySSE: the HTTP+SSE transport end to end — the endpoint event,
+// initialize and a call answered on the stream, a server request whose
+// answer the client POSTs back — and what it refuses: another principal's
+// session and an unknown one (404), malformed JSON (400, and -32700 on
+// the stream), a batch, a Streamable HTTP request naming a legacy session,
+// a bad Origin, no token, and a POST once the stream is gone.
+func TestLegacySSE(t *testing.T) {
+	h, base := legacyFixture(t, Options{MaxBodyBytes: 4096})
+	alice := map[string]string{"Authorization": "Bearer alice"}
+	bob := map[string]string{"Authorization": "Bearer bob"}
+	p, _ := openLegacyPeer(t, base, alice)
+	if !strings.HasPrefix(p.endpoint, "/sse?sessionId=") {
+		t.Fatalf("endpoint %q", p.endpoint)
+	}
+	if st, body := p.post("", legacyInit, alice); st != http.StatusAccepted {
+		t.Fatalf("initialize: %d %s", st, body)
+	}
+	if m := p.next(); string(m.ID) != "1" || !strings.Contains(string(m.Result), revOld) {
+		t.Fatalf("initialize answered %+v", m)
+	}
+	p.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, alice)
+	if st, _ := p.post("", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, alice); st != http.StatusAccepted {
+		t.Fatalf("tools/call: %d", st)
+	}
+	if m := p.next(); string(m.ID) != "2" || !strings.Contains(string(m.Result), "hi") {
+		t.Fatalf("tools/call answered %+v", m)
+	}
+	// A handler's request to the client goes on the stream; the answer
+	// comes back by POST.
+	p.post("", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sample","arguments":{}}}`, alice)
+	req := p.next()
+	if req.Method != "sampling/createMessage" {
+		t.Fatalf("want sampling/createMessage, got %+v", req)
+	}
+	if st, _ := p.post("", `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"role":"assistant","model":"m","content":{"type":"text","text":"sampled"}}}`, alice); st != http.StatusAccepted {
+		t.Fatalf("posting the answer: %d", st)
+	}
+	if m := p.next(); string(m.ID) != "3" || !strings.Contains(string(m.Result), "sampled") {
+		t.Fatalf("sample answered %+v", m)
+	}
+
+	sid := strings.TrimPrefix(p.endpoint, "/sse?sessionId=")
+	for _, c := range []struct {
+		name, path, body string
+		hdr              map[string]string
+		status           int
+		code             int64
+	}{
+		{"another principal's session", "", `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, bob, http.StatusNotFound, jsonrpc.CodeInvalidRequest},
+		{"an unknown session", "/sse?sessionId=nope", `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, alice, http.StatusNotFound, jsonrpc.CodeInvalidRequest},
+		{"no session", "/sse", `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, alice, http.StatusBadRequest, jsonrpc.CodeInvalidRequest},
+		{"malformed JSON", "", `{"jsonrpc":`, alice, http.StatusBadRequest, jsonrpc.CodeParseError},
+		{"a batch", "", `[{"jsonrpc":"2.0","id":9,"method":"tools/list"}]`, alice, http.StatusBadRequest, jsonrpc.CodeInvalidRequest},
+		{"too large", "", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 5000) + `"}}}`, alice, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest},
+		{"a bad Origin", "", `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, map[string]string{"Authorization": "Bearer alice", "Origin": "http://evil.example"}, http.StatusForbidden, jsonrpc.CodeInvalidRequest},
+		{"no token", "", `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, nil, http.StatusUnauthorized, 0},
+	} {
+		st, body := p.post(c.path, c.body, c.hdr)
+		if st != c.status {
+			t.Errorf("%s: %d %s, want %d", c.name, st, body, c.status)
+			continue
+		}
+		if c.code != 0 {
+			if m := decodeRPC(t, []byte(body)); m.Error == nil || m.Error.Code != c.code {
+				t.Errorf("%s: %s, want error %d", c.name, body, c.code)
+			}
+		}
+	}
+	// The malformed JSON was answered on the stream too.
+	if m := p.next(); m.Error == nil || m.Error.Code != jsonrpc.CodeParseError {
+		t.Errorf("the stream got %+v, want -32700", m)
+	}
+	// Streamable HTTP does not serve a legacy session.
+	req2, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`))
+	req2.Header.Set("Content-Type", "application/json")
+	req2.Header.Set("Accept", "application/json, text/event-stream")
+	req2.Header.Set("Authorization", "Bearer alice")
+	req2.Header.Set("Mcp-Session-Id", sid)
+	req2.Header.Set("MCP-Protocol-Version", revOld)
+	if resp, err := http.DefaultClient.Do(req2); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("Streamable HTTP with a legacy session id: %v %v", resp.StatusCode, err)
+	}
+	// The session ends with its stream: a POST after is 404, not a hang.
+	p.resp.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for h.SessionCount() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st, body := p.post("", `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`, alice); st != http.StatusNotFound {
+		t.Errorf("a POST after the stream ended: %d %s", st, body)
+	}
+}
+
+// TestLegacySSEClient: streamhttp's client on the HTTP+SSE transport,
+// forced (LegacyOnly) and by fallback (a server that refuses initialize
+// POSTed to the SSE URL), and refusing it when told (LegacyNever).
+func TestLegacySSEClient(t *testing.T) {
+	_, base := legacyFixture(t, Options{})
+	hdr := http.Header{"Authorization": {"Bearer alice"}}
+	for _, c := range []struct {
+		name string
+		mode LegacyMode
+		era  mcp.Era
+		fail bool
+	}{
+		{"forced", LegacyOnly, mcp.Legacy, false},
+		{"fallback", LegacyFallback, mcp.Auto, false},
+		{"never", LegacyNever, mcp.Legacy, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs, err := mcp.Connect(ctx, &ClientTransport{URL: base + "/sse", Header: hdr, Legacy: c.mode}, mcp.ClientOptions{Era: c.era},
+				mcp.Mount{Protocol: protoOld, Handler: clientHandler{}})
+			if c.fail {
+				if err == nil {
+					cs.Close()
+					t.Fatal("connected without the HTTP+SSE transport")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			var res wire.Raw
+			if err := cs.Call(ctx, "tools/call", wire.Raw(`{"name":"echo","arguments":{"text":"over sse"}}`), &res); err != nil || !strings.Contains(string(res), "over sse") {
+				t.Fatalf("echo: %s %v", res, err)
+			}
+			// A server request (sampling) answered by the client handler.
+			res = nil
+			if err := cs.Call(ctx, "tools/call", wire.Raw(`{"name":"sample","arguments":{}}`), &res); err != nil {
+				t.Fatalf("sample: %v", err)
+			}
+			var he *HTTPError
+			if errors.As(err, &he) {
+				t.Fatal(he)
+			}
+		})
+	}
+}
+
+// TestLegacySSEDrain: a shutdown drains an HTTP+SSE session's request in
+// progress — its answer is the stream's last event — refuses new streams
+// meanwhile, and then ends the stream and the session.
+func TestLegacySSEDrain(t *testing.T) {
+	h, base, ts := legacyFixtureServer(t, Options{})
+	alice := map[string]string{"Authorization": "Bearer alice"}
+	p, _ := openLegacyPeer(t, base, alice)
+	p.post("", legacyInit, alice)
+	p.next()
+	p.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, alice)
+	p.post("", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gate","arguments":{"key":"drain"},"_meta":{"progressToken":"t"}}}`, alice)
+	<-ts.started
+	if m := p.next(); m.Method != "notifications/progress" {
+		t.Fatalf("want progress, got %+v", m)
+	}
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		done <- h.Shutdown(ctx)
+	}()
+	for !h.draining() {
+		time.Sleep(time.Millisecond)
+	}
+	if _, st := openLegacyPeer(t, base, alice); st != http.StatusServiceUnavailable {
+		t.Errorf("a new stream while draining: %d, want 503", st)
+	}
+	close(ts.gate("drain"))
+	var last rpc
+	for m := range p.events {
+		last = decodeRPC(t, m.data)
+	}
+	if string(last.ID) != "2" || !strings.Contains(string(last.Result), "opened drain") {
+		t.Errorf("the stream's last event: %+v, want the drained request's answer", last)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if n := h.SessionCount(); n != 0 {
+		t.Errorf("%d sessions after shutdown", n)
+	}
+}
+
+// TestLegacySSELimits: a client's HTTP+SSE sessions count toward its
+// session limit, and an open stream keeps its session from being evicted:
+// the next stream over the limit is refused (429).
+func TestLegacySSELimits(t *testing.T) {
+	_, base := legacyFixture(t, Options{MaxSessionsPerClient: 1})
+	alice := map[string]string{"Authorization": "Bearer alice"}
+	if _, st := openLegacyPeer(t, base, alice); st != http.StatusOK {
+		t.Fatalf("first stream: %d", st)
+	}
+	if _, st := openLegacyPeer(t, base, alice); st != http.StatusTooManyRequests {
+		t.Errorf("a second stream over the limit: %d, want 429", st)
+	}
+	if _, st := openLegacyPeer(t, base, map[string]string{"Authorization": "Bearer bob"}); st != http.StatusOK {
+		t.Errorf("another client's stream: %d", st)
+	}
+}

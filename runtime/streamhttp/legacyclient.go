@@ -1,0 +1,226 @@
+package streamhttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+)
+
+// The client of the HTTP+SSE transport of 2024-11-05 (legacy.go has the
+// server), as the backwards compatibility of the 2025-03-26 transports
+// says: POST initialize to the URL; when that fails with 400, 404 or 405,
+// GET the URL, wait for the endpoint event, and go on over the old
+// transport — messages POSTed to the endpoint, everything the server
+// sends read from the stream.
+
+// LegacyMode says when a ClientTransport speaks the HTTP+SSE transport.
+type LegacyMode int
+
+const (
+	// LegacyFallback speaks Streamable HTTP, and the HTTP+SSE transport
+	// when the server answers initialize with 400, 404 or 405.
+	LegacyFallback LegacyMode = iota
+	// LegacyNever speaks Streamable HTTP only.
+	LegacyNever
+	// LegacyOnly speaks the HTTP+SSE transport only: the URL is its SSE
+	// endpoint.
+	LegacyOnly
+)
+
+// legacyState is a conn's use of the HTTP+SSE transport.
+type legacyState struct {
+	mode LegacyMode
+	// endpoint is where messages are POSTed, once the stream named it;
+	// "" while the conn speaks Streamable HTTP. Guarded by clientConn.mu.
+	endpoint string
+}
+
+// legacyEndpointWait bounds the wait for the endpoint event.
+const legacyEndpointWait = 30 * time.Second
+
+// legacyFallback is a refused initialize that the HTTP+SSE transport may
+// carry instead.
+type legacyFallback struct{ err error }
+
+func (e *legacyFallback) Error() string { return e.err.Error() }
+func (e *legacyFallback) Unwrap() error { return e.err }
+
+// speaksLegacy reports a conn that speaks the HTTP+SSE transport.
+func (c *clientConn) speaksLegacy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.legacy.endpoint != ""
+}
+
+// legacyRefusal reports the answer to a POSTed initialize that sends the
+// conn to the HTTP+SSE transport.
+func (c *clientConn) legacyRefusal(method string, status int) bool {
+	return c.legacy.mode == LegacyFallback && method == "initialize" &&
+		(status == http.StatusBadRequest || status == http.StatusNotFound || status == http.StatusMethodNotAllowed)
+}
+
+// send sends a request: POSTed with its answer read from the response
+// (Streamable HTTP), or POSTed to the endpoint with its answer to come on
+// the stream (HTTP+SSE), which it opens first when the mode or the
+// server's refusal of initialize says so.
+func (c *clientConn) send(ctx context.Context, method string, body []byte, pc *jsonrpc.Pending) error {
+	if !c.speaksLegacy() && c.legacy.mode == LegacyOnly {
+		if err := c.openLegacy(ctx); err != nil {
+			return err
+		}
+	}
+	if c.speaksLegacy() {
+		return c.postLegacy(ctx, method, body)
+	}
+	err := c.exchange(ctx, method, body, pc)
+	var fb *legacyFallback
+	if !errors.As(err, &fb) {
+		return err
+	}
+	if lerr := c.openLegacy(ctx); lerr != nil {
+		return fmt.Errorf("%w (and the HTTP+SSE transport of 2024-11-05, tried next: %w)", fb.err, lerr)
+	}
+	c.log.Debug("streamhttp: the server refused initialize; speaking the HTTP+SSE transport", "url", c.url, "refusal", fb.err)
+	return c.postLegacy(ctx, method, body)
+}
+
+// openLegacy opens the SSE stream at the URL and waits for its endpoint
+// event; the stream is then read until the conn closes.
+func (c *clientConn) openLegacy(ctx context.Context) error {
+	hd := c.header.Clone()
+	if hd == nil {
+		hd = http.Header{}
+	}
+	hd.Set("Accept", "text/event-stream")
+	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header = hd
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !isSSE(resp) {
+		defer resp.Body.Close()
+		if err := c.checkStatus(resp); err != nil {
+			return err
+		}
+		return fmt.Errorf("streamhttp: GET %s is not an event stream (%s)", c.url, resp.Header.Get("Content-Type"))
+	}
+	endpoint := make(chan string, 1)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		resp.Body.Close()
+		return jsonrpc.ErrClosed
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go c.readLegacy(resp.Body, endpoint)
+	timer := time.NewTimer(legacyEndpointWait)
+	defer timer.Stop()
+	select {
+	case ep, ok := <-endpoint:
+		if !ok {
+			return errors.New("streamhttp: the SSE stream ended before its endpoint event")
+		}
+		u, err := url.Parse(c.url)
+		if err != nil {
+			return err
+		}
+		to, err := u.Parse(ep)
+		if err != nil {
+			return fmt.Errorf("streamhttp: the endpoint event names %q: %w", ep, err)
+		}
+		if to.Scheme != u.Scheme || to.Host != u.Host {
+			// The old transport's endpoint is on the server's own origin
+			// (2024-11-05 transports); another would get the messages,
+			// and the credentials with them.
+			return fmt.Errorf("streamhttp: the endpoint event names another origin (%s)", to.Redacted())
+		}
+		c.mu.Lock()
+		c.legacy.endpoint = to.String()
+		c.mu.Unlock()
+		return nil
+	case <-timer.C:
+		return errors.New("streamhttp: no endpoint event on the SSE stream within " + legacyEndpointWait.String())
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// readLegacy reads the stream: the endpoint event first (sent on
+// endpoint, closed if the stream ends before it), then message events,
+// routed like Streamable HTTP's. When the stream ends, the calls waiting
+// for answers fail: nothing else can bring them.
+func (c *clientConn) readLegacy(body io.ReadCloser, endpoint chan<- string) {
+	defer c.wg.Done()
+	defer body.Close()
+	rd := newSSEReader(body, maxMessage)
+	announced := false
+	defer func() {
+		if !announced {
+			close(endpoint)
+		}
+		c.calls.Close(errLegacyStreamEnded)
+	}()
+	for {
+		ev, err := rd.next()
+		if err != nil {
+			return
+		}
+		switch {
+		case ev.event == "endpoint" && !announced:
+			announced = true
+			endpoint <- string(bytes.TrimSpace(ev.data))
+		case (ev.event == "" || ev.event == "message") && len(bytes.TrimSpace(ev.data)) > 0:
+			msgs, _ := jsonrpc.ParseMessages(ev.data)
+			for _, m := range msgs {
+				if m.Kind != jsonrpc.KindInvalid {
+					c.dispatch(m)
+				}
+			}
+		}
+	}
+}
+
+// errLegacyStreamEnded fails the calls waiting when the HTTP+SSE stream
+// ends (the session ends with it).
+var errLegacyStreamEnded = errors.New("streamhttp: the HTTP+SSE stream ended: the session is over")
+
+// postLegacy POSTs a message to the endpoint; the server accepts it (202)
+// and answers on the stream.
+func (c *clientConn) postLegacy(ctx context.Context, method string, body []byte) error {
+	c.mu.Lock()
+	endpoint := c.legacy.endpoint
+	c.mu.Unlock()
+	rctx, cancel := context.WithCancel(ctx)
+	defer context.AfterFunc(c.ctx, cancel)()
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header = c.headers(method, body)
+	resp, err := c.client.Do(req)
+	if err != nil {
+		if c.ctx.Err() != nil {
+			return jsonrpc.ErrClosed
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	if err := c.checkStatus(resp); err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return nil
+}
