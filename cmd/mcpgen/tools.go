@@ -38,8 +38,9 @@ generate:
 
   //go:generate go tool mcpgen tools
 
+%s
 Flags:
-%s`, fs.FlagUsages())
+%s`, fromgo.Reference, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {

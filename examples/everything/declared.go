@@ -51,7 +51,7 @@ type EchoIn struct {
 
 // Echoes its text argument back as one text block.
 //
-//mcp:tool echo
+//mcp:tool echo icon="https://mcpgen.dev/echo.svg mimeType=image/svg+xml sizes=any" meta="{\"io.mcpgen/example\":\"echo\"}"
 func echo(_ context.Context, in EchoIn) (string, error) { return in.Text, nil }
 
 // Returns an image.

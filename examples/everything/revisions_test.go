@@ -31,11 +31,11 @@ func TestRevisionShapes(t *testing.T) {
 		era       rt.Era
 		want, not []string
 	}{
-		{"2024-11-05", rt.Legacy, []string{`"name":"test_simple_text"`, `[AudioContent left out`, `count_to`}, []string{`"title"`, `"outputSchema"`, `"type":"audio"`, `"completions"`, `"resultType"`, `test_tool_with_task`}},
-		{"2025-03-26", rt.Legacy, []string{`"type":"audio"`, `count_to`, `"completions"`}, []string{`"title":"mcpgen`, `"outputSchema"`, `"resultType"`, `test_tool_with_task`}},
-		{"2025-06-18", rt.Legacy, []string{`"title":"mcpgen everything server"`, `"type":"audio"`, `count_to`, `test_trigger_tool_change`}, []string{`"resultType"`, `test_tool_with_task`}},
-		{"2025-11-25", rt.Legacy, []string{`count_to`, `"execution":{"taskSupport":"optional"}`, `"completions"`, `test_trigger_tool_change`, `test_tool_with_task`}, []string{`"resultType"`}},
-		{"2026-07-28", rt.Modern, []string{`count_to`, `test_trigger_tool_change`, `"resultType":"complete"`, `test_tool_with_task`}, []string{`test_sampling`}},
+		{"2024-11-05", rt.Legacy, []string{`"name":"test_simple_text"`, `[AudioContent left out`, `count_to`}, []string{`"title"`, `"outputSchema"`, `"type":"audio"`, `"completions"`, `"resultType"`, `test_tool_with_task`, `"icons"`, `io.mcpgen/example`}},
+		{"2025-03-26", rt.Legacy, []string{`"type":"audio"`, `count_to`, `"completions"`}, []string{`"title":"mcpgen`, `"outputSchema"`, `"resultType"`, `test_tool_with_task`, `"icons"`, `io.mcpgen/example`}},
+		{"2025-06-18", rt.Legacy, []string{`"title":"mcpgen everything server"`, `"type":"audio"`, `count_to`, `test_trigger_tool_change`, `"_meta":{"io.mcpgen/example":"echo"}`}, []string{`"resultType"`, `test_tool_with_task`, `"icons"`}},
+		{"2025-11-25", rt.Legacy, []string{`count_to`, `"execution":{"taskSupport":"optional"}`, `"completions"`, `test_trigger_tool_change`, `test_tool_with_task`, `"icons":[{"src":"https://mcpgen.dev/echo.svg","mimeType":"image/svg+xml","sizes":["any"]}]`, `"_meta":{"io.mcpgen/example":"echo"}`}, []string{`"resultType"`}},
+		{"2026-07-28", rt.Modern, []string{`count_to`, `test_trigger_tool_change`, `"resultType":"complete"`, `test_tool_with_task`, `"icons":[{"src":"https://mcpgen.dev/echo.svg","mimeType":"image/svg+xml","sizes":["any"]}]`, `"_meta":{"io.mcpgen/example":"echo"}`}, []string{`test_sampling`}},
 	} {
 		t.Run(c.version, func(t *testing.T) {
 			ctx := context.Background()

@@ -2,6 +2,7 @@ package fromgo
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"go/types"
 	"strconv"
@@ -229,7 +230,44 @@ func (e *emitter) toolValue(it *item) jen.Code {
 	case "required":
 		d[jen.Id("Task")] = jen.Qual(mcpPath, "TaskRequired")
 	}
+	iconsMeta(it, d)
 	return jen.Qual(featuresPath, "Tool").Values(d)
+}
+
+// iconsMeta sets the Icons and Meta of a declaration's value from its
+// icon and meta attributes (checked when the directive was read).
+func iconsMeta(it *item, d jen.Dict) {
+	if v, ok := it.attrs["icon"]; ok {
+		var list []jen.Code
+		for _, one := range strings.Split(v, "\n") {
+			ic, _ := parseIcon(one)
+			f := jen.Dict{jen.Id("Src"): jen.Lit(ic.src)}
+			if ic.mimeType != "" {
+				f[jen.Id("MIMEType")] = jen.Lit(ic.mimeType)
+			}
+			if len(ic.sizes) > 0 {
+				var sizes []jen.Code
+				for _, sz := range ic.sizes {
+					sizes = append(sizes, jen.Lit(sz))
+				}
+				f[jen.Id("Sizes")] = jen.Index().String().Values(sizes...)
+			}
+			if ic.theme != "" {
+				f[jen.Id("Theme")] = jen.Lit(ic.theme)
+			}
+			list = append(list, jen.Values(f))
+		}
+		d[jen.Id("Icons")] = jen.Index().Qual(featuresPath, "Icon").Values(list...)
+	}
+	if v, ok := it.attrs["meta"]; ok {
+		if isIdent(v) {
+			d[jen.Id("Meta")] = jen.Qual(featuresPath, "JSON").Call(jen.Id(v))
+		} else {
+			var b bytes.Buffer
+			_ = json.Compact(&b, []byte(v))
+			d[jen.Id("Meta")] = jen.Qual(wirePath, "Raw").Call(schemaLit(b.String()))
+		}
+	}
 }
 
 // eras is the Eras of a declaration marked stateful or stateless, or nil.
@@ -565,6 +603,17 @@ func (e *emitter) encoder(t *typ) {
 			val = val.Dot(p)
 		}
 		write := []jen.Code{jen.Id("e").Dot("Field").Call(jen.Lit(f.json))}
+		if f.omit && f.t.shape == sPtr {
+			// Left out when nil: the value itself when not.
+			inner := jen.Parens(jen.Op("*").Add(val.Clone()))
+			if f.t.elem.shape == sStruct {
+				write = append(write, jen.Id(encodeFunc(f.t.elem)).Call(jen.Id("e"), val.Clone()))
+			} else {
+				write = append(write, e.encodeValue(f.t.elem, inner)...)
+			}
+			body = append(body, jen.If(val.Clone().Op("!=").Nil()).Block(write...))
+			continue
+		}
 		write = append(write, e.encodeValue(f.t, val)...)
 		if f.omit {
 			if cond := empty(f.t, val); cond != nil {

@@ -262,7 +262,7 @@ func TestDifferential(t *testing.T) {
 			t.Errorf("%s %s: %s", in.Tool, in.Args, ours)
 			continue
 		}
-		if (verr == nil) != (ours == "accept") {
+		if (verr == nil) != (ours == "accept") && !knownDifference(verr, ours) {
 			mismatches++
 			if mismatches <= 20 {
 				t.Errorf("%s %s: jsonschema says %v; ours %s", in.Tool, in.Args, verr, ours)
@@ -276,6 +276,19 @@ func TestDifferential(t *testing.T) {
 	if accepted == 0 || accepted == len(inputs) {
 		t.Errorf("the inputs do not exercise both outcomes (%d of %d accepted)", accepted, len(inputs))
 	}
+}
+
+// knownDifference reports the two places where the decoder and its schema
+// differ on purpose: the schema leaves out a 64-bit integer's own range
+// (noise to a model, and not exact in JavaScript) which the decoder still
+// enforces, and the decoder takes null for an optional member (which the
+// schema describes as absent or a value) as absent.
+func knownDifference(verr error, ours string) bool {
+	if verr == nil {
+		return strings.Contains(ours, "must be ≤ 9223372036854775807") || strings.Contains(ours, "must be ≥ -9223372036854775808") ||
+			strings.Contains(ours, "must be ≤ 18446744073709551615")
+	}
+	return ours == "accept" && strings.Contains(verr.Error(), "but got null")
 }
 
 // mutations are arguments of the everything tool: a valid seed, each
@@ -341,4 +354,15 @@ func mutations() []string {
 		add(m)
 	}
 	return out
+}
+
+// TestReferenceInREADME: the README quotes fromgo.Reference as it is.
+func TestReferenceInREADME(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "```text\n"+fromgo.Reference+"```") {
+		t.Error("README.md does not quote fromgo.Reference as it is: copy it into the section \"Declaring tools, prompts and resources\"")
+	}
 }

@@ -47,6 +47,7 @@ func (e *emitter) promptValue(it *item) jen.Code {
 	if e := eras(it); e != nil {
 		d[jen.Id("Eras")] = e
 	}
+	iconsMeta(it, d)
 	var body []jen.Code
 	var args []jen.Code
 	if it.in != nil {
@@ -120,6 +121,7 @@ func describe(it *item, d jen.Dict) {
 	if v := it.attrs["mimeType"]; v != "" {
 		d[jen.Id("MIMEType")] = jen.Lit(v)
 	}
+	iconsMeta(it, d)
 }
 
 func (e *emitter) resourceValue(it *item) jen.Code {

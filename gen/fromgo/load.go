@@ -6,10 +6,12 @@
 //
 // The declarations are doc-comment directives on plain functions:
 //
-//	//mcp:tool [NAME] [title="…"] [readOnly] [destructive] [idempotent] [openWorld] [task=optional|required] [stateful|stateless]
-//	//mcp:prompt [NAME] [title="…"] [stateful|stateless]
-//	//mcp:resource URI [name=…] [title="…"] [mimeType=…]
-//	//mcp:template URI-TEMPLATE [name=…] [title="…"] [mimeType=…]
+//	//mcp:tool [NAME] [title="…"] [readOnly] [destructive] [idempotent] [openWorld] [task=optional|required] [stateful|stateless] [icon=…]… [meta=…]
+//	//mcp:prompt [NAME] [title="…"] [stateful|stateless] [icon=…]… [meta=…]
+//	//mcp:resource URI [name=…] [title="…"] [mimeType=…] [icon=…]… [meta=…]
+//	//mcp:template URI-TEMPLATE [name=…] [title="…"] [mimeType=…] [icon=…]… [meta=…]
+//
+// (Reference has the whole language.)
 //
 // The rest of the doc comment is the description. Directives were chosen
 // over a struct literal because the declaration then sits on the function
@@ -22,10 +24,14 @@
 package fromgo
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
+	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -215,6 +221,9 @@ func (l *loader) collect() ([]*decl, error) {
 					return nil, fmt.Errorf("%s: //mcp:%s on a method: declare a function", pos, kind)
 				}
 				arg, attrs, err := parseDirective(rest)
+				if err == nil {
+					err = checkAttributes(kind, attrs)
+				}
 				if err != nil {
 					return nil, fmt.Errorf("%s: //mcp:%s: %w", pos, kind, err)
 				}
@@ -280,8 +289,80 @@ func parseDirective(s string) (arg string, attrs map[string]string, err error) {
 			}
 			val = uq
 		}
+		if key == "icon" && attrs[key] != "" {
+			// Repeatable: one icon per attribute, in order.
+			val = attrs[key] + "\n" + val
+		}
 		attrs[key] = val
 	}
+}
+
+// checkAttributes refuses an attribute the kind of directive does not
+// take, and an icon or _meta that is not well formed.
+func checkAttributes(kind string, attrs map[string]string) error {
+	for _, k := range slices.Sorted(maps.Keys(attrs)) {
+		if !slices.Contains(attributes[kind], k) {
+			return fmt.Errorf("unknown attribute %q (a %s takes %s)", k, kind, strings.Join(attributes[kind], ", "))
+		}
+	}
+	if v, ok := attrs["icon"]; ok {
+		for _, one := range strings.Split(v, "\n") {
+			if _, err := parseIcon(one); err != nil {
+				return err
+			}
+		}
+	}
+	if v, ok := attrs["meta"]; ok && !isIdent(v) && (!json.Valid([]byte(v)) || !strings.HasPrefix(strings.TrimSpace(v), "{")) {
+		return fmt.Errorf("meta=%s: want a JSON object (meta=\"{…}\", quotes escaped) or the name of a package-level variable", v)
+	}
+	return nil
+}
+
+// icon is one icon attribute: "SRC [mimeType=…] [sizes=WxH,…] [theme=light|dark]"
+// (a URI has no spaces, a data: URI may have semicolons).
+type icon struct {
+	src, mimeType, theme string
+	sizes                []string
+}
+
+func parseIcon(s string) (icon, error) {
+	parts := strings.Fields(s)
+	if len(parts) == 0 {
+		return icon{}, fmt.Errorf("icon=\"\": an icon needs its src")
+	}
+	ic := icon{src: parts[0]}
+	u, err := url.Parse(ic.src)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "data") {
+		return ic, fmt.Errorf("icon=%q: its src must be an https:, http: or data: URI", s)
+	}
+	for _, p := range parts[1:] {
+		k, v, _ := strings.Cut(p, "=")
+		switch k {
+		case "mimeType":
+			ic.mimeType = v
+		case "sizes":
+			ic.sizes = strings.Split(v, ",")
+		case "theme":
+			if v != "light" && v != "dark" {
+				return ic, fmt.Errorf("icon=%q: theme is light or dark, not %q", s, v)
+			}
+			ic.theme = v
+		default:
+			return ic, fmt.Errorf("icon=%q: unknown part %q (want mimeType=, sizes=, theme=)", s, k)
+		}
+	}
+	return ic, nil
+}
+
+// isIdent reports a Go identifier (a variable's name).
+func isIdent(s string) bool { return token.IsIdentifier(s) }
+
+// attributes are the attributes each kind of directive takes.
+var attributes = map[string][]string{
+	"tool":     {"title", "readOnly", "destructive", "idempotent", "openWorld", "annotationTitle", "task", "stateful", "stateless", "icon", "meta"},
+	"prompt":   {"title", "stateful", "stateless", "icon", "meta"},
+	"resource": {"name", "title", "mimeType", "icon", "meta"},
+	"template": {"name", "title", "mimeType", "icon", "meta"},
 }
 
 // flags are the attributes that stand alone (meaning =true).

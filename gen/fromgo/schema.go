@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The JSON Schemas of the modelled types (draft 2020-12, the dialect MCP
@@ -93,9 +95,16 @@ func schema(t *typ, c constraints, doc string) string {
 		typeName("boolean")
 	case sInt, sUint:
 		typeName("integer")
+		// A 64-bit type's own range is left out: noise to a model, and
+		// not exact in JavaScript; the decoder checks it anyway.
 		lo, hi := intBounds(t, c)
-		o.raw("minimum", lo)
-		o.raw("maximum", hi)
+		tlo, thi := intRange(t)
+		if t.bits < 64 || lo != tlo || t.shape == sUint {
+			o.raw("minimum", lo)
+		}
+		if t.bits < 64 || hi != thi {
+			o.raw("maximum", hi)
+		}
 	case sFloat:
 		typeName("number")
 		lo, hi := floatBounds(t, c)
@@ -144,17 +153,42 @@ func schema(t *typ, c constraints, doc string) string {
 	return o.String()
 }
 
-// properties writes a struct's properties.
+// properties writes a struct's properties. An optional pointer is its
+// element's schema (absent when nil); only a required one may be null.
 func properties(t *typ) string {
 	var props obj
 	for _, f := range t.fields {
-		doc := f.doc
+		doc := withoutGoName(f.doc, f.path[len(f.path)-1])
 		if doc == "" && f.t.shape == sStruct {
 			doc = f.t.doc
 		}
-		props.raw(f.json, schema(f.t, f.c, doc))
+		ft := f.t
+		if ft.shape == sPtr && !f.required {
+			ft = ft.elem
+		}
+		props.raw(f.json, schema(ft, f.c, doc))
 	}
 	return props.String()
+}
+
+// withoutGoName drops the Go name a doc comment begins with, as Go
+// comments do ("Hourly adds hourly data." describes hourly as "Adds
+// hourly data.", "Trace is a trace id." as "A trace id."): the model
+// sees the JSON name, not the Go one.
+func withoutGoName(doc, name string) string {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(doc), name+" ")
+	if !ok || rest == "" {
+		return doc
+	}
+	// "Trace is a trace id." says "A trace id.".
+	for _, verb := range []string{"is ", "are "} {
+		if r, ok := strings.CutPrefix(rest, verb); ok && r != "" {
+			rest = r
+			break
+		}
+	}
+	r, size := utf8.DecodeRuneInString(rest)
+	return string(unicode.ToUpper(r)) + rest[size:]
 }
 
 // objectSchema is the schema of a tool's arguments or result: the struct's

@@ -1,7 +1,9 @@
 package fromgo
 
 import (
+	"errors"
 	"fmt"
+	"go/token"
 	"go/types"
 	"math"
 	"reflect"
@@ -116,8 +118,21 @@ const (
 func (m *modeler) declare(d *decl) error {
 	sig := d.fn.Type().(*types.Signature)
 	it := &item{decl: d, name: d.arg}
+	if v, ok := d.attrs["meta"]; ok && isIdent(v) {
+		if _, isVar := m.l.pkg.Types.Scope().Lookup(v).(*types.Var); !isVar {
+			return fmt.Errorf("%s: %s %s: meta=%s names no package-level variable", d.pos, d.kind, d.fn.Name(), v)
+		}
+	}
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("%s: %s %s: %s", d.pos, d.kind, d.fn.Name(), fmt.Sprintf(format, a...))
+	}
+	// failed reports an error of a type the declaration uses: at the field
+	// it is about, when it is about one.
+	failed := func(err error) error {
+		if fe, ok := errors.AsType[*fieldError](err); ok {
+			return fmt.Errorf("%s: %v (in %s %s, declared at %s)", fe.pos, fe.err, d.kind, d.fn.Name(), d.pos)
+		}
+		return fail("%v", err)
 	}
 	if sig.TypeParams().Len() > 0 {
 		return fail("generic functions cannot be declared")
@@ -148,7 +163,7 @@ func (m *modeler) declare(d *decl) error {
 		if rest == 1 {
 			in, err := m.typeOf(params.At(i).Type(), d.fn.Name()+" arguments")
 			if err != nil {
-				return fail("%v", err)
+				return failed(err)
 			}
 			if in.shape != sStruct {
 				return fail("the arguments must be a struct type (an object), not %s", params.At(i).Type())
@@ -165,7 +180,7 @@ func (m *modeler) declare(d *decl) error {
 		default:
 			out, err := m.typeOf(rt, d.fn.Name()+" result")
 			if err != nil {
-				return fail("%v", err)
+				return failed(err)
 			}
 			if s := out.shape; s != sStruct && !(s == sPtr && out.elem.shape == sStruct) {
 				return fail("the result must be a struct (structuredContent is an object), a string, []features.Content or *features.Result, not %s", rt)
@@ -182,10 +197,10 @@ func (m *modeler) declare(d *decl) error {
 		if rest == 1 {
 			in, err := m.typeOf(params.At(i).Type(), d.fn.Name()+" arguments")
 			if err != nil {
-				return fail("%v", err)
+				return failed(err)
 			}
 			if err := stringFields(in); err != nil {
-				return fail("%v", err)
+				return failed(err)
 			}
 			it.in = in
 		}
@@ -224,10 +239,10 @@ func (m *modeler) declare(d *decl) error {
 				} else {
 					vars, err := m.typeOf(vt, d.fn.Name()+" variables")
 					if err != nil {
-						return fail("%v", err)
+						return failed(err)
 					}
 					if err := stringFields(vars); err != nil {
-						return fail("%v", err)
+						return failed(err)
 					}
 					for _, name := range templateVars(d.arg) {
 						if vars.fieldNamed(name) == nil {
@@ -365,7 +380,28 @@ func (m *modeler) typeOf(t types.Type, where string) (*typ, error) {
 		m.structs = append(m.structs, x)
 		return x, nil
 	}
-	return nil, fmt.Errorf("%s: %s has no JSON Schema (interfaces, channels, functions and complex numbers cannot travel as JSON)", where, t)
+	if _, ok := t.Underlying().(*types.Interface); ok {
+		return nil, fmt.Errorf("%s: %s has no JSON Schema: an interface cannot travel as JSON; for any JSON value use json.RawMessage (or wire.Raw), for one of several shapes a struct with a field for each", where, t)
+	}
+	return nil, fmt.Errorf("%s: %s has no JSON Schema (channels, functions and complex numbers cannot travel as JSON)", where, t)
+}
+
+// fieldError is an error about a struct field, at its position.
+type fieldError struct {
+	pos token.Position
+	err error
+}
+
+func (e *fieldError) Error() string { return fmt.Sprintf("%s: %v", e.pos, e.err) }
+func (e *fieldError) Unwrap() error { return e.err }
+
+// atField places err at field f, unless it is about a field already (one
+// of a nested struct's).
+func (m *modeler) atField(f *types.Var, err error) error {
+	if _, ok := errors.AsType[*fieldError](err); ok {
+		return err
+	}
+	return &fieldError{pos: m.l.pkg.Fset.Position(f.Pos()), err: err}
 }
 
 // structFields models the fields of s into x, promoting those of embedded
@@ -401,19 +437,23 @@ func (m *modeler) structFields(x *typ, s *types.Struct, prefix []string, owner s
 		}
 		ft, err := m.typeOf(f.Type(), owner+"."+strings.Join(path, "."))
 		if err != nil {
-			return err
+			return m.atField(f, err)
 		}
 		fd := &field{path: path, json: name, t: ft, doc: m.l.docs[f.Pos()]}
 		fd.omit = strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		fd.required = !fd.omit && ft.shape != sPtr
 		if fd.c, err = parseConstraints(tag.Get("mcp"), ft); err != nil {
-			return fmt.Errorf("%s.%s: mcp tag: %w", owner, strings.Join(path, "."), err)
+			return m.atField(f, fmt.Errorf("%s.%s: mcp tag: %w", owner, strings.Join(path, "."), err))
 		}
 		if tag.Get("mcp") != "" && strings.Contains(","+tag.Get("mcp")+",", ",required,") {
 			fd.required = true
 		}
+		if ft.shape == sPtr && !fd.required {
+			// Optional: left out when nil (its schema has no null).
+			fd.omit = true
+		}
 		if prev := x.fieldNamed(name); prev != nil {
-			return fmt.Errorf("%s.%s: the JSON name %q is also %s's", owner, strings.Join(path, "."), name, strings.Join(prev.path, "."))
+			return m.atField(f, fmt.Errorf("%s.%s: the JSON name %q is also %s's", owner, strings.Join(path, "."), name, strings.Join(prev.path, ".")))
 		}
 		x.fields = append(x.fields, fd)
 	}

@@ -26,6 +26,8 @@ package features
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
@@ -65,6 +67,10 @@ type Tool struct {
 	InputSchema, OutputSchema wire.Raw
 	// Task says whether a call may or must run as a task.
 	Task mcp.TaskSupport
+	// Icons and Meta are written where the revision has them (icons from
+	// 2025-11-25; _meta, a JSON object, from 2025-06-18).
+	Icons []Icon
+	Meta  wire.Raw
 	// Eras are the revisions that list and answer it.
 	Eras Eras
 	// Call decodes the arguments (nil when absent), checks them and runs
@@ -72,6 +78,27 @@ type Tool struct {
 	// schema; a *jsonrpc.Error is answered as a protocol error; any other
 	// error is a tool execution error (isError), its text the message.
 	Call func(ctx context.Context, args wire.Raw) (*Result, error)
+}
+
+// Icon is an icon of a tool, prompt, resource or template (2025-11-25 on).
+type Icon struct {
+	// Src is its URI (https: or a data: URI); MIMEType its type, Sizes
+	// its sizes ("48x48", "any") and Theme the theme it is for ("light",
+	// "dark"), all optional.
+	Src, MIMEType string
+	Sizes         []string
+	Theme         string
+}
+
+// JSON is the JSON of v (encoding/json): a declared item's _meta given as
+// a Go value. It panics when v has none, as a declaration that cannot be
+// served is a programming error.
+func JSON(v any) wire.Raw {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("features: a declared _meta has no JSON: %v", err))
+	}
+	return b
 }
 
 // Annotations are a tool's hints (all optional).
@@ -236,6 +263,9 @@ func Assistant(c Content) Message { return Message{Role: "assistant", Content: c
 type Prompt struct {
 	Name, Title, Description string
 	Arguments                []PromptArgument
+	// Icons and Meta are as a Tool's.
+	Icons []Icon
+	Meta  wire.Raw
 	// Eras are the revisions that list and answer it.
 	Eras Eras
 	// Get renders the prompt with its arguments (absent ones missing from
@@ -253,6 +283,9 @@ type PromptArgument struct {
 // Resource is a resource with a fixed URI.
 type Resource struct {
 	URI, Name, Title, Description, MIMEType string
+	// Icons and Meta are as a Tool's.
+	Icons []Icon
+	Meta  wire.Raw
 	// Read returns its contents.
 	Read func(ctx context.Context, uri string) ([]Contents, error)
 }
@@ -261,6 +294,9 @@ type Resource struct {
 // simple {var} expressions).
 type Template struct {
 	URITemplate, Name, Title, Description, MIMEType string
+	// Icons and Meta are as a Tool's.
+	Icons []Icon
+	Meta  wire.Raw
 	// Read returns the contents of a URI the template matches, with the
 	// values of its variables.
 	Read func(ctx context.Context, uri string, vars map[string]string) ([]Contents, error)

@@ -296,7 +296,38 @@ func writeTool(e *wire.Encoder, p *protocol.Protocol, t *Tool) {
 		e.Str(t.Task.String())
 		e.ObjectEnd()
 	}
+	writeIconsMeta(e, p, "Tool", t.Icons, t.Meta)
 	e.ObjectEnd()
+}
+
+// writeIconsMeta writes an item's icons and _meta where def has them in
+// revision p.
+func writeIconsMeta(e *wire.Encoder, p *protocol.Protocol, def string, icons []Icon, meta wire.Raw) {
+	if len(icons) > 0 && p.Has(def, "icons") {
+		e.Field("icons")
+		e.ArrayStart()
+		for _, ic := range icons {
+			e.ObjectStart()
+			e.Field("src")
+			e.Str(ic.Src)
+			optString(e, p, "Icon", "mimeType", ic.MIMEType)
+			if len(ic.Sizes) > 0 && p.Has("Icon", "sizes") {
+				e.Field("sizes")
+				e.ArrayStart()
+				for _, sz := range ic.Sizes {
+					e.Str(sz)
+				}
+				e.ArrayEnd()
+			}
+			optString(e, p, "Icon", "theme", ic.Theme)
+			e.ObjectEnd()
+		}
+		e.ArrayEnd()
+	}
+	if meta != nil && p.Has(def, "_meta") {
+		e.Field("_meta")
+		e.Raw(meta)
+	}
 }
 
 // optString writes a string member when it is set and def has it.
@@ -414,6 +445,7 @@ func (s *Set) listPrompts(req *mcp.CatalogRequest) (wire.Raw, error) {
 			}
 			e.ArrayEnd()
 		}
+		writeIconsMeta(e, p, "Prompt", pr.Icons, pr.Meta)
 		e.ObjectEnd()
 	})
 }
@@ -478,7 +510,7 @@ func (s *Set) listResources(req *mcp.CatalogRequest) (wire.Raw, error) {
 	rs := slices.Clone(s.resources)
 	s.mu.RUnlock()
 	return list(s, req, "resources", rs, func(e *wire.Encoder, r *Resource) {
-		writeDescribed(e, req.Protocol, "Resource", "uri", r.URI, r.Name, r.Title, r.Description, r.MIMEType)
+		writeDescribed(e, req.Protocol, "Resource", "uri", r.URI, r.Name, r.Title, r.Description, r.MIMEType, r.Icons, r.Meta)
 	})
 }
 
@@ -487,13 +519,14 @@ func (s *Set) listTemplates(req *mcp.CatalogRequest) (wire.Raw, error) {
 	ts := slices.Clone(s.templates)
 	s.mu.RUnlock()
 	return list(s, req, "resourceTemplates", ts, func(e *wire.Encoder, t *Template) {
-		writeDescribed(e, req.Protocol, "ResourceTemplate", "uriTemplate", t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType)
+		writeDescribed(e, req.Protocol, "ResourceTemplate", "uriTemplate", t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType, t.Icons, t.Meta)
 	})
 }
 
 // writeDescribed writes a resource or template: its key member, name,
-// and the title, description and MIME type def has in revision p.
-func writeDescribed(e *wire.Encoder, p *protocol.Protocol, def, keyMember, key, name, title, description, mimeType string) {
+// and the title, description, MIME type, icons and _meta def has in
+// revision p.
+func writeDescribed(e *wire.Encoder, p *protocol.Protocol, def, keyMember, key, name, title, description, mimeType string, icons []Icon, meta wire.Raw) {
 	e.ObjectStart()
 	e.Field(keyMember)
 	e.Str(key)
@@ -502,6 +535,7 @@ func writeDescribed(e *wire.Encoder, p *protocol.Protocol, def, keyMember, key, 
 	optString(e, p, def, "title", title)
 	optString(e, p, def, "description", description)
 	optString(e, p, def, "mimeType", mimeType)
+	writeIconsMeta(e, p, def, icons, meta)
 	e.ObjectEnd()
 }
 

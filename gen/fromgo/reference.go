@@ -1,0 +1,55 @@
+package fromgo
+
+// Reference is the language of mcpgen tools: the directives, the function
+// each declares, and what struct fields and their mcp tags say. mcpgen
+// tools --help prints it; the README quotes it (a test keeps them equal).
+const Reference = `Directives, in a function's doc comment (the rest of the comment is the
+description):
+
+  //mcp:tool [NAME] [title="…"] [readOnly] [destructive] [idempotent] [openWorld]
+             [annotationTitle="…"] [task=optional|required] [stateful|stateless] ICONS META
+  //mcp:prompt [NAME] [title="…"] [stateful|stateless] ICONS META
+  //mcp:resource URI [name=…] [title="…"] [mimeType=…] ICONS META
+  //mcp:template URI-TEMPLATE [name=…] [title="…"] [mimeType=…] ICONS META
+
+NAME defaults to the function's name in snake_case. ICONS are icon=
+attributes, one per icon, "SRC [mimeType=…] [sizes=48x48,…|any]
+[theme=light|dark]" (SRC an https:, http: or data: URI); META is
+meta="{…}" (a JSON object, quotes escaped) or meta=NAME (a package-level
+variable, encoded with encoding/json). Both are written in each revision
+that has them (icons from 2025-11-25, _meta from 2025-06-18) and left out
+of the others. The functions:
+
+  tool      func(ctx[, *mcp.Request][, In]) (Out, error)
+            In is a struct (the arguments); Out a struct (structuredContent,
+            and its JSON as text), a string, []features.Content or
+            *features.Result
+  prompt    func(ctx[, *mcp.Request][, Args]) ([]features.Message | string, error)
+            Args is a struct of string fields (the arguments); a string is
+            one user message
+  resource  func(ctx[, *mcp.Request]) (string | []byte | []features.Contents, error)
+  template  func(ctx[, *mcp.Request], uri string[, Vars]) (string | []byte | []features.Contents, error)
+            Vars is a struct of string fields, one per {variable}
+
+Struct fields: the json tag names the member; omitempty (or omitzero) and
+pointers make it optional (a nil pointer is left out). A field's doc
+comment is its description, without the Go name it begins with. Types:
+string, bool, integers (8 to 32 bits with their range; 64 bits without it,
+the decoder still checks it), float32 and float64, time.Time (date-time),
+[]byte (base64), json.RawMessage or wire.Raw (any JSON value), named
+structs, slices, maps with string keys, pointers; a named string type with
+constants is an enum. Interfaces, channels, functions and recursive types
+are refused, at the field.
+
+The mcp tag, comma-separated:
+
+  required                               required even with omitempty, or a pointer (then null is allowed)
+  enum=a|b|c                             the allowed values
+  minimum=N  maximum=N                   inclusive bounds of a number
+  exclusiveMinimum=N  exclusiveMaximum=N exclusive bounds
+  minLength=N  maxLength=N               a string's length
+  minItems=N  maxItems=N                 a slice's length
+  format=uri|date|date-time              checked by the decoder
+  title=…  description=…                 instead of the doc comment
+  pattern=RE                             a regular expression; last, as it takes the rest of the tag
+`
