@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/features"
@@ -375,6 +377,20 @@ type TemplateVars struct {
 func templateData(_ context.Context, _ string, v TemplateVars) (string, error) {
 	data, err := json.Marshal(map[string]any{"id": v.ID, "templateTest": true, "data": "Data for ID: " + v.ID})
 	return string(data), err
+}
+
+// Completes the ids of test://template/{id}/data: those of 1 to 20 that
+// begin with what was typed.
+//
+//mcp:complete test://template/{id}/data arg=id
+func completeTemplateID(_ context.Context, value string) ([]string, error) {
+	var ids []string
+	for i := 1; i <= 20; i++ {
+		if id := strconv.Itoa(i); strings.HasPrefix(id, value) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }
 
 // The items test_trigger_tool_change and test_trigger_prompt_change add

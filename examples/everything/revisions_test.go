@@ -149,3 +149,35 @@ func TestInputRoundsBridged(t *testing.T) {
 		})
 	}
 }
+
+// TestDeclaredCompletions: a completion declared in Go beside a template
+// (//mcp:complete) answers completion/complete on every revision that has
+// it; a reference the declarations do not complete goes to the handler.
+func TestDeclaredCompletions(t *testing.T) {
+	srv := fullServer(t)
+	for _, c := range []struct {
+		version string
+		era     rt.Era
+	}{{"2024-11-05", rt.Legacy}, {"2025-03-26", rt.Legacy}, {"2025-06-18", rt.Legacy}, {"2025-11-25", rt.Legacy}, {"2026-07-28", rt.Modern}} {
+		t.Run(c.version, func(t *testing.T) {
+			ctx := context.Background()
+			cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: c.era, ProtocolVersion: c.version},
+				v24.Mount(struct{}{}), v2503.Mount(struct{}{}), v2506.Mount(struct{}{}), v25.Mount(struct{}{}), v26.Mount(struct{}{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			var res wire.Raw
+			if err := cs.Call(ctx, "completion/complete", wire.Raw(`{"ref":{"type":"ref/resource","uri":"test://template/{id}/data"},"argument":{"name":"id","value":"1"}}`), &res); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(res), `"values":["1","10","11","12","13","14","15","16","17","18","19"]`) {
+				t.Errorf("declared completion: %s", res)
+			}
+			res = nil
+			if err := cs.Call(ctx, "completion/complete", wire.Raw(`{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg1","value":"te"}}`), &res); err != nil || !strings.Contains(string(res), `"testing"`) {
+				t.Errorf("the handler's completion: %s %v", res, err)
+			}
+		})
+	}
+}

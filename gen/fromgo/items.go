@@ -48,6 +48,7 @@ func (e *emitter) promptValue(it *item) jen.Code {
 		d[jen.Id("Eras")] = e
 	}
 	iconsMeta(it, d)
+	completer(it, d)
 	var body []jen.Code
 	var args []jen.Code
 	if it.in != nil {
@@ -134,6 +135,7 @@ func (e *emitter) resourceValue(it *item) jen.Code {
 func (e *emitter) templateValue(it *item) jen.Code {
 	d := jen.Dict{jen.Id("URITemplate"): jen.Lit(it.arg)}
 	describe(it, d)
+	completer(it, d)
 	var body []jen.Code
 	args := []jen.Code{jen.Id("uri")}
 	switch {
@@ -155,4 +157,38 @@ func trim(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// completer sets the Complete of a prompt or template with completions:
+// a switch on the argument calling the function declared for it, else the
+// one declared for every argument, else no values.
+func completer(it *item, d jen.Dict) {
+	if len(it.completes) == 0 {
+		return
+	}
+	var cases []jen.Code
+	var last jen.Code = jen.Return(jen.Nil(), jen.Nil())
+	for _, c := range it.completes {
+		var more []jen.Code
+		if c.argName == "" {
+			more = append(more, jen.Id("argument"))
+		}
+		more = append(more, jen.Id("value"))
+		if c.resolved {
+			more = append(more, jen.Id("resolved"))
+		}
+		call := jen.Return(jen.Id(c.fn.Name()).Call(callArgs(c, more...)...))
+		if c.argName == "" {
+			last = call
+			continue
+		}
+		cases = append(cases, jen.Case(jen.Lit(c.argName)).Block(call))
+	}
+	var body []jen.Code
+	if len(cases) > 0 {
+		body = append(body, jen.Switch(jen.Id("argument")).Block(cases...))
+	}
+	body = append(body, last)
+	d[jen.Id("Complete")] = jen.Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.List(jen.Id("argument"), jen.Id("value")).String(), jen.Id("resolved").Map(jen.String()).String()).
+		Params(jen.Index().String(), jen.Error()).Block(body...)
 }

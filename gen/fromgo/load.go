@@ -105,6 +105,9 @@ func Generate(opts Options) (*Output, error) {
 			return nil, err
 		}
 	}
+	if err := m.attachCompletions(); err != nil {
+		return nil, err
+	}
 	content, err := emit(l, m, decls)
 	if err != nil {
 		return nil, err
@@ -213,9 +216,9 @@ func (l *loader) collect() ([]*decl, error) {
 				pos := l.pkg.Fset.Position(c.Pos())
 				kind, rest, _ := strings.Cut(text, " ")
 				switch kind {
-				case "tool", "prompt", "resource", "template":
+				case "tool", "prompt", "resource", "template", "complete":
 				default:
-					return nil, fmt.Errorf("%s: unknown directive //mcp:%s (want tool, prompt, resource or template)", pos, kind)
+					return nil, fmt.Errorf("%s: unknown directive //mcp:%s (want tool, prompt, resource, template or complete)", pos, kind)
 				}
 				if fd.Recv != nil {
 					return nil, fmt.Errorf("%s: //mcp:%s on a method: declare a function", pos, kind)
@@ -363,6 +366,7 @@ var attributes = map[string][]string{
 	"prompt":   {"title", "stateful", "stateless", "icon", "meta"},
 	"resource": {"name", "title", "mimeType", "icon", "meta"},
 	"template": {"name", "title", "mimeType", "icon", "meta"},
+	"complete": {"arg"},
 }
 
 // flags are the attributes that stand alone (meaning =true).

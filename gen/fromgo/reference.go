@@ -11,6 +11,7 @@ description):
   //mcp:prompt [NAME] [title="…"] [stateful|stateless] ICONS META
   //mcp:resource URI [name=…] [title="…"] [mimeType=…] ICONS META
   //mcp:template URI-TEMPLATE [name=…] [title="…"] [mimeType=…] ICONS META
+  //mcp:complete PROMPT-NAME|URI-TEMPLATE [arg=NAME]
 
 NAME defaults to the function's name in snake_case. ICONS are icon=
 attributes, one per icon, "SRC [mimeType=…] [sizes=48x48,…|any]
@@ -30,6 +31,14 @@ of the others. The functions:
   resource  func(ctx[, *mcp.Request]) (string | []byte | []features.Contents, error)
   template  func(ctx[, *mcp.Request], uri string[, Vars]) (string | []byte | []features.Contents, error)
             Vars is a struct of string fields, one per {variable}
+  complete  func(ctx[, *mcp.Request][, argument string], value string[, resolved map[string]string]) ([]string, error)
+            completes an argument of the prompt (or a variable of the
+            template) declared in the package: the one arg= names, or, with
+            the argument parameter, every one without a function of its
+            own; resolved are the arguments the client already gave. It
+            answers completion/complete on every revision that has it (the
+            first 100 values, with the total), and completions are declared
+            only then.
 
 Struct fields: the json tag names the member; omitempty (or omitzero) and
 pointers make it optional (a nil pointer is left out). A field's doc

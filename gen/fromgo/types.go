@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,6 +104,13 @@ type item struct {
 	vars    *typ
 	varsMap bool
 	varsArg bool
+	// completes are a prompt's or template's completions (//mcp:complete).
+	completes []*item
+	// Of a completion: its argument (or variable; "" for one function
+	// completing every argument), and whether the function also takes
+	// the arguments already resolved.
+	argName  string
+	resolved bool
 }
 
 func newModeler(l *loader) *modeler {
@@ -211,6 +219,28 @@ func (m *modeler) declare(d *decl) error {
 			it.outKind = "text"
 		default:
 			return fail("a prompt returns []features.Message or string, not %s", rt)
+		}
+	case "complete":
+		if d.arg == "" {
+			return fail("the directive needs what it completes: a prompt's name or a template's URI template")
+		}
+		it.argName = d.attrs["arg"]
+		strs := 1 // value
+		if it.argName == "" {
+			strs = 2 // argument, value
+		}
+		ok := rest == strs || rest == strs+1
+		for k := range strs {
+			ok = ok && isBasic(params.At(i+k).Type(), types.String)
+		}
+		if ok && rest == strs+1 {
+			mt, isMap := params.At(i + strs).Type().Underlying().(*types.Map)
+			ok = isMap && isBasic(mt.Key(), types.String) && isBasic(mt.Elem(), types.String)
+			it.resolved = true
+		}
+		sl, isSlice := rt.(*types.Slice)
+		if !ok || !isSlice || !isBasic(sl.Elem(), types.String) {
+			return fail("want func(ctx[, *mcp.Request]%s, value string[, resolved map[string]string]) ([]string, error)", map[bool]string{true: ", argument string"}[it.argName == ""])
 		}
 	case "resource", "template":
 		if d.arg == "" {
@@ -384,6 +414,49 @@ func (m *modeler) typeOf(t types.Type, where string) (*typ, error) {
 		return nil, fmt.Errorf("%s: %s has no JSON Schema: an interface cannot travel as JSON; for any JSON value use json.RawMessage (or wire.Raw), for one of several shapes a struct with a field for each", where, t)
 	}
 	return nil, fmt.Errorf("%s: %s has no JSON Schema (channels, functions and complex numbers cannot travel as JSON)", where, t)
+}
+
+// attachCompletions gives each completion to the prompt or template it
+// completes, checking that the argument (or variable) exists and has one
+// completion at most.
+func (m *modeler) attachCompletions() error {
+	var items []*item
+	for _, it := range m.items {
+		if it.kind != "complete" {
+			items = append(items, it)
+			continue
+		}
+		var target *item
+		var names []string
+		for _, t := range m.items {
+			switch {
+			case t.kind == "prompt" && t.name == it.arg:
+				target = t
+				if t.in != nil {
+					for _, f := range t.in.fields {
+						names = append(names, f.json)
+					}
+				}
+			case t.kind == "template" && t.arg == it.arg:
+				target = t
+				names = templateVars(t.arg)
+			}
+		}
+		if target == nil {
+			return fmt.Errorf("%s: complete %s: %s is no prompt or template declared in the package", it.pos, it.fn.Name(), it.arg)
+		}
+		if it.argName != "" && !slices.Contains(names, it.argName) {
+			return fmt.Errorf("%s: complete %s: %s has no argument %q (it has %s)", it.pos, it.fn.Name(), it.arg, it.argName, strings.Join(names, ", "))
+		}
+		for _, c := range target.completes {
+			if c.argName == it.argName {
+				return fmt.Errorf("%s: complete %s: %s's %s is completed by %s already", it.pos, it.fn.Name(), it.arg, map[bool]string{true: "arguments", false: "argument " + it.argName}[it.argName == ""], c.fn.Name())
+			}
+		}
+		target.completes = append(target.completes, it)
+	}
+	m.items = items
+	return nil
 }
 
 // fieldError is an error about a struct field, at its position.

@@ -80,6 +80,11 @@ type Tool struct {
 	Call func(ctx context.Context, args wire.Raw) (*Result, error)
 }
 
+// Completer suggests values of an argument of a prompt, or of a variable
+// of a template: the completions of value, knowing the arguments already
+// resolved (nil when the client sent none).
+type Completer func(ctx context.Context, argument, value string, resolved map[string]string) ([]string, error)
+
 // Icon is an icon of a tool, prompt, resource or template (2025-11-25 on).
 type Icon struct {
 	// Src is its URI (https: or a data: URI); MIMEType its type, Sizes
@@ -268,6 +273,11 @@ type Prompt struct {
 	Meta  wire.Raw
 	// Eras are the revisions that list and answer it.
 	Eras Eras
+	// Complete, when set, completes a value of argument (completion/complete
+	// with a ref/prompt reference): the suggestions for value, knowing the
+	// arguments already given (context.arguments, 2025-06-18 on; nil
+	// before). The first 100 are sent, with the total.
+	Complete Completer
 	// Get renders the prompt with its arguments (absent ones missing from
 	// the map). A *jsonrpc.Error is answered as it is, any other error as
 	// an internal error.
@@ -294,6 +304,9 @@ type Resource struct {
 // simple {var} expressions).
 type Template struct {
 	URITemplate, Name, Title, Description, MIMEType string
+	// Complete, when set, completes a value of one of its variables
+	// (completion/complete with a ref/resource reference), as a Prompt's.
+	Complete Completer
 	// Icons and Meta are as a Tool's.
 	Icons []Icon
 	Meta  wire.Raw

@@ -151,3 +151,18 @@ func TestMatchTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletesServes: a set serves completion/complete (and the server
+// declares completions) only once a prompt or template completes.
+func TestCompletesServes(t *testing.T) {
+	s := NewSet().AddPrompts(Prompt{Name: "p"})
+	if s.Serves(protocol.RoleComplete) {
+		t.Error("a set without completions serves completion/complete")
+	}
+	s.AddTemplates(Template{URITemplate: "x://{id}", Name: "x", Complete: func(context.Context, string, string, map[string]string) ([]string, error) {
+		return []string{"a"}, nil
+	}})
+	if !s.Serves(protocol.RoleComplete) {
+		t.Error("a set with a completing template does not serve completion/complete")
+	}
+}

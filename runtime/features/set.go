@@ -29,8 +29,11 @@ type Set struct {
 	templates []*Template
 	// kinds records the lists the set ever had items in: it serves their
 	// methods, and the server declares their capabilities.
-	kinds    [numKinds]bool
-	watchers []func(mcp.ListKind)
+	kinds [numKinds]bool
+	// completes records that a prompt or template completes: the set
+	// serves completion/complete, and the server declares completions.
+	completes bool
+	watchers  []func(mcp.ListKind)
 }
 
 type kind int
@@ -55,8 +58,18 @@ func (s *Set) AddTools(ts ...Tool) *Set {
 
 // AddPrompts adds prompts; a name already in the set is replaced.
 func (s *Set) AddPrompts(ps ...Prompt) *Set {
+	s.noteCompletes(slices.ContainsFunc(ps, func(p Prompt) bool { return p.Complete != nil }))
 	add(s, &s.prompts, ps, func(p *Prompt) string { return p.Name }, kindPrompts, mcp.PromptsList)
 	return s
+}
+
+// noteCompletes records items that complete.
+func (s *Set) noteCompletes(any bool) {
+	if any {
+		s.mu.Lock()
+		s.completes = true
+		s.mu.Unlock()
+	}
 }
 
 // AddResources adds resources; a URI already in the set is replaced.
@@ -68,6 +81,7 @@ func (s *Set) AddResources(rs ...Resource) *Set {
 // AddTemplates adds resource templates; a template already in the set is
 // replaced.
 func (s *Set) AddTemplates(ts ...Template) *Set {
+	s.noteCompletes(slices.ContainsFunc(ts, func(t Template) bool { return t.Complete != nil }))
 	add(s, &s.templates, ts, func(t *Template) string { return t.URITemplate }, kindResources, mcp.ResourcesList)
 	return s
 }
@@ -163,6 +177,8 @@ func (s *Set) Serves(role protocol.Role) bool {
 		return s.kinds[kindPrompts]
 	case protocol.RoleResourcesList, protocol.RoleResourceTemplatesList, protocol.RoleResourcesRead:
 		return s.kinds[kindResources]
+	case protocol.RoleComplete:
+		return s.completes
 	}
 	return false
 }
@@ -184,8 +200,121 @@ func (s *Set) Serve(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, err
 		return s.listTemplates(req)
 	case protocol.RoleResourcesRead:
 		return s.readResource(ctx, req)
+	case protocol.RoleComplete:
+		return s.complete(ctx, req)
 	}
 	return nil, mcp.ErrNotInCatalog
+}
+
+// maxCompletions is the most values a completion result carries (the
+// spec's bound).
+const maxCompletions = 100
+
+// complete answers completion/complete for a prompt or template of the
+// set that completes; anything else is left to the handler (or answered
+// with no values).
+func (s *Set) complete(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
+	var ref struct{ typ, name, uri string }
+	var arg struct{ name, value string }
+	var resolved map[string]string
+	d := wire.NewDecoder(req.Params)
+	err := d.Object(func(key []byte) error {
+		switch string(key) {
+		case "ref":
+			return d.Object(func(k []byte) error {
+				var err error
+				switch string(k) {
+				case "type":
+					ref.typ, err = d.Str()
+				case "name":
+					ref.name, err = d.Str()
+				case "uri":
+					ref.uri, err = d.Str()
+				default:
+					err = d.Skip()
+				}
+				return err
+			})
+		case "argument":
+			return d.Object(func(k []byte) error {
+				var err error
+				switch string(k) {
+				case "name":
+					arg.name, err = d.Str()
+				case "value":
+					arg.value, err = d.Str()
+				default:
+					err = d.Skip()
+				}
+				return err
+			})
+		case "context":
+			return d.Object(func(k []byte) error {
+				if string(k) != "arguments" {
+					return d.Skip()
+				}
+				resolved = map[string]string{}
+				return d.Object(func(name []byte) error {
+					v, err := d.Str()
+					resolved[string(name)] = v
+					return err
+				})
+			})
+		}
+		return d.Skip()
+	})
+	if err != nil {
+		return nil, mcp.InvalidParams("/params", "completion/complete: "+err.Error())
+	}
+	var complete Completer
+	s.mu.RLock()
+	switch ref.typ {
+	case "ref/prompt":
+		for _, p := range s.prompts {
+			if p.Name == ref.name && p.Eras.serves(req.Protocol) {
+				complete = p.Complete
+			}
+		}
+	case "ref/resource":
+		for _, t := range s.templates {
+			if t.URITemplate == ref.uri {
+				complete = t.Complete
+			}
+		}
+	}
+	s.mu.RUnlock()
+	if complete == nil {
+		if req.Handled {
+			return nil, mcp.ErrNotInCatalog
+		}
+		complete = func(context.Context, string, string, map[string]string) ([]string, error) { return nil, nil }
+	}
+	values, err := complete(ctx, arg.name, arg.value, resolved)
+	if err != nil {
+		return nil, err
+	}
+	e := wire.GetEncoder()
+	defer wire.PutEncoder(e)
+	e.ObjectStart()
+	e.FieldRaw(`"completion":{"values":`)
+	e.ArrayStart()
+	for i, v := range values {
+		if i == maxCompletions {
+			break
+		}
+		e.Str(v)
+	}
+	e.ArrayEnd()
+	if len(values) > maxCompletions {
+		e.Field("total")
+		e.Int64(int64(len(values)))
+		e.Field("hasMore")
+		e.Bool(true)
+	}
+	e.ObjectEnd()
+	writeStamp(e, req.Stamp)
+	e.ObjectEnd()
+	return append(wire.Raw(nil), e.Bytes()...), e.Err()
 }
 
 // page cuts a list for a request: everything when a handler continues it.

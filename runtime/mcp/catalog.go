@@ -75,6 +75,7 @@ var catalogRoles = map[protocol.Role]bool{
 	protocol.RoleToolsList: true, protocol.RoleToolsCall: false,
 	protocol.RolePromptsList: true, protocol.RolePromptsGet: false,
 	protocol.RoleResourcesList: true, protocol.RoleResourceTemplatesList: true, protocol.RoleResourcesRead: false,
+	protocol.RoleComplete: false,
 }
 
 // catalogRoute reports whether a catalog is asked first for md: the

@@ -316,8 +316,13 @@ func TestRequestState(t *testing.T) {
 	}
 	other := statelessRequest(s, p, "tools/call", "2026-07-28", "tool-b", nil)
 	tests := map[string]func() ([]byte, error){
-		"tampered":   func() ([]byte, error) { return r.OpenState(state + "A") },
-		"flipped":    func() ([]byte, error) { return r.OpenState(strings.Replace(state, state[5:6], "x", 1)) },
+		"tampered": func() ([]byte, error) { return r.OpenState(state + "A") },
+		"flipped": func() ([]byte, error) {
+			// One character changed (to another: never to itself).
+			b := []byte(state)
+			b[5] = map[bool]byte{true: 'y', false: 'x'}[b[5] == 'x']
+			return r.OpenState(string(b))
+		},
 		"other tool": func() ([]byte, error) { return other.OpenState(state) },
 		"not base64": func() ([]byte, error) { return r.OpenState("!!!") },
 		"empty":      func() ([]byte, error) { return r.OpenState("") },
