@@ -234,8 +234,9 @@ func (e *emitter) toolValue(it *item) jen.Code {
 	return jen.Qual(featuresPath, "Tool").Values(d)
 }
 
-// iconsMeta sets the Icons and Meta of a declaration's value from its
-// icon and meta attributes (checked when the directive was read).
+// iconsMeta sets the Icons, Meta and Visible of a declaration's value
+// from its icon, meta and visible attributes (checked when the directive
+// was read).
 func iconsMeta(it *item, d jen.Dict) {
 	if v, ok := it.attrs["icon"]; ok {
 		var list []jen.Code
@@ -258,6 +259,9 @@ func iconsMeta(it *item, d jen.Dict) {
 			list = append(list, jen.Values(f))
 		}
 		d[jen.Id("Icons")] = jen.Index().Qual(featuresPath, "Icon").Values(list...)
+	}
+	if v, ok := it.attrs["visible"]; ok {
+		d[jen.Id("Visible")] = jen.Id(v)
 	}
 	if v, ok := it.attrs["meta"]; ok {
 		if isIdent(v) {

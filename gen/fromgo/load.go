@@ -362,10 +362,10 @@ func isIdent(s string) bool { return token.IsIdentifier(s) }
 
 // attributes are the attributes each kind of directive takes.
 var attributes = map[string][]string{
-	"tool":     {"title", "readOnly", "destructive", "idempotent", "openWorld", "annotationTitle", "task", "stateful", "stateless", "icon", "meta"},
-	"prompt":   {"title", "stateful", "stateless", "icon", "meta"},
-	"resource": {"name", "title", "mimeType", "icon", "meta"},
-	"template": {"name", "title", "mimeType", "icon", "meta"},
+	"tool":     {"title", "readOnly", "destructive", "idempotent", "openWorld", "annotationTitle", "task", "stateful", "stateless", "icon", "meta", "visible"},
+	"prompt":   {"title", "stateful", "stateless", "icon", "meta", "visible"},
+	"resource": {"name", "title", "mimeType", "icon", "meta", "visible"},
+	"template": {"name", "title", "mimeType", "icon", "meta", "visible"},
 	"complete": {"arg"},
 }
 

@@ -7,10 +7,10 @@ const Reference = `Directives, in a function's doc comment (the rest of the comm
 description):
 
   //mcp:tool [NAME] [title="…"] [readOnly] [destructive] [idempotent] [openWorld]
-             [annotationTitle="…"] [task=optional|required] [stateful|stateless] ICONS META
-  //mcp:prompt [NAME] [title="…"] [stateful|stateless] ICONS META
-  //mcp:resource URI [name=…] [title="…"] [mimeType=…] ICONS META
-  //mcp:template URI-TEMPLATE [name=…] [title="…"] [mimeType=…] ICONS META
+             [annotationTitle="…"] [task=optional|required] [stateful|stateless] ICONS META VISIBLE
+  //mcp:prompt [NAME] [title="…"] [stateful|stateless] ICONS META VISIBLE
+  //mcp:resource URI [name=…] [title="…"] [mimeType=…] ICONS META VISIBLE
+  //mcp:template URI-TEMPLATE [name=…] [title="…"] [mimeType=…] ICONS META VISIBLE
   //mcp:complete PROMPT-NAME|URI-TEMPLATE [arg=NAME]
 
 NAME defaults to the function's name in snake_case. ICONS are icon=
@@ -19,7 +19,12 @@ attributes, one per icon, "SRC [mimeType=…] [sizes=48x48,…|any]
 meta="{…}" (a JSON object, quotes escaped) or meta=NAME (a package-level
 variable, encoded with encoding/json). Both are written in each revision
 that has them (icons from 2025-11-25, _meta from 2025-06-18) and left out
-of the others. The functions:
+of the others. VISIBLE is visible=NAME, a package-level
+func(context.Context) bool: the item is listed and served only to the
+principals it returns true for (mcp.PrincipalFrom(ctx)), to others it does
+not exist; such lists are private (cacheScope), and
+mcp.Server.NotifyListChangedTo tells only the principals whose view
+changed. The functions:
 
   tool      func(ctx[, *mcp.Request][, In]) (Out, error)
             In is a struct (the arguments); Out a struct (structuredContent,

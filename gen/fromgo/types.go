@@ -126,6 +126,17 @@ const (
 func (m *modeler) declare(d *decl) error {
 	sig := d.fn.Type().(*types.Signature)
 	it := &item{decl: d, name: d.arg}
+	if v, ok := d.attrs["visible"]; ok {
+		f, isFunc := m.l.pkg.Types.Scope().Lookup(v).(*types.Func)
+		var sig *types.Signature
+		if isFunc {
+			sig, _ = f.Type().(*types.Signature)
+		}
+		if sig == nil || sig.Params().Len() != 1 || !isNamed(sig.Params().At(0).Type(), "context", "Context") ||
+			sig.Results().Len() != 1 || !isBasic(sig.Results().At(0).Type(), types.Bool) {
+			return fmt.Errorf("%s: %s %s: visible=%s: want a package-level func(context.Context) bool (mcp.PrincipalFrom(ctx) is who asks)", d.pos, d.kind, d.fn.Name(), v)
+		}
+	}
 	if v, ok := d.attrs["meta"]; ok && isIdent(v) {
 		if _, isVar := m.l.pkg.Types.Scope().Lookup(v).(*types.Var); !isVar {
 			return fmt.Errorf("%s: %s %s: meta=%s names no package-level variable", d.pos, d.kind, d.fn.Name(), v)

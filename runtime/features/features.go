@@ -71,6 +71,14 @@ type Tool struct {
 	// 2025-11-25; _meta, a JSON object, from 2025-06-18).
 	Icons []Icon
 	Meta  wire.Raw
+	// Visible, when set, says whether the principal of ctx (mcp.PrincipalFrom)
+	// sees the item: it is listed and served to them only (to others it
+	// does not exist). A list with such items is private to its principal
+	// (cacheScope "private" where a revision caches lists). After a change
+	// of what a principal sees, announce it to them alone with
+	// mcp.Server.NotifyListChangedTo.
+	Visible func(ctx context.Context) bool
+
 	// Eras are the revisions that list and answer it.
 	Eras Eras
 	// Call decodes the arguments (nil when absent), checks them and runs
@@ -271,6 +279,8 @@ type Prompt struct {
 	// Icons and Meta are as a Tool's.
 	Icons []Icon
 	Meta  wire.Raw
+	// Visible is as a Tool's: who sees the item.
+	Visible func(ctx context.Context) bool
 	// Eras are the revisions that list and answer it.
 	Eras Eras
 	// Complete, when set, completes a value of argument (completion/complete
@@ -296,6 +306,8 @@ type Resource struct {
 	// Icons and Meta are as a Tool's.
 	Icons []Icon
 	Meta  wire.Raw
+	// Visible is as a Tool's: who sees the item.
+	Visible func(ctx context.Context) bool
 	// Read returns its contents.
 	Read func(ctx context.Context, uri string) ([]Contents, error)
 }
@@ -310,6 +322,8 @@ type Template struct {
 	// Icons and Meta are as a Tool's.
 	Icons []Icon
 	Meta  wire.Raw
+	// Visible is as a Tool's: who sees the item.
+	Visible func(ctx context.Context) bool
 	// Read returns the contents of a URI the template matches, with the
 	// values of its variables.
 	Read func(ctx context.Context, uri string, vars map[string]string) ([]Contents, error)

@@ -166,3 +166,48 @@ func TestCompletesServes(t *testing.T) {
 		t.Error("a set with a completing template does not serve completion/complete")
 	}
 }
+
+// TestVisibleByPrincipal: an item with Visible is listed and served to the
+// principals it admits only (to others it does not exist), and a list
+// that depends on the principal is private where the revision caches
+// lists.
+func TestVisibleByPrincipal(t *testing.T) {
+	s := NewSet().AddTools(
+		Tool{Name: "public", Call: func(context.Context, wire.Raw) (*Result, error) { return TextResult("pub"), nil }},
+		Tool{Name: "staff", Visible: func(ctx context.Context) bool { return mcp.PrincipalFrom(ctx) == "alice" },
+			Call: func(context.Context, wire.Raw) (*Result, error) { return TextResult("secret"), nil }},
+	)
+	p := &protocol.Protocol{Revision: "2026-07-28", Era: protocol.Stateless, Members: map[string][]string{
+		"Tool": {"name", "inputSchema"}, "CallToolResult": {"content", "isError"}, "TextContent": {"type", "text"},
+		"ListToolsResult": {"tools", "nextCursor", "resultType", "ttlMs", "cacheScope"},
+	}}
+	stamp := &protocol.Stamp{CacheScope: "public", TTLMs: 1000}
+	for _, c := range []struct {
+		who       string
+		sees      bool
+		callError bool
+	}{{"alice", true, false}, {"bob", false, true}, {"", false, true}} {
+		ctx := mcp.WithPrincipal(context.Background(), c.who)
+		out, err := s.Serve(ctx, &mcp.CatalogRequest{Role: protocol.RoleToolsList, Protocol: p, Stamp: stamp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(out), `"staff"`); got != c.sees || !strings.Contains(string(out), `"public"`) {
+			t.Errorf("%q lists %s", c.who, out)
+		}
+		if !strings.Contains(string(out), `"cacheScope":"private"`) {
+			t.Errorf("%q: a list by principal is not private: %s", c.who, out)
+		}
+		_, err = s.Serve(ctx, &mcp.CatalogRequest{Role: protocol.RoleToolsCall, Protocol: p, Name: "staff", Params: wire.Raw(`{"name":"staff"}`)})
+		var je *jsonrpc.Error
+		if got := errors.As(err, &je); got != c.callError {
+			t.Errorf("%q calls staff: %v", c.who, err)
+		}
+	}
+	// Without a Visible item, the list keeps its scope.
+	pub := NewSet().AddTools(Tool{Name: "public", Call: func(context.Context, wire.Raw) (*Result, error) { return TextResult("pub"), nil }})
+	out, _ := pub.Serve(context.Background(), &mcp.CatalogRequest{Role: protocol.RoleToolsList, Protocol: p, Stamp: stamp})
+	if !strings.Contains(string(out), `"cacheScope":"public"`) {
+		t.Errorf("a list for everyone: %s", out)
+	}
+}

@@ -187,17 +187,17 @@ func (s *Set) Serves(role protocol.Role) bool {
 func (s *Set) Serve(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
 	switch req.Role {
 	case protocol.RoleToolsList:
-		return s.listTools(req)
+		return s.listTools(ctx, req)
 	case protocol.RoleToolsCall:
 		return s.callTool(ctx, req)
 	case protocol.RolePromptsList:
-		return s.listPrompts(req)
+		return s.listPrompts(ctx, req)
 	case protocol.RolePromptsGet:
 		return s.getPrompt(ctx, req)
 	case protocol.RoleResourcesList:
-		return s.listResources(req)
+		return s.listResources(ctx, req)
 	case protocol.RoleResourceTemplatesList:
-		return s.listTemplates(req)
+		return s.listTemplates(ctx, req)
 	case protocol.RoleResourcesRead:
 		return s.readResource(ctx, req)
 	case protocol.RoleComplete:
@@ -271,13 +271,13 @@ func (s *Set) complete(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, 
 	switch ref.typ {
 	case "ref/prompt":
 		for _, p := range s.prompts {
-			if p.Name == ref.name && p.Eras.serves(req.Protocol) {
+			if p.Name == ref.name && p.Eras.serves(req.Protocol) && sees(ctx, p.Visible) {
 				complete = p.Complete
 			}
 		}
 	case "ref/resource":
 		for _, t := range s.templates {
-			if t.URITemplate == ref.uri {
+			if t.URITemplate == ref.uri && sees(ctx, t.Visible) {
 				complete = t.Complete
 			}
 		}
@@ -330,7 +330,7 @@ func page[T any](s *Set, req *mcp.CatalogRequest, items []T) ([]T, string, error
 }
 
 // list writes {"<member>":[items…],"nextCursor":…}.
-func list[T any](s *Set, req *mcp.CatalogRequest, member string, items []T, write func(*wire.Encoder, T)) (wire.Raw, error) {
+func list[T any](s *Set, req *mcp.CatalogRequest, member, def string, private bool, items []T, write func(*wire.Encoder, T)) (wire.Raw, error) {
 	items, next, err := page(s, req, items)
 	if err != nil {
 		return nil, err
@@ -347,7 +347,18 @@ func list[T any](s *Set, req *mcp.CatalogRequest, member string, items []T, writ
 		e.Field("nextCursor")
 		e.Str(next)
 	}
-	writeStamp(&e, req.Stamp)
+	st := req.Stamp
+	if private && req.Protocol.Has(def, "cacheScope") {
+		// A list that depends on the principal is theirs alone.
+		if st != nil {
+			c := *st
+			c.CacheScope = "private"
+			st = &c
+		} else {
+			e.FieldRaw(`"cacheScope":"private"`)
+		}
+	}
+	writeStamp(&e, st)
 	e.ObjectEnd()
 	return e.Bytes(), e.Err()
 }
@@ -380,12 +391,35 @@ func writeStamp(e *wire.Encoder, st *protocol.Stamp) {
 	}
 }
 
-func (s *Set) listTools(req *mcp.CatalogRequest) (wire.Raw, error) {
+func (s *Set) listTools(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
 	s.mu.RLock()
-	tools := slices.DeleteFunc(slices.Clone(s.tools), func(t *Tool) bool { return !t.Eras.serves(req.Protocol) })
+	tools := slices.Clone(s.tools)
 	s.mu.RUnlock()
-	return list(s, req, "tools", tools, func(e *wire.Encoder, t *Tool) { writeTool(e, req.Protocol, t) })
+	tools, private := visible(ctx, tools, func(t *Tool) bool { return t.Eras.serves(req.Protocol) }, func(t *Tool) func(context.Context) bool { return t.Visible })
+	return list(s, req, "tools", "ListToolsResult", private, tools, func(e *wire.Encoder, t *Tool) { writeTool(e, req.Protocol, t) })
 }
+
+// visible keeps the items served (a revision's) that the principal of ctx
+// sees; private reports a list that depends on the principal.
+func visible[T any](ctx context.Context, items []*T, served func(*T) bool, vis func(*T) func(context.Context) bool) (out []*T, private bool) {
+	out = items[:0:0]
+	for _, it := range items {
+		if !served(it) {
+			continue
+		}
+		if v := vis(it); v != nil {
+			private = true
+			if !v(ctx) {
+				continue
+			}
+		}
+		out = append(out, it)
+	}
+	return out, private
+}
+
+// sees reports whether the principal of ctx sees an item with predicate v.
+func sees(ctx context.Context, v func(context.Context) bool) bool { return v == nil || v(ctx) }
 
 // writeTool writes a tool's definition with the members revision p has.
 func writeTool(e *wire.Encoder, p *protocol.Protocol, t *Tool) {
@@ -471,8 +505,8 @@ func (s *Set) callTool(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, 
 	s.mu.RLock()
 	t := s.tool(req.Name)
 	s.mu.RUnlock()
-	if t != nil && !t.Eras.serves(req.Protocol) {
-		t = nil
+	if t != nil && (!t.Eras.serves(req.Protocol) || !sees(ctx, t.Visible)) {
+		t = nil // to a principal who does not see it, it does not exist
 	}
 	if t == nil {
 		if req.Handled {
@@ -547,12 +581,13 @@ func writeResult(p *protocol.Protocol, st *protocol.Stamp, r *Result) (wire.Raw,
 	return append(wire.Raw(nil), e.Bytes()...), e.Err()
 }
 
-func (s *Set) listPrompts(req *mcp.CatalogRequest) (wire.Raw, error) {
+func (s *Set) listPrompts(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
 	s.mu.RLock()
-	prompts := slices.DeleteFunc(slices.Clone(s.prompts), func(p *Prompt) bool { return !p.Eras.serves(req.Protocol) })
+	prompts := slices.Clone(s.prompts)
 	s.mu.RUnlock()
+	prompts, private := visible(ctx, prompts, func(p *Prompt) bool { return p.Eras.serves(req.Protocol) }, func(p *Prompt) func(context.Context) bool { return p.Visible })
 	p := req.Protocol
-	return list(s, req, "prompts", prompts, func(e *wire.Encoder, pr *Prompt) {
+	return list(s, req, "prompts", "ListPromptsResult", private, prompts, func(e *wire.Encoder, pr *Prompt) {
 		e.ObjectStart()
 		e.Field("name")
 		e.Str(pr.Name)
@@ -583,7 +618,7 @@ func (s *Set) getPrompt(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw,
 	s.mu.RLock()
 	var pr *Prompt
 	for _, x := range s.prompts {
-		if x.Name == req.Name && x.Eras.serves(req.Protocol) {
+		if x.Name == req.Name && x.Eras.serves(req.Protocol) && sees(ctx, x.Visible) {
 			pr = x
 		}
 	}
@@ -634,20 +669,22 @@ func (s *Set) getPrompt(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw,
 	return append(wire.Raw(nil), e.Bytes()...), e.Err()
 }
 
-func (s *Set) listResources(req *mcp.CatalogRequest) (wire.Raw, error) {
+func (s *Set) listResources(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
 	s.mu.RLock()
 	rs := slices.Clone(s.resources)
 	s.mu.RUnlock()
-	return list(s, req, "resources", rs, func(e *wire.Encoder, r *Resource) {
+	rs, private := visible(ctx, rs, func(*Resource) bool { return true }, func(r *Resource) func(context.Context) bool { return r.Visible })
+	return list(s, req, "resources", "ListResourcesResult", private, rs, func(e *wire.Encoder, r *Resource) {
 		writeDescribed(e, req.Protocol, "Resource", "uri", r.URI, r.Name, r.Title, r.Description, r.MIMEType, r.Icons, r.Meta)
 	})
 }
 
-func (s *Set) listTemplates(req *mcp.CatalogRequest) (wire.Raw, error) {
+func (s *Set) listTemplates(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw, error) {
 	s.mu.RLock()
 	ts := slices.Clone(s.templates)
 	s.mu.RUnlock()
-	return list(s, req, "resourceTemplates", ts, func(e *wire.Encoder, t *Template) {
+	ts, private := visible(ctx, ts, func(*Template) bool { return true }, func(t *Template) func(context.Context) bool { return t.Visible })
+	return list(s, req, "resourceTemplates", "ListResourceTemplatesResult", private, ts, func(e *wire.Encoder, t *Template) {
 		writeDescribed(e, req.Protocol, "ResourceTemplate", "uriTemplate", t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType, t.Icons, t.Meta)
 	})
 }
@@ -676,14 +713,14 @@ func (s *Set) readResource(ctx context.Context, req *mcp.CatalogRequest) (wire.R
 	var read func() ([]Contents, error)
 	s.mu.RLock()
 	for _, r := range s.resources {
-		if r.URI == uri {
+		if r.URI == uri && sees(ctx, r.Visible) {
 			read = func() ([]Contents, error) { return r.Read(ctx, uri) }
 			break
 		}
 	}
 	if read == nil {
 		for _, t := range s.templates {
-			if vars, ok := MatchTemplate(t.URITemplate, uri); ok {
+			if vars, ok := MatchTemplate(t.URITemplate, uri); ok && sees(ctx, t.Visible) {
 				read = func() ([]Contents, error) { return t.Read(ctx, uri, vars) }
 				break
 			}

@@ -26,6 +26,7 @@ type Broadcast interface {
 // URI), or the task kinds (the task id and what to hand its instance).
 const (
 	announceList       = "list"
+	announceListTo     = "list-to"
 	announceResource   = "resource"
 	announceTaskCancel = "task-cancel"
 	announceTaskUpdate = "task-update"
@@ -55,6 +56,13 @@ func (s *Server) startBroadcast() error {
 			for k, name := range listNames {
 				if name == arg {
 					s.announceList(ctx, k)
+				}
+			}
+		case announceListTo:
+			parts := strings.Split(arg, "\x00")
+			for k, name := range listNames {
+				if name == parts[0] && len(parts) > 1 {
+					s.announceListTo(ctx, k, parts[1:])
 				}
 			}
 		case announceResource:

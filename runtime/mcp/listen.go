@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
@@ -13,12 +14,13 @@ import (
 
 // listener is one subscriptions/listen stream (2026-07-28 on).
 type listener struct {
-	id     jsonrpc.ID
-	out    Outbound
-	proto  *protocol.Protocol
-	filter listenFilter
-	stop   chan struct{} // closed to end the stream gracefully
-	once   sync.Once
+	id        jsonrpc.ID
+	out       Outbound
+	proto     *protocol.Protocol
+	filter    listenFilter
+	principal string        // who opened the stream
+	stop      chan struct{} // closed to end the stream gracefully
+	once      sync.Once
 	// acked is held until the acknowledgement is out: the listener is
 	// registered before it, so a change right after the client reads the
 	// ack is not missed, and a notification never overtakes the ack.
@@ -85,7 +87,7 @@ func serveListen(rc *reqCtx) (wire.Marshaler, error) {
 	if impl(protocol.RoleResourcesRead) {
 		got.resourceURIs = want.resourceURIs
 	}
-	l := &listener{id: id, out: rc.r.out, proto: m.Protocol, filter: got, stop: make(chan struct{})}
+	l := &listener{id: id, out: rc.r.out, proto: m.Protocol, filter: got, stop: make(chan struct{}), principal: PrincipalFrom(rc)}
 	ack := func(e *wire.Encoder) {
 		e.ObjectStart()
 		e.FieldRaw(`"notifications":`)
@@ -191,8 +193,26 @@ func (s *Server) NotifyListChanged(ctx context.Context, kind ListKind) {
 	s.broadcast(ctx, announceList, listNames[kind])
 }
 
+// NotifyListChangedTo tells only the clients of the principals named
+// (sessions and listen streams they opened, on every instance with a
+// Broadcast) that a list changed: what a list shows one principal (items
+// visible by principal) changed for them alone.
+func (s *Server) NotifyListChangedTo(ctx context.Context, kind ListKind, principals ...string) {
+	if len(principals) == 0 {
+		return
+	}
+	s.announceListTo(ctx, kind, principals)
+	s.broadcast(ctx, announceListTo, listNames[kind]+"\x00"+strings.Join(principals, "\x00"))
+}
+
 // announceList tells this instance's clients of a list change.
 func (s *Server) announceList(ctx context.Context, kind ListKind) {
+	s.announceListTo(ctx, kind, nil)
+}
+
+// announceListTo tells this instance's clients of a list change: those of
+// the principals named, or all (nil).
+func (s *Server) announceListTo(ctx context.Context, kind ListKind, principals []string) {
 	role := map[ListKind]protocol.Role{
 		ToolsList:     protocol.RoleToolsListChanged,
 		PromptsList:   protocol.RolePromptsListChanged,
@@ -203,9 +223,14 @@ func (s *Server) announceList(ctx context.Context, kind ListKind) {
 	}
 	sessions, listens := s.audience()
 	for _, sess := range sessions {
-		sess.notify(ctx, role, emptyParams)
+		if principals == nil || slices.Contains(principals, sess.Principal()) {
+			sess.notify(ctx, role, emptyParams)
+		}
 	}
 	for _, l := range listens {
+		if principals != nil && !slices.Contains(principals, l.principal) {
+			continue
+		}
 		if (kind == ToolsList && l.filter.tools) || (kind == PromptsList && l.filter.prompts) || (kind == ResourcesList && l.filter.resources) {
 			l.send(ctx, role, nil)
 		}

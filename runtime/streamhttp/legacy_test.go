@@ -334,3 +334,34 @@ func TestLegacySSELimits(t *testing.T) {
 		t.Errorf("another client's stream: %d", st)
 	}
 }
+
+// TestNotifyListChangedTo: a list change announced to one principal
+// reaches their session's stream only.
+func TestNotifyListChangedTo(t *testing.T) {
+	h, base := legacyFixture(t, Options{})
+	peers := map[string]*legacyPeer{}
+	for _, who := range []string{"alice", "bob"} {
+		auth := map[string]string{"Authorization": "Bearer " + who}
+		p, _ := openLegacyPeer(t, base, auth)
+		p.post("", legacyInit, auth)
+		p.next()
+		p.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, auth)
+		peers[who] = p
+	}
+	h.Server().NotifyListChangedTo(context.Background(), mcp.ToolsList, "alice")
+	if m := peers["alice"].next(); m.Method != "notifications/tools/list_changed" {
+		t.Errorf("alice got %+v", m)
+	}
+	select {
+	case ev := <-peers["bob"].events:
+		t.Errorf("bob got %s", ev.data)
+	case <-time.After(200 * time.Millisecond):
+	}
+	// And to everyone, both.
+	h.Server().NotifyListChanged(context.Background(), mcp.ToolsList)
+	for who, p := range peers {
+		if m := p.next(); m.Method != "notifications/tools/list_changed" {
+			t.Errorf("%s got %+v", who, m)
+		}
+	}
+}
