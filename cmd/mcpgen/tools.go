@@ -23,6 +23,17 @@ func runTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&opts.Func, "func", "Features", "the name of the generated function that returns the *features.Set")
 	fs.StringVar(&opts.File, "file", "features.gen.go", "the generated file's name, in the package's directory")
 	fs.BoolVar(&check, "check", false, "write nothing; fail when the file on disk differs from what would be generated")
+	var serverJSON string
+	var so fromgo.ServerOptions
+	fs.StringVar(&serverJSON, "server-json", "", "also write the MCP registry's server.json of the package to `FILE` (with the --server-* flags)")
+	fs.StringVar(&so.Name, "server-name", "", "server.json: the server's `NAME`, reverse-DNS with one slash (io.github.user/weather)")
+	fs.StringVar(&so.Version, "server-version", "", "server.json: the server's `VERSION` (semver)")
+	fs.StringVar(&so.Title, "server-title", "", "server.json: a display title")
+	fs.StringVar(&so.Description, "server-description", "", "server.json: what it does, at most 100 characters (default: the package doc's first sentence)")
+	fs.StringVar(&so.Repository, "server-repository", "", "server.json: the source repository's `URL`")
+	fs.StringVar(&so.WebsiteURL, "server-website", "", "server.json: the server's website `URL`")
+	fs.StringArrayVar(&so.Packages, "server-package", nil, "server.json: a package to run it from, `TYPE=IDENTIFIER[@VERSION]` (oci, npm, pypi, nuget, mcpb, cargo; over stdio); repeatable")
+	fs.StringArrayVar(&so.Remotes, "server-remote", nil, "server.json: where it is served, `streamable-http=URL` or sse=URL; repeatable")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `mcpgen tools generates what serves the tools, prompts and resources a Go
 package declares with //mcp: directives on plain functions: the JSON Schemas
@@ -65,15 +76,38 @@ Flags:
 	if err != nil {
 		return err
 	}
-	if check {
-		have, err := os.ReadFile(out.Path)
-		if err != nil || !bytes.Equal(have, out.Content) {
-			return fmt.Errorf("%s is not what mcpgen tools generates: run go generate", out.Path)
+	files := []struct {
+		path    string
+		content []byte
+	}{{out.Path, out.Content}}
+	if serverJSON != "" {
+		so.Generator = Version()
+		b, err := out.ServerJSON(so)
+		if err != nil {
+			return err
 		}
+		files = append(files, struct {
+			path    string
+			content []byte
+		}{serverJSON, b})
+	}
+	for _, f := range files {
+		if check {
+			have, err := os.ReadFile(f.path)
+			if err != nil || !bytes.Equal(have, f.content) {
+				return fmt.Errorf("%s is not what mcpgen tools generates: run go generate", f.path)
+			}
+			continue
+		}
+		if err := os.WriteFile(f.path, f.content, 0o644); err != nil {
+			return err
+		}
+	}
+	if check {
 		return nil
 	}
-	if err := os.WriteFile(out.Path, out.Content, 0o644); err != nil {
-		return err
+	if serverJSON != "" {
+		fmt.Fprintf(stdout, "mcpgen tools: wrote %s\n", serverJSON)
 	}
 	fmt.Fprintf(stdout, "mcpgen tools: wrote %s (%d tools, %d prompts, %d resources, %d templates)\n", out.Path, out.Tools, out.Prompts, out.Resources, out.Templates)
 	return nil

@@ -59,6 +59,10 @@ type Output struct {
 	Content []byte
 	// Declared counts the package's declarations.
 	Tools, Prompts, Resources, Templates int
+	// Doc is the package's doc comment; the names are those of its
+	// declarations, in source order (for server.json).
+	Doc                                                string
+	ToolNames, PromptNames, ResourceURIs, TemplateURIs []string
 }
 
 // Generate loads the package and generates its features file.
@@ -118,6 +122,23 @@ func Generate(opts Options) (*Output, error) {
 		dir = dirOf(pkg.GoFiles[0])
 	}
 	out.Path = dir + "/" + opts.File
+	for _, f := range pkg.Syntax {
+		if f.Doc != nil && out.Doc == "" {
+			out.Doc = f.Doc.Text()
+		}
+	}
+	for _, it := range m.items {
+		switch it.kind {
+		case "tool":
+			out.ToolNames = append(out.ToolNames, it.name)
+		case "prompt":
+			out.PromptNames = append(out.PromptNames, it.name)
+		case "resource":
+			out.ResourceURIs = append(out.ResourceURIs, it.arg)
+		case "template":
+			out.TemplateURIs = append(out.TemplateURIs, it.arg)
+		}
+	}
 	for _, d := range decls {
 		switch d.kind {
 		case "tool":

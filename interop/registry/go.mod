@@ -1,0 +1,18 @@
+module github.com/mcpgen/mcpgen/interop/registry
+
+go 1.26.0
+
+require (
+	github.com/mcpgen/mcpgen v0.0.0
+	github.com/modelcontextprotocol/registry v1.8.9
+	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
+)
+
+require (
+	github.com/dave/jennifer v1.7.1 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+)
+
+replace github.com/mcpgen/mcpgen => ../..
