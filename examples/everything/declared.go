@@ -379,6 +379,27 @@ func templateData(_ context.Context, _ string, v TemplateVars) (string, error) {
 	return string(data), err
 }
 
+// A counter, the everything server's MCP App: HTML the host renders in a
+// sandbox, talking to the server through the host.
+//
+//mcp:app ui://everything/counter.html name=counter title="Counter" connectDomains=https://api.example.com resourceDomains=https://cdn.example.com permissions=clipboardWrite prefersBorder
+func counterApp(context.Context) (string, error) {
+	return `<!doctype html><html><body><button id="n">0</button><script>document.getElementById("n").onclick=e=>e.target.textContent++</script></body></html>`, nil
+}
+
+// Shows a counter (the MCP App ui://everything/counter.html) starting at a
+// number.
+//
+//mcp:tool show_counter app=ui://everything/counter.html appVisibility=model,app
+func showCounter(_ context.Context, in CounterIn) (string, error) {
+	return fmt.Sprintf("A counter from %d.", in.Start), nil
+}
+
+// CounterIn is where show_counter's counter starts.
+type CounterIn struct {
+	Start int32 `json:"start"`
+}
+
 // Completes the ids of test://template/{id}/data: those of 1 to 20 that
 // begin with what was typed.
 //

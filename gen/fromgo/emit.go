@@ -162,7 +162,7 @@ func (e *emitter) set() {
 			tools = append(tools, e.toolValue(it))
 		case "prompt":
 			prompts = append(prompts, e.promptValue(it))
-		case "resource":
+		case "resource", "app":
 			resources = append(resources, e.resourceValue(it))
 		case "template":
 			templates = append(templates, e.templateValue(it))
@@ -263,15 +263,69 @@ func iconsMeta(it *item, d jen.Dict) {
 	if v, ok := it.attrs["visible"]; ok {
 		d[jen.Id("Visible")] = jen.Id(v)
 	}
-	if v, ok := it.attrs["meta"]; ok {
-		if isIdent(v) {
-			d[jen.Id("Meta")] = jen.Qual(featuresPath, "JSON").Call(jen.Id(v))
-		} else {
-			var b bytes.Buffer
-			_ = json.Compact(&b, []byte(v))
-			d[jen.Id("Meta")] = jen.Qual(wirePath, "Raw").Call(schemaLit(b.String()))
-		}
+	meta, literal := it.attrs["meta"]
+	if literal && isIdent(meta) {
+		d[jen.Id("Meta")] = jen.Qual(featuresPath, "JSON").Call(jen.Id(meta))
+		return
 	}
+	// The MCP Apps ui object: a tool's link to its UI resource, the UI
+	// resource's CSP and permissions; merged into a literal _meta.
+	ui := appUI(it)
+	if !literal && ui == nil {
+		return
+	}
+	obj := map[string]json.RawMessage{}
+	if literal {
+		_ = json.Unmarshal([]byte(meta), &obj)
+	}
+	if ui != nil {
+		b, _ := json.Marshal(ui)
+		obj["ui"] = b
+	}
+	b, _ := json.Marshal(obj) // sorted keys: the output is deterministic
+	d[jen.Id("Meta")] = jen.Qual(wirePath, "Raw").Call(schemaLit(string(b)))
+	if it.kind == "app" {
+		d[jen.Id("ContentsMeta")] = jen.Qual(wirePath, "Raw").Call(schemaLit(string(b)))
+	}
+}
+
+// appUI is the _meta ui object of an MCP App's tool or UI resource, nil
+// for other items.
+func appUI(it *item) map[string]any {
+	switch {
+	case it.kind == "tool" && it.attrs["app"] != "":
+		ui := map[string]any{"resourceUri": it.attrs["app"]}
+		if v := it.attrs["appVisibility"]; v != "" {
+			ui["visibility"] = strings.Split(v, ",")
+		}
+		return ui
+	case it.kind == "app":
+		ui := map[string]any{}
+		csp := map[string]any{}
+		for _, k := range []string{"connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"} {
+			if v := it.attrs[k]; v != "" {
+				csp[k] = strings.Split(v, ",")
+			}
+		}
+		if len(csp) > 0 {
+			ui["csp"] = csp
+		}
+		if v := it.attrs["permissions"]; v != "" {
+			perms := map[string]any{}
+			for _, p := range strings.Split(v, ",") {
+				perms[p] = map[string]any{}
+			}
+			ui["permissions"] = perms
+		}
+		if v := it.attrs["domain"]; v != "" {
+			ui["domain"] = v
+		}
+		if it.attrs["prefersBorder"] == "true" {
+			ui["prefersBorder"] = true
+		}
+		return ui
+	}
+	return nil
 }
 
 // eras is the Eras of a declaration marked stateful or stateless, or nil.

@@ -87,15 +87,21 @@ func (e *emitter) promptValue(it *item) jen.Code {
 // readBody is the end of a resource's Read: the declared function's result
 // as contents.
 func (e *emitter) readBody(it *item, args ...jen.Code) []jen.Code {
-	mime := it.attrs["mimeType"]
+	var mime jen.Code
+	if v := it.attrs["mimeType"]; v != "" {
+		mime = jen.Lit(v)
+	}
+	if it.kind == "app" {
+		mime = jen.Qual(featuresPath, "AppMIMEType")
+	}
 	call := jen.List(jen.Id("out"), jen.Err()).Op(":=").Id(it.fn.Name()).Call(callArgs(it, args...)...)
 	ret := func(v jen.Code) []jen.Code {
 		return []jen.Code{call, jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())), jen.Return(v, jen.Nil())}
 	}
 	one := func(member string) jen.Code {
 		d := jen.Dict{jen.Id("URI"): jen.Id("uri"), jen.Id(member): jen.Id("out")}
-		if mime != "" {
-			d[jen.Id("MIMEType")] = jen.Lit(mime)
+		if mime != nil {
+			d[jen.Id("MIMEType")] = mime
 		}
 		return jen.Index().Qual(featuresPath, "Contents").Values(jen.Values(d))
 	}
@@ -121,6 +127,9 @@ func describe(it *item, d jen.Dict) {
 	}
 	if v := it.attrs["mimeType"]; v != "" {
 		d[jen.Id("MIMEType")] = jen.Lit(v)
+	}
+	if it.kind == "app" {
+		d[jen.Id("MIMEType")] = jen.Qual(featuresPath, "AppMIMEType")
 	}
 	iconsMeta(it, d)
 }

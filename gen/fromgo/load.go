@@ -112,6 +112,9 @@ func Generate(opts Options) (*Output, error) {
 	if err := m.attachCompletions(); err != nil {
 		return nil, err
 	}
+	if err := m.checkApps(); err != nil {
+		return nil, err
+	}
 	content, err := emit(l, m, decls)
 	if err != nil {
 		return nil, err
@@ -133,7 +136,7 @@ func Generate(opts Options) (*Output, error) {
 			out.ToolNames = append(out.ToolNames, it.name)
 		case "prompt":
 			out.PromptNames = append(out.PromptNames, it.name)
-		case "resource":
+		case "resource", "app":
 			out.ResourceURIs = append(out.ResourceURIs, it.arg)
 		case "template":
 			out.TemplateURIs = append(out.TemplateURIs, it.arg)
@@ -145,7 +148,7 @@ func Generate(opts Options) (*Output, error) {
 			out.Tools++
 		case "prompt":
 			out.Prompts++
-		case "resource":
+		case "resource", "app":
 			out.Resources++
 		case "template":
 			out.Templates++
@@ -237,9 +240,9 @@ func (l *loader) collect() ([]*decl, error) {
 				pos := l.pkg.Fset.Position(c.Pos())
 				kind, rest, _ := strings.Cut(text, " ")
 				switch kind {
-				case "tool", "prompt", "resource", "template", "complete":
+				case "tool", "prompt", "resource", "template", "complete", "app":
 				default:
-					return nil, fmt.Errorf("%s: unknown directive //mcp:%s (want tool, prompt, resource, template or complete)", pos, kind)
+					return nil, fmt.Errorf("%s: unknown directive //mcp:%s (want tool, prompt, resource, template, complete or app)", pos, kind)
 				}
 				if fd.Recv != nil {
 					return nil, fmt.Errorf("%s: //mcp:%s on a method: declare a function", pos, kind)
@@ -383,7 +386,8 @@ func isIdent(s string) bool { return token.IsIdentifier(s) }
 
 // attributes are the attributes each kind of directive takes.
 var attributes = map[string][]string{
-	"tool":     {"title", "readOnly", "destructive", "idempotent", "openWorld", "annotationTitle", "task", "stateful", "stateless", "icon", "meta", "visible"},
+	"tool":     {"title", "readOnly", "destructive", "idempotent", "openWorld", "annotationTitle", "task", "stateful", "stateless", "icon", "meta", "visible", "app", "appVisibility"},
+	"app":      {"name", "title", "icon", "visible", "connectDomains", "resourceDomains", "frameDomains", "baseUriDomains", "permissions", "domain", "prefersBorder"},
 	"prompt":   {"title", "stateful", "stateless", "icon", "meta", "visible"},
 	"resource": {"name", "title", "mimeType", "icon", "meta", "visible"},
 	"template": {"name", "title", "mimeType", "icon", "meta", "visible"},
@@ -391,4 +395,4 @@ var attributes = map[string][]string{
 }
 
 // flags are the attributes that stand alone (meaning =true).
-var flags = map[string]bool{"readOnly": true, "destructive": true, "idempotent": true, "openWorld": true, "stateful": true, "stateless": true}
+var flags = map[string]bool{"readOnly": true, "destructive": true, "idempotent": true, "openWorld": true, "stateful": true, "stateless": true, "prefersBorder": true}

@@ -7,11 +7,15 @@ const Reference = `Directives, in a function's doc comment (the rest of the comm
 description):
 
   //mcp:tool [NAME] [title="…"] [readOnly] [destructive] [idempotent] [openWorld]
-             [annotationTitle="…"] [task=optional|required] [stateful|stateless] ICONS META VISIBLE
+             [annotationTitle="…"] [task=optional|required] [stateful|stateless]
+             [app=ui://… [appVisibility=model,app]] ICONS META VISIBLE
   //mcp:prompt [NAME] [title="…"] [stateful|stateless] ICONS META VISIBLE
   //mcp:resource URI [name=…] [title="…"] [mimeType=…] ICONS META VISIBLE
   //mcp:template URI-TEMPLATE [name=…] [title="…"] [mimeType=…] ICONS META VISIBLE
   //mcp:complete PROMPT-NAME|URI-TEMPLATE [arg=NAME]
+  //mcp:app ui://… [name=…] [title="…"] [connectDomains=…] [resourceDomains=…] [frameDomains=…]
+           [baseUriDomains=…] [permissions=camera,microphone,geolocation,clipboardWrite]
+           [domain=…] [prefersBorder] ICONS VISIBLE
 
 NAME defaults to the function's name in snake_case. ICONS are icon=
 attributes, one per icon, "SRC [mimeType=…] [sizes=48x48,…|any]
@@ -36,6 +40,14 @@ changed. The functions:
   resource  func(ctx[, *mcp.Request]) (string | []byte | []features.Contents, error)
   template  func(ctx[, *mcp.Request], uri string[, Vars]) (string | []byte | []features.Contents, error)
             Vars is a struct of string fields, one per {variable}
+  app       func(ctx[, *mcp.Request]) (string | []features.Contents, error)
+            an MCP App's UI resource (io.modelcontextprotocol/ui, SEP-1865):
+            HTML served as text/html;profile=mcp-app, its CSP domains
+            (comma-separated), permissions, domain and border in _meta.ui;
+            a tool shows it with app=ui://… [appVisibility=model,app]
+            (_meta.ui.resourceUri). The extension is declared where
+            capabilities have extensions (2026-07-28 on); _meta.ui is
+            written where _meta is (2025-06-18 on).
   complete  func(ctx[, *mcp.Request][, argument string], value string[, resolved map[string]string]) ([]string, error)
             completes an argument of the prompt (or a variable of the
             template) declared in the package: the one arg= names, or, with

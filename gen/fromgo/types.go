@@ -253,7 +253,17 @@ func (m *modeler) declare(d *decl) error {
 		if !ok || !isSlice || !isBasic(sl.Elem(), types.String) {
 			return fail("want func(ctx[, *mcp.Request]%s, value string[, resolved map[string]string]) ([]string, error)", map[bool]string{true: ", argument string"}[it.argName == ""])
 		}
-	case "resource", "template":
+	case "resource", "template", "app":
+		if d.kind == "app" && !strings.HasPrefix(d.arg, "ui://") {
+			return fail("an MCP App's UI resource has a ui:// URI, not %q", d.arg)
+		}
+		if v, ok := d.attrs["permissions"]; ok {
+			for _, p := range strings.Split(v, ",") {
+				if !slices.Contains([]string{"camera", "microphone", "geolocation", "clipboardWrite"}, p) {
+					return fail("permissions: %q is none of camera, microphone, geolocation, clipboardWrite", p)
+				}
+			}
+		}
 		if d.arg == "" {
 			return fail("the directive needs the URI%s", map[bool]string{true: " template"}[d.kind == "template"])
 		}
@@ -467,6 +477,34 @@ func (m *modeler) attachCompletions() error {
 		target.completes = append(target.completes, it)
 	}
 	m.items = items
+	return nil
+}
+
+// checkApps checks that each tool linked to an MCP App (app=) names a UI
+// resource the package declares (//mcp:app), and how it is shown.
+func (m *modeler) checkApps() error {
+	for _, it := range m.items {
+		uri, ok := it.attrs["app"]
+		if !ok {
+			if _, vis := it.attrs["appVisibility"]; vis {
+				return fmt.Errorf("%s: tool %s: appVisibility without app=", it.pos, it.fn.Name())
+			}
+			continue
+		}
+		if !slices.ContainsFunc(m.items, func(a *item) bool { return a.kind == "app" && a.arg == uri }) {
+			return fmt.Errorf("%s: tool %s: app=%s: no //mcp:app declares that UI resource in the package", it.pos, it.fn.Name(), uri)
+		}
+		if v, ok := it.attrs["appVisibility"]; ok {
+			for _, w := range strings.Split(v, ",") {
+				if w != "model" && w != "app" {
+					return fmt.Errorf("%s: tool %s: appVisibility: %q is neither model nor app", it.pos, it.fn.Name(), w)
+				}
+			}
+		}
+		if v, ok := it.attrs["meta"]; ok && isIdent(v) {
+			return fmt.Errorf("%s: tool %s: app= with meta=%s: put ui.resourceUri in the value, or give meta as JSON", it.pos, it.fn.Name(), v)
+		}
+	}
 	return nil
 }
 

@@ -88,6 +88,14 @@ type Tool struct {
 	Call func(ctx context.Context, args wire.Raw) (*Result, error)
 }
 
+// AppMIMEType is the MIME type of an MCP App's UI resource (the
+// io.modelcontextprotocol/ui extension, SEP-1865): HTML the host renders
+// in a sandbox.
+const AppMIMEType = "text/html;profile=mcp-app"
+
+// AppExtension is the MCP Apps extension's name in capabilities.extensions.
+const AppExtension = "io.modelcontextprotocol/ui"
+
 // Completer suggests values of an argument of a prompt, or of a variable
 // of a template: the completions of value, knowing the arguments already
 // resolved (nil when the client sent none).
@@ -238,9 +246,16 @@ type Contents struct {
 	URI, MIMEType string
 	Text          string
 	Blob          []byte
+	// Meta is the contents' _meta (a JSON object), written where the
+	// revision has it (2025-06-18 on).
+	Meta wire.Raw
 }
 
-func (c Contents) encode(e *wire.Encoder) {
+func (c Contents) encode(e *wire.Encoder) { c.encodeFor(e, nil) }
+
+// encodeFor writes the contents for revision p: with their _meta where it
+// has one (nil p: none).
+func (c Contents) encodeFor(e *wire.Encoder, p *protocol.Protocol) {
 	e.ObjectStart()
 	e.Field("uri")
 	e.Str(c.URI)
@@ -248,12 +263,17 @@ func (c Contents) encode(e *wire.Encoder) {
 		e.Field("mimeType")
 		e.Str(c.MIMEType)
 	}
-	if c.Blob != nil && c.Text == "" {
+	blob := c.Blob != nil && c.Text == ""
+	if blob {
 		e.Field("blob")
 		e.Str(base64.StdEncoding.EncodeToString(c.Blob))
 	} else {
 		e.Field("text")
 		e.Str(c.Text)
+	}
+	if c.Meta != nil && p != nil && p.Has(map[bool]string{true: "BlobResourceContents", false: "TextResourceContents"}[blob], "_meta") {
+		e.Field("_meta")
+		e.Raw(c.Meta)
 	}
 	e.ObjectEnd()
 }
@@ -303,6 +323,9 @@ type PromptArgument struct {
 // Resource is a resource with a fixed URI.
 type Resource struct {
 	URI, Name, Title, Description, MIMEType string
+	// ContentsMeta is the _meta of the contents Read returns that have
+	// none of their own (an MCP App's ui: its CSP and permissions).
+	ContentsMeta wire.Raw
 	// Icons and Meta are as a Tool's.
 	Icons []Icon
 	Meta  wire.Raw

@@ -165,6 +165,18 @@ func (s *Set) Watch(changed func(mcp.ListKind)) {
 	s.mu.Unlock()
 }
 
+// Extensions reports the capability extensions the set's items need:
+// MCP Apps (io.modelcontextprotocol/ui) once it has a UI resource. The
+// server declares them where a revision has capability extensions.
+func (s *Set) Extensions() map[string]wire.Raw {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if slices.ContainsFunc(s.resources, func(r *Resource) bool { return r.MIMEType == AppMIMEType }) {
+		return map[string]wire.Raw{AppExtension: wire.Raw(`{"mimeTypes":["` + AppMIMEType + `"]}`)}
+	}
+	return nil
+}
+
 // Serves implements mcp.Catalog: the methods of every list the set has
 // had items in.
 func (s *Set) Serves(role protocol.Role) bool {
@@ -711,10 +723,12 @@ func (s *Set) readResource(ctx context.Context, req *mcp.CatalogRequest) (wire.R
 		return nil, err
 	}
 	var read func() ([]Contents, error)
+	var meta wire.Raw
 	s.mu.RLock()
 	for _, r := range s.resources {
 		if r.URI == uri && sees(ctx, r.Visible) {
 			read = func() ([]Contents, error) { return r.Read(ctx, uri) }
+			meta = r.ContentsMeta
 			break
 		}
 	}
@@ -746,7 +760,10 @@ func (s *Set) readResource(ctx context.Context, req *mcp.CatalogRequest) (wire.R
 		if c.URI == "" {
 			c.URI = uri
 		}
-		c.encode(e)
+		if c.Meta == nil {
+			c.Meta = meta
+		}
+		c.encodeFor(e, req.Protocol)
 	}
 	e.ArrayEnd()
 	writeStamp(e, req.Stamp)

@@ -343,13 +343,20 @@ func (s *Server) capabilities(m *mounted) wire.Raw {
 	// capability extensions.
 	exts := s.opts.Extensions
 	skillsOn := m.skills
-	if m.tasksExtension || skillsOn {
+	var catalogExts map[string]wire.Raw
+	if ce, ok := s.opts.Catalog.(interface{ Extensions() map[string]wire.Raw }); ok {
+		catalogExts = ce.Extensions() // an MCP App's, say
+	}
+	if m.tasksExtension || skillsOn || len(catalogExts) > 0 {
 		exts = map[string]wire.Raw{}
 		if m.tasksExtension {
 			exts[protocol.TasksExtension] = emptyObject
 		}
 		if skillsOn {
 			exts[skills.Extension] = s.opts.Skills.capability()
+		}
+		for k, v := range catalogExts {
+			exts[k] = v
 		}
 		for k, v := range s.opts.Extensions {
 			exts[k] = v
