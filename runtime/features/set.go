@@ -367,7 +367,9 @@ func list[T any](s *Set, req *mcp.CatalogRequest, member, def string, private bo
 			c.CacheScope = "private"
 			st = &c
 		} else {
-			e.FieldRaw(`"cacheScope":"private"`)
+			// The server stamps it (validating results): the scope set
+			// keeps its lifetime, 0, immediately stale.
+			e.FieldRaw(`"ttlMs":0,"cacheScope":"private"`)
 		}
 	}
 	writeStamp(&e, st)

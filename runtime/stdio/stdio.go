@@ -31,6 +31,10 @@ type Options struct {
 	// the transports (concurrency, limits, timeouts); Serve's Logger
 	// defaults to the server's. NewStream ignores it.
 	Conn jsonrpc.Options
+	// Principal is who Serve's requests come from (mcp.PrincipalFrom):
+	// a stdio server serves the one user who started it, whom it may name
+	// (an OS user, an account from its configuration). Default: none.
+	Principal string
 }
 
 const (

@@ -19,6 +19,9 @@ import (
 // It returns nil at the end of r and ctx.Err() when ctx ended it. Both
 // eras share the connection (mcp.Server.ServeConn).
 func Serve(ctx context.Context, srv *mcp.Server, r io.Reader, w io.Writer, o Options) error {
+	if o.Principal != "" {
+		ctx = mcp.WithPrincipal(ctx, o.Principal)
+	}
 	st := NewStream(r, w, o)
 	defer st.Close()
 	return srv.ServeConn(ctx, st, o.Conn)
