@@ -477,6 +477,21 @@ func (c *converter) refName(ref string) (string, bool) {
 // one warning; rewritten reports whether root changed.
 func checkRefs(spec *Spec, root map[string]any, defsKey string) (rewritten bool, err error) {
 	defs, _ := root[defsKey].(map[string]any)
+	if defs == nil {
+		defs = map[string]any{}
+	}
+	// Definitions the facts state (define): referred to, never defined.
+	for _, f := range spec.facts.all(FactDefine, "") {
+		if _, ok := defs[f.Args[0]]; !ok {
+			d := map[string]any{"type": f.Args[1]}
+			if f.Args[1] == "object" {
+				d["additionalProperties"] = map[string]any{}
+			}
+			defs[f.Args[0]] = d
+			root[defsKey] = defs
+			rewritten = true
+		}
+	}
 	own := "#/" + defsKey + "/"
 	other := "#/definitions/"
 	if defsKey == "definitions" {
@@ -501,8 +516,20 @@ func checkRefs(spec *Spec, root map[string]any, defsKey string) (rewritten bool,
 					if !strings.HasPrefix(ref, own) {
 						return spec.invalid(path+"/$ref", "unsupported reference %q; expected a local reference to #/%s/...", ref, defsKey)
 					}
-					if _, ok := defs[unescapePtr(ref[len(own):])]; !ok {
-						return spec.invalid(path+"/$ref", "reference %q does not resolve; expected the name of a definition in #/%s", ref, defsKey)
+					if name := unescapePtr(ref[len(own):]); defs[name] == nil {
+						// An upstream slip: the member is any JSON value,
+						// kept raw, until a define fact states its shape.
+						if werr := spec.warn(Warning{
+							Class:    DanglingRef,
+							Where:    spec.at(path + "/$ref"),
+							What:     fmt.Sprintf("reference %q names no definition in #/%s", ref, defsKey),
+							Fallback: "any JSON value, kept raw",
+							Fact:     fmt.Sprintf("define %s object | %s refers to it; the schema does not define it", name, path),
+						}); werr != nil {
+							return werr
+						}
+						delete(v, k)
+						rewritten = true
 					}
 					continue
 				}
@@ -523,7 +550,7 @@ func checkRefs(spec *Spec, root map[string]any, defsKey string) (rewritten bool,
 		return false, err
 	}
 	if len(foreign) == 0 {
-		return false, nil
+		return rewritten, nil
 	}
 	return true, spec.warn(Warning{
 		Class: ForeignRef,

@@ -49,6 +49,7 @@ const (
 	FactForbid      FactKind = "forbid"       // UNION MEMBER...
 	FactExclude     FactKind = "exclude"      // DECLARATION
 	FactMember      FactKind = "member"       // DEFINITION MEMBER TYPE
+	FactDefine      FactKind = "define"       // DEFINITION TYPE
 	FactRule        FactKind = "rule"         // RULE SINCE
 )
 
@@ -86,10 +87,11 @@ var factSyntax = map[FactKind]struct {
 	FactForbid:      {"UNION MEMBER...", 2, -1, false, nil},
 	FactExclude:     {"DECLARATION", 1, 1, true, nil},
 	FactMember:      {"DEFINITION MEMBER string|integer|number|boolean|object", 3, 3, false, oneOf(2, "string", "integer", "number", "boolean", "object")},
+	FactDefine:      {"DEFINITION string|integer|number|boolean|object", 2, 2, true, oneOf(1, "string", "integer", "number", "boolean", "object")},
 	FactRule:        {"RULE YYYY-MM-DD", 2, 2, true, both(oneOf(0, RuleToolArgumentErrors, RuleRetryOnClose, RuleResourceNotFoundInvalidParams), dateArg(1))},
 }
 
-var factKinds = []FactKind{FactResult, FactAlternative, FactSender, FactMethodType, FactMCPName, FactSenderUnion, FactOriginUnion, FactForbid, FactExclude, FactMember, FactRule}
+var factKinds = []FactKind{FactResult, FactAlternative, FactSender, FactMethodType, FactMCPName, FactSenderUnion, FactOriginUnion, FactForbid, FactExclude, FactMember, FactDefine, FactRule}
 
 // dateArg checks that argument i is a revision date (YYYY-MM-DD).
 func dateArg(i int) func([]string) string {

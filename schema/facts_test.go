@@ -25,7 +25,7 @@ func TestParseFactsErrors(t *testing.T) {
 		{"no reason", "result ping EmptyResult", `f.txt:1: a fact needs its reason after "|" (KIND ARGUMENTS... | WHY)`},
 		{"empty reason", "result ping EmptyResult |  ", `f.txt:1: a fact needs its reason`},
 		{"no kind", "# c\n | why", `f.txt:2: no kind before "|"`},
-		{"unknown kind", "resutl ping EmptyResult | why", `f.txt:1: unknown kind "resutl" (want one of result, alternative, sender, method-type, mcp-name, sender-union, origin-union, forbid, exclude, member, rule)`},
+		{"unknown kind", "resutl ping EmptyResult | why", `f.txt:1: unknown kind "resutl" (want one of result, alternative, sender, method-type, mcp-name, sender-union, origin-union, forbid, exclude, member, define, rule)`},
 		{"too few", "result ping | why", "f.txt:1: result wants METHOD DEFINITION"},
 		{"too many", "exclude A B | why", "f.txt:1: exclude wants DECLARATION"},
 		{"bad side", "sender frob nobody | why", `f.txt:1: sender METHOD client|server|both: "nobody" is not one of client, server, both`},

@@ -13,7 +13,8 @@
 // A revision the loader cannot fully derive still loads: each gap gets a
 // documented fallback and a Warning (see Class); Options.Strict makes them
 // errors. Only an input that is not a schema — empty, malformed JSON or
-// TypeScript, a reference that does not resolve — fails to load.
+// TypeScript, a reference outside the file — fails to load; a reference
+// to a definition the file lacks degrades (DanglingRef).
 package schema
 
 import "iter"

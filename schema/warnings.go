@@ -84,6 +84,10 @@ const (
 	// not answered automatically; typed calls report an InputRequiredResult
 	// they cannot answer.
 	InputResponses Class = "input-responses"
+	// DanglingRef: a $ref naming a definition the schema does not have
+	// (an upstream slip). Fallback: any JSON value, kept raw; a define
+	// fact states its shape.
+	DanglingRef Class = "dangling-ref"
 	// OverrideIgnored: a fact of --overrides contradicts what the revision
 	// states itself. Fallback: the revision wins.
 	OverrideIgnored Class = "override-ignored"
@@ -109,6 +113,7 @@ var Classes = []struct {
 	{UnsupportedShape, "raw JSON, unchecked members, or optional members"},
 	{UnsupportedAllOf, "any JSON value, kept raw"},
 	{ForeignRef, "resolved by name against the file's own definitions"},
+	{DanglingRef, "any JSON value, kept raw (a define fact states its shape)"},
 	{UndiscriminableUnion, "any JSON value, kept raw"},
 	{NameCollision, "a numbered Go name"},
 	{NoTaskID, "a task handle is an unexpected reply"},
