@@ -46,7 +46,7 @@ func recorded(dir string) (gen.Provenance, bool) {
 // driftError explains why the package in dir differs from what would be
 // generated: which inputs changed since it was generated (spec, overrides,
 // mcpgen, package name), or, when none did, that its files were edited.
-func driftError(dir, pkg string, want gen.Provenance, files []string) error {
+func driftError(dir, pkg string, want gen.Provenance, files []string, diff string) error {
 	var reasons []string
 	have, ok := recorded(dir)
 	switch {
@@ -65,8 +65,59 @@ func driftError(dir, pkg string, want gen.Provenance, files []string) error {
 			reasons = append(reasons, why)
 		}
 	}
-	return fmt.Errorf("%s is out of date:\n  %s\n  files: %s\n  regenerate (go generate ./..., or mcpgen without --check) and commit the result",
-		dir, strings.Join(reasons, "\n  "), strings.Join(files, ", "))
+	if diff != "" {
+		diff = "\n" + diff
+	}
+	return fmt.Errorf("%s is out of date:\n  %s\n  files: %s\n  regenerate (go generate ./..., or mcpgen without --check) and commit the result%s",
+		dir, strings.Join(reasons, "\n  "), strings.Join(files, ", "), diff)
+}
+
+// diffLines are at most how many lines of a file's diff --check prints.
+const diffLines = 20
+
+// unifiedDiff is the start of a unified diff of one file, from have (on
+// disk) to want (generated): one hunk from the first differing line to
+// the last, with three lines of context, cut after diffLines lines.
+func unifiedDiff(name string, have, want []byte) string {
+	a, b := strings.SplitAfter(string(have), "\n"), strings.SplitAfter(string(want), "\n")
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	if pre == len(a) && pre == len(b) {
+		return ""
+	}
+	const ctx = 3
+	start := max(pre-ctx, 0)
+	endA, endB := min(len(a)-suf+ctx, len(a)), min(len(b)-suf+ctx, len(b))
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "--- %s (on disk)\n+++ %s (generated)\n@@ -%d,%d +%d,%d @@\n", name, name, start+1, endA-start, start+1, endB-start)
+	lines := 0
+	write := func(prefix, line string) {
+		if lines++; lines <= diffLines {
+			sb.WriteString(prefix + strings.TrimSuffix(line, "\n") + "\n")
+		}
+	}
+	for _, l := range a[start:pre] {
+		write(" ", l)
+	}
+	for _, l := range a[pre : len(a)-suf] {
+		write("-", l)
+	}
+	for _, l := range b[pre : len(b)-suf] {
+		write("+", l)
+	}
+	for _, l := range a[len(a)-suf : endA] {
+		write(" ", l)
+	}
+	if lines > diffLines {
+		fmt.Fprintf(&sb, "… (%d more lines)\n", lines-diffLines)
+	}
+	return sb.String()
 }
 
 // provenanceDrift names each input that differs between two records.

@@ -50,7 +50,8 @@ func TestCheckNamesTheDrift(t *testing.T) {
 			path := filepath.Join(out, "types.gen.go")
 			src, _ := os.ReadFile(path)
 			os.WriteFile(path, append(src, "\n// mine\n"...), 0o644)
-		}, nil, []string{"files edited since they were generated", "files: types.gen.go (differs)"}},
+		}, nil, []string{"files edited since they were generated", "files: types.gen.go (differs)",
+			"types.gen.go (on disk)\n+++ ", "(generated)\n@@ -", "\n-// mine\n"}},
 		{"removed file", func(t *testing.T, out string) { os.Remove(filepath.Join(out, "unions.gen.go")) }, nil, []string{"files: unions.gen.go (missing)"}},
 	}
 	// The smallest revision, generated once; each case changes a copy.

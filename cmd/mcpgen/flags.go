@@ -64,8 +64,14 @@ Usage:
   mcpgen --revision REV --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--extension NAME] [--protocol-version V]
   mcpgen --spec DIR --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
   mcpgen --spec DIR --dump-model [--strict] [--overrides FILE]
-  mcpgen fetch --revision REV        download a revision into the cache
+
+Commands besides generation (mcpgen COMMAND --help says more):
+  mcpgen tools [PACKAGE]             the schemas, decoders and catalog of the tools, prompts
+                                     and resources a package declares with //mcp: directives
+  mcpgen convert --from DIR --to DIR the bridge serving one generated revision with handlers
+                                     (and clients) written for another
   mcpgen diff --from REV --to REV    what changed between two revisions, in Go terms
+  mcpgen fetch --revision REV        download a revision into the cache
 
 A revision is found in --spec-root, then in the user cache, then downloaded
 from %s at the commit mcpgen pins

@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/mcpgen/mcpgen/gen"
+	"github.com/mcpgen/mcpgen/internal/specsource"
 	"github.com/mcpgen/mcpgen/schema"
 )
 
@@ -33,6 +35,9 @@ func (c *config) generate(spec *schema.Spec, stdout, stderr io.Writer) error {
 	if fi, err := os.Stat(c.out); err == nil && !fi.IsDir() {
 		return usageErr("--out %s is a file; it names the directory of the generated package", c.out)
 	}
+	if w := draftVersionWarning(spec, c.protocol); w != "" && !c.check {
+		fmt.Fprintln(stderr, w)
+	}
 	opts := gen.Options{Package: pkg, Version: Version(), SpecCommit: c.commit, OverridesSHA256: c.overridesSHA256, ProtocolVersion: c.protocol}
 	files, err := gen.Generate(spec, opts)
 	if err != nil {
@@ -43,6 +48,7 @@ func (c *config) generate(spec *schema.Spec, stdout, stderr io.Writer) error {
 		want[f.Name] = f.Content
 	}
 	var drift []string
+	var diff string // of the first file that differs
 	for _, f := range files {
 		have, err := os.ReadFile(filepath.Join(c.out, f.Name))
 		switch {
@@ -52,6 +58,9 @@ func (c *config) generate(spec *schema.Spec, stdout, stderr io.Writer) error {
 			return fmt.Errorf("reading --out: %w", err)
 		case !bytes.Equal(have, f.Content):
 			drift = append(drift, f.Name+" (differs)")
+			if diff == "" {
+				diff = unifiedDiff(filepath.Join(c.out, f.Name), have, f.Content)
+			}
 		}
 	}
 	stale, err := staleFiles(c.out, want)
@@ -64,7 +73,7 @@ func (c *config) generate(spec *schema.Spec, stdout, stderr io.Writer) error {
 	sort.Strings(drift)
 	if c.check {
 		if len(drift) > 0 {
-			return driftError(c.out, pkg, provenanceOf(files), drift)
+			return driftError(c.out, pkg, provenanceOf(files), drift, diff)
 		}
 		return nil
 	}
@@ -107,4 +116,20 @@ func isIdent(s string) bool {
 		}
 	}
 	return true
+}
+
+// draftVersionWarning warns of a draft generated with the protocol version
+// a published revision has (the official draft declares the last
+// published one's): mounted beside that revision, both would negotiate
+// it, and the server refuses them. "" when there is nothing to say.
+func draftVersionWarning(spec *schema.Spec, protocol string) string {
+	if protocol != "" {
+		return ""
+	}
+	dir := filepath.Base(filepath.Dir(spec.JSONPath))
+	if dir == spec.Revision || !slices.Contains(specsource.Known(), spec.Revision) {
+		return "" // the published revision itself, or a version of its own
+	}
+	return fmt.Sprintf("mcpgen: warning: %s declares protocol version %s, which the published revision %s has: mounted on one server beside it, both negotiate %s and the server refuses them (mcp: revision %s mounted twice); give it a version of its own with --protocol-version (e.g. DRAFT-%s-v1)",
+		dir, spec.Revision, spec.Revision, spec.Revision, spec.Revision, spec.Revision[:4])
 }

@@ -197,3 +197,51 @@ func TestProtocolVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestDraftVersionWarning: a draft generated with the protocol version a
+// published revision has is warned of, naming --protocol-version; with
+// the flag, or for the published revision itself, nothing is said.
+func TestDraftVersionWarning(t *testing.T) {
+	root := specdir.Root(t)
+	t.Setenv(rootEnv, root)
+	t.Setenv(specEnv, "")
+	for _, c := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"--revision", "draft"}, true},
+		{[]string{"--revision", "draft", "--protocol-version", "DRAFT-2026-v1"}, false},
+		{[]string{"--revision", "2026-07-28"}, false},
+	} {
+		out := filepath.Join(t.TempDir(), "p")
+		status, _, stderr := runCLI(append(c.args, "--out", out)...)
+		if status != 0 {
+			t.Fatalf("%v: %s", c.args, stderr)
+		}
+		if got := strings.Contains(stderr, "--protocol-version") && strings.Contains(stderr, "mounted twice"); got != c.warn {
+			t.Errorf("%v: warned %v, want %v: %s", c.args, got, c.warn, stderr)
+		}
+	}
+}
+
+// TestForeignFileSuggestion: a file of the user's in --out is refused with
+// a directory that works.
+func TestForeignFileSuggestion(t *testing.T) {
+	root := specdir.Root(t)
+	t.Setenv(rootEnv, root)
+	t.Setenv(specEnv, "")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "mcp", "v20241105")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(out, "extra.go"), []byte("package v20241105\n"), 0o644)
+	status, _, stderr := runCLI("--revision", "2024-11-05", "--out", out)
+	want := "--out " + filepath.Join(dir, "mcp", "generated", "v20241105")
+	if status == 0 || !strings.Contains(stderr, "extra.go") || !strings.Contains(stderr, want) {
+		t.Fatalf("%d %s, want a refusal suggesting %s", status, stderr, want)
+	}
+	if status, _, stderr := runCLI("--revision", "2024-11-05", "--out", filepath.Join(dir, "mcp", "generated", "v20241105")); status != 0 {
+		t.Errorf("the suggested directory: %s", stderr)
+	}
+}

@@ -50,7 +50,21 @@ func checkOutDir(dir, revision string) error {
 		mine = append(mine[:5], "…")
 	}
 	return fmt.Errorf("refusing to generate into %s: it holds Go files mcpgen did not generate (%s); "+
-		"generate into a directory of its own, e.g. --out %s", dir, strings.Join(mine, ", "), filepath.Join(dir, "mcp", packageFor(revision)))
+		"move them to a package of their own, or generate into a directory of its own, e.g. --out %s", dir, strings.Join(mine, ", "), elsewhere(dir, revision))
+}
+
+// elsewhere is a directory to suggest instead of dir, which holds files of
+// the user's: a sibling "generated" directory holding one named like dir
+// (mcp/v20251125 → mcp/generated/v20251125), so the package keeps its name.
+func elsewhere(dir, revision string) string {
+	base := filepath.Base(dir)
+	if abs, err := filepath.Abs(dir); err == nil {
+		base = filepath.Base(abs)
+	}
+	if !isIdent(base) {
+		base = packageFor(revision)
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(dir)), "generated", base)
 }
 
 // staleFiles lists the files in dir that mcpgen generated and would not

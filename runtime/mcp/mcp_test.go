@@ -471,3 +471,13 @@ func (p *rawParams) DecodeJSON(d *wire.Decoder) error {
 }
 
 func (p *rawParams) Validate() error { return nil }
+
+// TestMountedTwice: two mounts of one protocol version are refused, and
+// the error says how a draft gets a version of its own.
+func TestMountedTwice(t *testing.T) {
+	old, _ := testProtocols()
+	_, err := NewServer(ServerOptions{Name: "t", Version: "1"}, Mount{Protocol: old, Handler: struct{}{}}, Mount{Protocol: old, Handler: struct{}{}})
+	if err == nil || !strings.Contains(err.Error(), "mounted twice") || !strings.Contains(err.Error(), "--protocol-version") {
+		t.Errorf("err = %v, want mounted twice naming --protocol-version", err)
+	}
+}
