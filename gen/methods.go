@@ -437,8 +437,10 @@ func (g *generator) protocol(f *jen.File) {
 	f.Var().Id("descriptor").Op("=").Op("&").Qual(protoPkg, "Protocol").Values(pfields)
 	f.Comment("Protocol describes this revision to the runtime. It must not be modified.")
 	f.Func().Id("Protocol").Params().Op("*").Qual(protoPkg, "Protocol").Block(jen.Return(jen.Id("descriptor")))
-	f.Comment("Mount mounts this revision on an mcp.Server, served by handler: a value")
-	f.Comment("implementing any of the methods of Server.")
+	f.Comment("Mount mounts this revision, served by handler. On a server")
+	f.Comment("(mcp.NewServer), handler implements any of the methods of Server; on a")
+	f.Comment("client (mcp.Connect), any of the methods of ClientHandler, answering the")
+	f.Comment("server's requests and notifications.")
 	f.Func().Id("Mount").Params(jen.Id("handler").Any()).Qual(mcpPkg, "Mount").Block(
 		jen.Return(jen.Qual(mcpPkg, "Mount").Values(jen.Dict{jen.Id("Protocol"): jen.Id("descriptor"), jen.Id("Handler"): jen.Id("handler")})),
 	)
