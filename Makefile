@@ -93,7 +93,7 @@ test-example: generate interop-deps
 interop-deps: interop/node_modules/.package-lock.json
 
 interop/node_modules/.package-lock.json: interop/package.json interop/package-lock.json
-	cd interop && npm ci --no-audit --no-fund
+	cd interop && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 ## conformance: the official conformance suite (pinned in interop/): bin/everything in server mode, bin/everything-client in client mode, both eras; raw results in out/conformance
