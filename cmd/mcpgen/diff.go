@@ -22,6 +22,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		src              sourceFlags
 		from, to         string
 		asJSON, breaking bool
+		forPatterns      []string
 	)
 	fs := pflag.NewFlagSet("mcpgen diff", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -29,6 +30,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&to, "to", "", "the newer revision: a name or a directory")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON (a stable shape: see the package documentation of gen/apidiff)")
 	fs.BoolVar(&breaking, "breaking", false, "list only the changes that break code written against --from")
+	fs.StringArrayVar(&forPatterns, "for", nil, "keep only the changes to what these Go packages use of the packages generated for --from (package patterns, e.g. ./...; repeatable), each with where it is used")
 	src.register(fs, false)
 	src.log = stderr
 	fs.Usage = func() {
@@ -39,7 +41,11 @@ written against --from stop compiling; ~ compile but behave differently
 (values that were valid fail Validate, or a value may now be absent).
 
 Usage:
-  mcpgen diff --from REV --to REV [--json] [--breaking]
+  mcpgen diff --from REV --to REV [--json] [--breaking] [--for PATTERN...]
+
+With --for, only the changes to identifiers the packages use (of the
+packages generated for --from: those whose Revision is it) are listed, each
+with the file:line of its uses: what an upgrade of that code must look at.
 
 REV is a revision name, found like --revision (spec root, cache, download),
 or a directory holding schema.json (any value with a /, e.g. ./next).
@@ -84,6 +90,20 @@ Flags:
 	report := apidiff.Compare(old, new)
 	if breaking {
 		report = report.OnlyBreaking()
+	}
+	if len(forPatterns) > 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		uses, err := loadUses(wd, forPatterns, report.From.Revision)
+		if err != nil {
+			return err
+		}
+		if len(uses.generated()) == 0 {
+			fmt.Fprintf(stderr, "mcpgen diff: --for %v: no package imports one generated for %s\n", forPatterns, report.From.Revision)
+		}
+		report = report.Filter(uses.keep)
 	}
 	if asJSON {
 		return report.WriteJSON(stdout)

@@ -100,6 +100,9 @@ type Change struct {
 	Breaks Break `json:"breaks,omitempty"`
 	// Note says why it breaks, or what to do.
 	Note string `json:"note,omitempty"`
+	// Uses are where the code a report was made for (mcpgen diff --for)
+	// uses what changed: file:line, in order.
+	Uses []string `json:"uses,omitempty"`
 }
 
 // Revision identifies one side of a report.

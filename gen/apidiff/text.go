@@ -10,6 +10,20 @@ import (
 
 // OnlyBreaking returns the report restricted to the changes that break
 // user code.
+// Filter returns the report of the changes keep keeps (it may set their
+// Uses).
+func (r *Report) Filter(keep func(*Change) bool) *Report {
+	out := *r
+	out.Changes = []Change{}
+	for _, c := range r.Changes {
+		if keep(&c) {
+			out.Changes = append(out.Changes, c)
+		}
+	}
+	out.Summary = summarize(out.Changes)
+	return &out
+}
+
 func (r *Report) OnlyBreaking() *Report {
 	out := *r
 	out.Changes = []Change{}
@@ -71,6 +85,14 @@ func (r *Report) WriteText(w io.Writer) error {
 				continue
 			}
 			fmt.Fprintf(tw, "%s %s\t%s\t%s\n", mark(c.Breaks), c.Op, subject(c), detail(c))
+			if len(c.Uses) > 0 {
+				uses := c.Uses
+				more := ""
+				if len(uses) > 3 {
+					uses, more = uses[:3], fmt.Sprintf(" (and %d more)", len(c.Uses)-3)
+				}
+				fmt.Fprintf(tw, "  \t  used at %s%s\n", strings.Join(uses, ", "), more)
+			}
 		}
 		if err := tw.Flush(); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
