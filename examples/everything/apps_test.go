@@ -10,14 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
-	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/wire"
-
-	v24 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20241105"
-	v2503 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20250326"
-	v2506 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20250618"
-	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
-	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
 // extAppsSchema compiles one definition of the MCP Apps extension's own
@@ -50,12 +43,7 @@ func TestMCPApp(t *testing.T) {
 	}{{"2024-11-05", rt.Legacy, false, false}, {"2025-03-26", rt.Legacy, false, false}, {"2025-06-18", rt.Legacy, true, false}, {"2025-11-25", rt.Legacy, true, false}, {"2026-07-28", rt.Modern, true, true}} {
 		t.Run(c.version, func(t *testing.T) {
 			ctx := context.Background()
-			cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: c.era, ProtocolVersion: c.version},
-				v24.Mount(struct{}{}), v2503.Mount(struct{}{}), v2506.Mount(struct{}{}), v25.Mount(struct{}{}), v26.Mount(struct{}{}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := connectRevision(t, srv, c.version, c.era)
 			uiOf := func(obj map[string]any) any {
 				m, _ := obj["_meta"].(map[string]any)
 				return m["ui"]

@@ -39,12 +39,7 @@ func TestRevisionShapes(t *testing.T) {
 	} {
 		t.Run(c.version, func(t *testing.T) {
 			ctx := context.Background()
-			cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: c.era, ProtocolVersion: c.version},
-				v24.Mount(struct{}{}), v2503.Mount(struct{}{}), v2506.Mount(struct{}{}), v25.Mount(struct{}{}), v26.Mount(struct{}{}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := connectRevision(t, srv, c.version, c.era)
 			if cs.ProtocolVersion() != c.version {
 				t.Fatalf("negotiated %s", cs.ProtocolVersion())
 			}
@@ -161,12 +156,7 @@ func TestDeclaredCompletions(t *testing.T) {
 	}{{"2024-11-05", rt.Legacy}, {"2025-03-26", rt.Legacy}, {"2025-06-18", rt.Legacy}, {"2025-11-25", rt.Legacy}, {"2026-07-28", rt.Modern}} {
 		t.Run(c.version, func(t *testing.T) {
 			ctx := context.Background()
-			cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: c.era, ProtocolVersion: c.version},
-				v24.Mount(struct{}{}), v2503.Mount(struct{}{}), v2506.Mount(struct{}{}), v25.Mount(struct{}{}), v26.Mount(struct{}{}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := connectRevision(t, srv, c.version, c.era)
 			var res wire.Raw
 			if err := cs.Call(ctx, "completion/complete", wire.Raw(`{"ref":{"type":"ref/resource","uri":"test://template/{id}/data"},"argument":{"name":"id","value":"1"}}`), &res); err != nil {
 				t.Fatal(err)
@@ -180,4 +170,18 @@ func TestDeclaredCompletions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// connectRevision connects a raw client (all five revisions mounted,
+// without handlers) to srv in process, speaking version in era; the
+// session closes when t ends.
+func connectRevision(t *testing.T, srv *rt.Server, version string, era rt.Era) *rt.ClientSession {
+	t.Helper()
+	cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: era, ProtocolVersion: version},
+		v24.Mount(struct{}{}), v2503.Mount(struct{}{}), v2506.Mount(struct{}{}), v25.Mount(struct{}{}), v26.Mount(struct{}{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
