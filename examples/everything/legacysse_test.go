@@ -88,8 +88,9 @@ func postTo(t *testing.T, url, body string) int {
 
 // TestLegacySSEAcrossInstances: an HTTP+SSE session whose stream instance
 // A holds, its messages POSTed to instance B (sharing a real redis-server:
-// the session in the store, the messages relayed): B serves initialize and
-// the calls, their answers reach A's stream; a tool on B asks the client
+// the session in the store, the messages relayed): initialize, which B
+// cannot serve before the session has state, B relays to A; B serves the
+// calls after it, and their answers reach A's stream; a tool on B asks the client
 // for a completion on A's stream, and the answer POSTed to A reaches the
 // tool on B. When the stream on A ends, a POST to B is refused (404), not
 // accepted into the void.
@@ -100,13 +101,15 @@ func TestLegacySSEAcrossInstances(t *testing.T) {
 	b := strings.TrimSuffix(startHTTP(t, store), "/mcp")
 	p := openSSE(t, a+"/sse")
 	onB, onA := b+p.endpoint, a+p.endpoint
-	if st := postTo(t, onA, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`); st != http.StatusAccepted {
-		t.Fatalf("initialize on A: %d", st)
+	// Even initialize may reach the other instance: B relays it to A,
+	// which holds the session (the store knows it exists, and whose).
+	if st := postTo(t, onB, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`); st != http.StatusAccepted {
+		t.Fatalf("initialize on B: %d", st)
 	}
 	if m := p.next(); m["id"] != float64(1) || m["result"] == nil {
 		t.Fatalf("initialize answered %v", m)
 	}
-	postTo(t, onA, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	postTo(t, onB, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	if st := postTo(t, onB, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"via B"}}}`); st != http.StatusAccepted {
 		t.Fatalf("tools/call on B: %d", st)
 	}

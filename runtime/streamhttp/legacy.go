@@ -40,8 +40,11 @@ const (
 	transportLegacySSE = "sse"
 	// legacyRelayPrefix marks, in a Relay's session argument, a message
 	// for the stream of an HTTP+SSE session (an instance that serves one
-	// of its requests hands its messages to the one holding the stream).
+	// of its requests hands its messages to the one holding the stream);
+	// legacyInPrefix one the client POSTed to another instance before the
+	// session was initialized, for the holder to serve.
 	legacyRelayPrefix = "sse:"
+	legacyInPrefix    = "sse-in:"
 )
 
 func (e legacyEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -80,12 +83,16 @@ func (h *Handler) openLegacy(w http.ResponseWriter, r *http.Request) {
 	}
 	s := h.newSession(r)
 	s.legacy = true
-	if err := s.saveState(r.Context()); err != nil {
-		s.ms.Close()
-		s.cancel()
-		h.storeDown(err)
-		h.writeError(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, false, storeUnavailable(err))
-		return
+	if s.shared {
+		// Before initialize, a record that the session exists (and whose
+		// it is), so that another instance relays its first POSTs here.
+		if err := h.o.SessionStore.Save(r.Context(), s.id, mcp.SessionState{Principal: s.principal, Transport: transportLegacySSE}, h.o.SessionIdleTimeout); err != nil {
+			s.ms.Close()
+			s.cancel()
+			h.storeDown(err)
+			h.writeError(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, false, storeUnavailable(err))
+			return
+		}
 	}
 	if !h.admitSession(w, r, s, jsonrpc.ID{}, false) {
 		return
@@ -153,18 +160,32 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string
 	}
 	s := h.legacySession(r, sid)
 	if s == nil {
+		if h.forwardLegacyPOST(r, sid, body) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
 		h.writeError(w, r, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: its stream ended, or it never was; GET the stream again for a new session"))
 		return
 	}
 	defer s.leave()
-	if jsonrpc.IsBatch(body) {
-		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported("the HTTP+SSE transport takes one message per POST"))
+	if status, id, hasID, je := s.serveLegacy(r, body, addr); je != nil {
+		h.writeError(w, r, status, id, hasID, je)
 		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// serveLegacy serves one message of a legacy session: answers and refusals
+// go on the session's stream; a refusal is returned too, with the HTTP
+// status to answer the POST with (nil: 202 Accepted).
+func (s *session) serveLegacy(r *http.Request, body []byte, addr string) (status int, id jsonrpc.ID, hasID bool, je *jsonrpc.Error) {
+	h := s.h
+	if jsonrpc.IsBatch(body) {
+		return http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported("the HTTP+SSE transport takes one message per POST")
 	}
 	msg, err := h.parse(body)
 	if err != nil || msg.Kind == jsonrpc.KindInvalid {
 		je := jsonrpc.NewError(jsonrpc.CodeParseError, "parse error: %v", err)
-		id, hasID := jsonrpc.ID{}, false
 		if err == nil {
 			je = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: %s", msg.Problem)
 			id, hasID = msg.ID, msg.HasID
@@ -172,32 +193,27 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string
 		// On the stream, where the client reads its answers, and as the
 		// POST's answer.
 		_ = s.send(s.legacyStream(), errorBody(id, hasID, s.noID(), je))
-		h.writeError(w, r, http.StatusBadRequest, id, hasID, je)
-		return
+		return http.StatusBadRequest, id, hasID, je
 	}
 	x := h.accept(msg, r, addr)
 	if x.Era() != protocol.Stateful {
 		je := jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the HTTP+SSE transport carries the stateful revisions only")
 		_ = s.send(s.legacyStream(), errorBody(msg.ID, msg.HasID, s.noID(), je))
-		h.writeError(w, r, http.StatusBadRequest, msg.ID, msg.HasID, je)
-		return
+		return http.StatusBadRequest, msg.ID, msg.HasID, je
 	}
 	if msg.Kind != jsonrpc.KindRequest {
 		s.oneWay(r.Context(), msg, x)
-		w.WriteHeader(http.StatusAccepted)
-		return
+		return 0, id, false, nil
 	}
 	st := s.legacyStream()
 	if st == nil {
-		h.writeError(w, r, http.StatusNotFound, msg.ID, true, errSessionNotFound)
-		return
+		return http.StatusNotFound, msg.ID, true, errSessionNotFound
 	}
 	if st.forward != nil {
 		// Another instance holds the stream: this request gets a
 		// forwarding stream of its own.
 		if st, _ = s.newStream("r"); st == nil {
-			h.writeError(w, r, http.StatusNotFound, msg.ID, true, errSessionNotFound)
-			return
+			return http.StatusNotFound, msg.ID, true, errSessionNotFound
 		}
 		st.legacy, st.started, st.forward = true, true, s.forwardLegacy
 	}
@@ -207,10 +223,52 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string
 		_ = s.send(st, replay)
 	case je != nil:
 		_ = s.send(st, errorBody(msg.ID, true, s.noID(), je))
-		h.writeError(w, r, status, msg.ID, true, je)
+		return status, msg.ID, true, je
+	}
+	return 0, id, false, nil
+}
+
+// forwardLegacyPOST hands a POST of a session this instance cannot serve
+// yet — one another instance opened and that has not been initialized,
+// so the store holds no state to restore it from — to the instance
+// holding its stream, through the Relay; false when the store knows no
+// such session of the principal.
+func (h *Handler) forwardLegacyPOST(r *http.Request, sid string, body []byte) bool {
+	if h.o.SessionStore == nil || h.o.Relay == nil {
+		return false
+	}
+	st, ok, err := h.o.SessionStore.Load(r.Context(), sid)
+	if err != nil || !ok || st.Transport != transportLegacySSE || st.Revision != "" || st.Principal != mcp.PrincipalFrom(r.Context()) {
+		return false
+	}
+	if err := h.o.Relay.Publish(r.Context(), legacyInPrefix+sid, body); err != nil {
+		h.log.Error("streamhttp: relaying a message to the HTTP+SSE session's instance failed", "session", sid, "err", err)
+		return false
+	}
+	return true
+}
+
+// serveRelayedLegacy serves a message another instance relayed to a legacy
+// session this one holds (forwardLegacyPOST), as if it was POSTed here.
+func (h *Handler) serveRelayedLegacy(sid string, body []byte) {
+	h.mu.Lock()
+	s := h.sessions[sid]
+	h.mu.Unlock()
+	if s == nil || !s.legacy {
 		return
 	}
-	w.WriteHeader(http.StatusAccepted)
+	s.mu.Lock()
+	live := !s.closed && s.standalone != nil
+	if live {
+		s.active++
+	}
+	s.mu.Unlock()
+	if !live {
+		return
+	}
+	defer s.leave()
+	r := (&http.Request{Method: http.MethodPost, Header: http.Header{}}).WithContext(mcp.WithPrincipal(s.ctx, s.principal))
+	_, _, _, _ = s.serveLegacy(r, body, "")
 }
 
 // legacySession finds the HTTP+SSE session sid for the principal of r

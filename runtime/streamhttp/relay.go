@@ -55,6 +55,10 @@ func (h *Handler) subscribeRelay() {
 		return
 	}
 	err := h.o.Relay.Subscribe(h.base, func(sid string, msg []byte) {
+		if id, ok := strings.CutPrefix(sid, legacyInPrefix); ok {
+			h.serveRelayedLegacy(id, msg)
+			return
+		}
 		if id, ok := strings.CutPrefix(sid, legacyRelayPrefix); ok {
 			h.deliverLegacy(id, msg)
 			return

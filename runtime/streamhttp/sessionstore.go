@@ -174,7 +174,9 @@ func (h *Handler) restore(ctx context.Context, sid, principal, clientKey string)
 	if errors.Is(err, ErrSessionEnded) {
 		return nil, nil
 	}
-	if err != nil || !ok || st.Principal != principal {
+	if err != nil || !ok || st.Principal != principal || st.Revision == "" {
+		// (No revision: an HTTP+SSE session before initialize, which its
+		// own instance serves.)
 		return nil, err
 	}
 	h.storeUp()
