@@ -45,10 +45,10 @@ type ServerOptions struct {
 	// DefaultLogLevel is the level below which a stateful session's log
 	// messages are dropped until the client sets one (default "info").
 	DefaultLogLevel string
-	// ValidateToolArguments checks tools/call arguments against the tool's
-	// inputSchema and structuredContent against its outputSchema, with
-	// schemas compiled once and cached (default on; set DisableToolSchemas
-	// to turn it off).
+	// DisableToolSchemas turns off what is on by default: tools/call
+	// arguments checked against the tool's inputSchema and
+	// structuredContent against its outputSchema, with the schemas
+	// compiled once and cached.
 	DisableToolSchemas bool
 	// ValidateResults chooses whether the results handlers return are
 	// checked against the revision's schema (their generated Validate)
