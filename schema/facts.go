@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -90,6 +91,9 @@ var factSyntax = map[FactKind]struct {
 	FactDefine:      {"DEFINITION string|integer|number|boolean|object", 2, 2, true, oneOf(1, "string", "integer", "number", "boolean", "object")},
 	FactRule:        {"RULE YYYY-MM-DD", 2, 2, true, both(oneOf(0, RuleToolArgumentErrors, RuleRetryOnClose, RuleResourceNotFoundInvalidParams), dateArg(1))},
 }
+
+// FactKinds lists the kinds of fact, in the order the format documents them.
+func FactKinds() []FactKind { return slices.Clone(factKinds) }
 
 var factKinds = []FactKind{FactResult, FactAlternative, FactSender, FactMethodType, FactMCPName, FactSenderUnion, FactOriginUnion, FactForbid, FactExclude, FactMember, FactDefine, FactRule}
 
