@@ -80,8 +80,8 @@ func (c *clientConn) send(ctx context.Context, method string, body []byte, pc *j
 		return c.postLegacy(ctx, method, body)
 	}
 	err := c.exchange(ctx, method, body, pc)
-	var fb *legacyFallback
-	if !errors.As(err, &fb) {
+	fb, ok := err.(*legacyFallback) // exchange returns it as it is (no errors.As: the hot path stays allocation-free)
+	if !ok {
 		return err
 	}
 	if lerr := c.openLegacy(ctx); lerr != nil {
