@@ -120,7 +120,7 @@ Flags:
 			fmt.Fprintf(stderr, "mcpgen convert: %s\n", l)
 		}
 	}
-	fmt.Fprintf(stderr, "mcpgen convert: %s, the bridge of %s and %s: %d things one revision cannot carry to the other (listed in its doc.gen.go; %d leave a method or definition unconverted, above; expected where a revision lacks a feature, and --strict fails on them)\n",
+	fmt.Fprintf(stderr, "mcpgen convert: %s, the bridge of %s and %s: %d things one revision cannot carry to the other, listed in its doc.gen.go; methods or definitions left unconverted: %d (above; expected where a revision lacks a feature; --strict fails on them)\n",
 		out, report.Client, report.Handlers, len(report.Losses), severe)
 	if strict && severe > 0 {
 		return fmt.Errorf("--strict: %d conversions cannot be made", severe)

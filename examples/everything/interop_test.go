@@ -66,6 +66,9 @@ func startHTTP(t *testing.T, env ...string) string {
 	t.Helper()
 	cmd, url, stderr := launchHTTP(t, env...)
 	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the server at %s wrote:\n%s", url, stderr.String())
+		}
 		_ = cmd.Process.Signal(os.Interrupt)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()

@@ -122,13 +122,17 @@ type Task struct {
 	// ID is the task id.
 	ID string
 
-	host    *taskHost
-	owner   any           // *Session, *ClientSession, or a taskOwner
-	design  taskDesign    // its shapes and rules
-	role    protocol.Role // of the request that created it
-	ttl     time.Duration
-	created time.Time
-	cancel  context.CancelFunc
+	host *taskHost
+	// persistMu orders the task's saves: each takes its snapshot and
+	// saves it under the lock, so an older snapshot never lands after a
+	// newer one (a stale "working" over "input_required", say).
+	persistMu sync.Mutex
+	owner     any           // *Session, *ClientSession, or a taskOwner
+	design    taskDesign    // its shapes and rules
+	role      protocol.Role // of the request that created it
+	ttl       time.Duration
+	created   time.Time
+	cancel    context.CancelFunc
 	// requestor reaches the other side for status notifications, progress
 	// and input requests (2025); nil when stateless.
 	requestor taskRequestor

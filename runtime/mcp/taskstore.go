@@ -59,6 +59,8 @@ func (t *Task) persist() {
 	if store == nil || !ok || t.remote {
 		return
 	}
+	t.persistMu.Lock()
+	defer t.persistMu.Unlock()
 	t.mu.Lock()
 	rec := TaskRecord{ID: t.ID, Principal: principal, Owner: key, Status: t.status, Message: t.message,
 		Created: t.created, Updated: t.updated, TTL: t.ttl, Result: t.result, Error: t.err}
