@@ -414,9 +414,10 @@ func (s *Set) listTools(ctx context.Context, req *mcp.CatalogRequest) (wire.Raw,
 }
 
 // visible keeps the items served (a revision's) that the principal of ctx
-// sees; private reports a list that depends on the principal.
+// sees, filtering items (the caller's copy) in place; private reports a
+// list that depends on the principal.
 func visible[T any](ctx context.Context, items []*T, served func(*T) bool, vis func(*T) func(context.Context) bool) (out []*T, private bool) {
-	out = items[:0:0]
+	out = items[:0]
 	for _, it := range items {
 		if !served(it) {
 			continue

@@ -71,7 +71,7 @@ type Converter struct {
 // *NotCarriedError when that revision has no such call. Generated Client
 // methods ask it first (generated-code version 6).
 func Converted(c Caller, p *Protocol, method string) CallFunc {
-	cv := converterOf(c, p)
+	cv, revision := converterOf(c, p)
 	if cv == nil {
 		return nil
 	}
@@ -79,7 +79,7 @@ func Converted(c Caller, p *Protocol, method string) CallFunc {
 		return f
 	}
 	return func(context.Context, Caller, any) (any, error) {
-		return nil, &NotCarriedError{Method: method, Revision: cv.revision}
+		return nil, &NotCarriedError{Method: method, Revision: revision}
 	}
 }
 
@@ -95,22 +95,19 @@ type Speaker interface {
 	ServerInfo() wire.Raw
 }
 
-// converted is a Converter with the revision it converts to.
-type converted struct {
-	*Converter
-	revision string
-}
-
-func converterOf(c Caller, p *Protocol) *converted {
+// converterOf is the Converter that carries client code written for p
+// over c, and the revision it carries it to; nil when c speaks p itself
+// or is no client session.
+func converterOf(c Caller, p *Protocol) (*Converter, string) {
 	s, ok := c.(Speaker)
 	if !ok {
-		return nil
+		return nil, ""
 	}
 	sp := s.Protocol()
 	if sp == nil || sp == p || sp.Revision == p.Revision || sp.Converter == nil || sp.Converter.Handlers.Revision != p.Revision {
-		return nil
+		return nil, ""
 	}
-	return &converted{sp.Converter, sp.Revision}
+	return sp.Converter, sp.Revision
 }
 
 // ServerValue decodes what the server told of itself when the session
@@ -136,10 +133,10 @@ func ServerValue(c Caller, p *Protocol, def string, decode func(wire.Raw) (any, 
 	if raw == nil {
 		return nil, nil
 	}
-	if cv := converterOf(c, p); cv != nil {
+	if cv, revision := converterOf(c, p); cv != nil {
 		f := cv.Values[def]
 		if f == nil {
-			return nil, fmt.Errorf("mcp: the server's %s (revision %s) does not convert to revision %s", def, cv.revision, p.Revision)
+			return nil, fmt.Errorf("mcp: the server's %s (revision %s) does not convert to revision %s", def, revision, p.Revision)
 		}
 		return f(raw)
 	}

@@ -251,10 +251,8 @@ func (h *Handler) forwardLegacyPOST(r *http.Request, sid string, body []byte) bo
 // serveRelayedLegacy serves a message another instance relayed to a legacy
 // session this one holds (forwardLegacyPOST), as if it was POSTed here.
 func (h *Handler) serveRelayedLegacy(sid string, body []byte) {
-	h.mu.Lock()
-	s := h.sessions[sid]
-	h.mu.Unlock()
-	if s == nil || !s.legacy {
+	s := h.localLegacy(sid)
+	if s == nil {
 		return
 	}
 	s.mu.Lock()
@@ -354,10 +352,8 @@ func (s *session) forwardLegacy(msg []byte) {
 // deliverLegacy writes a message another instance relayed to the stream of
 // a legacy session this instance holds.
 func (h *Handler) deliverLegacy(sid string, msg []byte) {
-	h.mu.Lock()
-	s := h.sessions[sid]
-	h.mu.Unlock()
-	if s == nil || !s.legacy {
+	s := h.localLegacy(sid)
+	if s == nil {
 		return
 	}
 	s.mu.Lock()
@@ -366,4 +362,15 @@ func (h *Handler) deliverLegacy(sid string, msg []byte) {
 	if st != nil && st.forward == nil {
 		_ = st.deliver(msg)
 	}
+}
+
+// localLegacy is the HTTP+SSE session sid this instance has, or nil.
+func (h *Handler) localLegacy(sid string) *session {
+	h.mu.Lock()
+	s := h.sessions[sid]
+	h.mu.Unlock()
+	if s == nil || !s.legacy {
+		return nil
+	}
+	return s
 }
