@@ -11,7 +11,7 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry vet interop-deps conformance bench bench-compare bench-blackbox demo-cluster bench-cluster fuzz clean
+.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry vet interop-deps conformance bench bench-compare bench-blackbox bench-size demo-cluster bench-cluster fuzz clean
 
 all: build
 
@@ -56,6 +56,8 @@ test-go:
 	$(GO) test -race ./...
 	# Generator logic that needs no race detector and takes ten times longer with it.
 	$(GO) test -run '^(TestRuntimeAPI|TestHistory)$$' -v ./gen/...
+	# The smaller build without jsonschema (bench/size.sh): only flat tool schemas are checked.
+	$(GO) vet -tags mcpgen_nojsonschema ./runtime/mcp && $(GO) test -tags mcpgen_nojsonschema ./runtime/mcp
 
 ## test-history: generate, compile and serve every version of the spec's history (prints "history: N/112 generate, compile, serve; warnings W"); UPDATE=-update rewrites its golden report
 test-history:
@@ -114,6 +116,10 @@ bench-compare:
 ## bench-blackbox: the black-box comparison (separate server processes, bench/cmd/mcpload driving them; medians and per-rep ratios in out/blackbox). Not part of make test.
 bench-blackbox:
 	bench/blackbox.sh
+
+## bench-size: the binary size of examples/hello on mcpgen (per build option) beside the same server on go-sdk and mcp-go, and what each package adds (out/size). Not part of make test.
+bench-size:
+	bench/size.sh
 
 ## demo-cluster: three bin/everything instances sharing a redis-server behind a round-robin proxy (bin/rrproxy), and a client session moving across them
 demo-cluster: build

@@ -11,7 +11,12 @@
 # $OUT/runs.jsonl; the summary gives the median of every figure and the
 # goal rows as per-repetition ratios.
 #
+# BASE=REV also builds echo-mcpgen from git revision REV (a worktree) and
+# runs it beside this tree's as stack mcpgen@base: the summary's goal rows
+# then have a before column measured in the same run, on the same machine.
+#
 #   REPS=3 DURATION=5s WARMUP=1s OUT=../out/blackbox bench/blackbox.sh
+#   BASE=HEAD~3 bench/blackbox.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -22,6 +27,7 @@ OUT=${OUT:-../out/blackbox}
 QUIET_BUSY=${QUIET_BUSY:-10}   # percent of all CPUs
 QUIET_WAIT=${QUIET_WAIT:-120}  # seconds to wait for quiet before going on anyway
 VALIDATE=${VALIDATE:-1}        # also run the decode+validate benchmarks of spectest
+BASE=${BASE:-}                 # a git revision to compare with (stack mcpgen@base)
 
 mkdir -p "$OUT/bin"
 OUT=$(cd "$OUT" && pwd)
@@ -30,6 +36,15 @@ for s in mcpgen go-sdk mcp-go plain; do
 	go build -o "$OUT/bin/echo-$s" "./cmd/echo-$s"
 done
 go build -o "$OUT/bin/mcpload" ./cmd/mcpload
+base=""
+if [ -n "$BASE" ]; then
+	wt=$(mktemp -d)
+	git -C .. worktree add -q --detach "$wt" "$BASE"
+	(cd "$wt/bench" && go generate ./... && go build -o "$OUT/bin/echo-mcpgen@base" ./cmd/echo-mcpgen)
+	git -C .. worktree remove --force "$wt"
+	base="mcpgen@base"
+	echo "blackbox: mcpgen@base is $(git -C .. rev-parse --short "$BASE")" >&2
+fi
 runs="$OUT/runs.jsonl"
 : > "$runs"
 
@@ -68,6 +83,7 @@ cases=(
 for rep in $(seq 1 "$REPS"); do
 	for c in "${cases[@]}"; do
 		read -r tx era conc text stacks <<<"$c"
+		[ -n "$base" ] && stacks=${stacks/mcpgen/mcpgen $base}
 		read -ra st <<<"$stacks"
 		n=${#st[@]}
 		for k in $(seq 0 $((n - 1))); do

@@ -79,6 +79,14 @@ func (g *generator) structJSON(f *jen.File, n *named) error {
 	for _, fl := range fields {
 		key := jen.Id("e").Dot("FieldRaw").Call(jen.Lit(quotedColon(fl.prop.Name)))
 		x := jen.Id("v").Dot(fl.name)
+		// member writes the member with value val of type gt: one call of
+		// a Field* writer for a scalar, the name then the value otherwise.
+		member := func(val *jen.Statement, gt *gotype) []jen.Code {
+			if w := fieldWriter(g.plain(gt)); w != "" {
+				return []jen.Code{jen.Id("e").Dot(w).Call(jen.Lit(quotedColon(fl.prop.Name)), val)}
+			}
+			return append([]jen.Code{key}, g.encode(val, gt, 0)...)
+		}
 		// present is the condition under which a tracked required member
 		// is written: it was not decoded absent, or it has been set since.
 		present := func(nonZero jen.Code) *jen.Statement {
@@ -91,16 +99,15 @@ func (g *generator) structJSON(f *jen.File, n *named) error {
 		switch fl.mode {
 		case modeConst:
 			c := fl.prop.Type.Const
-			method := "Str"
+			method := "FieldStr"
 			if c.IsInt {
-				method = "Int64"
+				method = "FieldInt64"
 			}
-			enc = append(enc, jen.If(present(nil)).Block(key, jen.Id("e").Dot(method).Call(constValue(c))))
+			enc = append(enc, jen.If(present(nil)).Block(jen.Id("e").Dot(method).Call(jen.Lit(quotedColon(fl.prop.Name)), constValue(c))))
 		case modeValue:
-			enc = append(enc, jen.If(present(g.nonZero(x, fl.gt))).Block(append([]jen.Code{key}, g.encode(x, fl.gt, 0)...)...))
+			enc = append(enc, jen.If(present(g.nonZero(x, fl.gt))).Block(member(x, fl.gt)...))
 		case modeOpt:
-			val := append([]jen.Code{key}, g.encode(x.Clone().Dot("Value"), fl.gt, 0)...)
-			stmt := jen.If(x.Clone().Dot("Set")).Block(val...)
+			stmt := jen.If(x.Clone().Dot("Set")).Block(member(x.Clone().Dot("Value"), fl.gt)...)
 			if fl.nullable {
 				stmt = stmt.Else().If(present(nil)).Block(key, jen.Id("e").Dot("Null").Call())
 			}
@@ -239,6 +246,26 @@ func (g *generator) encodeEmpty(gt *gotype) []jen.Code {
 }
 
 // encode writes the value x of type gt.
+// fieldWriter names the wire.Encoder method that writes a member of the
+// plain type gt with its name in one call (FieldStr, ...), or "" when gt is
+// not a scalar written by encode's Str, Int64, Float64 or Bool.
+func fieldWriter(gt *gotype) string {
+	if gt.named != nil {
+		return ""
+	}
+	switch gt.shape {
+	case shapeString, shapeEnum:
+		return "FieldStr"
+	case shapeInt:
+		return "FieldInt64"
+	case shapeFloat:
+		return "FieldFloat64"
+	case shapeBool:
+		return "FieldBool"
+	}
+	return ""
+}
+
 func (g *generator) encode(x *jen.Statement, gt *gotype, depth int) []jen.Code {
 	gt = g.plain(gt)
 	if gt.named != nil {

@@ -422,7 +422,12 @@ func (g *generator) protocol(f *jen.File) {
 		}
 	}
 	if members := g.members(); members != nil {
-		pfields[jen.Id("Members")] = members
+		// A package-level slice of constants is static data: no code
+		// runs at program start (a map literal here was the largest
+		// function of a generated package).
+		f.Comment("memberTable lists the members of the revision's object definitions (protocol.Protocol.Has).")
+		f.Var().Id("memberTable").Op("=").Add(members)
+		pfields[jen.Id("MemberTable")] = jen.Id("memberTable")
 	}
 	for field, def := range map[string]string{"ServerCapabilities": "ServerCapabilities", "ClientCapabilities": "ClientCapabilities"} {
 		if d := g.spec.Def(def); d != nil && d.Type.Kind == schema.Object {
@@ -471,7 +476,7 @@ func (g *generator) newResult(m *schema.Method) jen.Code {
 // name: what the runtime may write in the revision's shapes when it builds
 // a result from JSON (Protocol.Has).
 func (g *generator) members() jen.Code {
-	dict := jen.Dict{}
+	var rows []jen.Code
 	for _, d := range g.spec.Defs {
 		if d.Type.Kind != schema.Object || len(d.Type.Props) == 0 {
 			continue
@@ -480,12 +485,12 @@ func (g *generator) members() jen.Code {
 		for _, p := range d.Type.Props {
 			names = append(names, jen.Lit(p.Name))
 		}
-		dict[jen.Lit(d.Name)] = jen.Values(names...)
+		rows = append(rows, jen.Line().Values(jen.Id("Def").Op(":").Lit(d.Name), jen.Id("Members").Op(":").Index().String().Values(names...)))
 	}
-	if len(dict) == 0 {
+	if len(rows) == 0 {
 		return nil
 	}
-	return jen.Map(jen.String()).Index().String().Values(dict)
+	return jen.Index().Qual(protoPkg, "DefMembers").Values(append(rows, jen.Line())...)
 }
 
 // inputRequiredField is the Go name of InputRequiredResult's

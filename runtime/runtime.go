@@ -59,3 +59,12 @@ const SupportsGeneratedVersion5 = true
 // (Bridge.ServerMethods, AdaptClient, Calls, Values). The runtime still
 // builds versions 3 to 5.
 const SupportsGeneratedVersion6 = true
+
+// SupportsGeneratedVersion7 is referenced by code generated for version 7
+// of the contract: generated encoders write each scalar member with one
+// call of wire.Encoder.FieldStr, FieldInt64, FieldFloat64 or FieldBool, and
+// the revision's member names are a static table
+// (protocol.Protocol.MemberTable) rather than a map built at program start:
+// smaller binaries that start faster. The runtime still builds versions 3
+// to 6.
+const SupportsGeneratedVersion7 = true

@@ -44,6 +44,10 @@ func NewError(code int64, format string, args ...any) *Error {
 // MethodNotFound returns the -32601 error "method not found: <method>".
 // The dispatcher never decides this itself: a Handler returns it for the
 // methods it does not serve, so the protocol layer above can name them.
+//
+// Not inlined: generated dispatchers call it at many sites.
+//
+//go:noinline
 func MethodNotFound(method string) *Error {
 	return &Error{Code: CodeMethodNotFound, Message: "method not found: " + method}
 }

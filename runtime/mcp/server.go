@@ -423,7 +423,7 @@ func (s *Server) implementation(e *wire.Encoder) {
 // shape: no title where its Implementation has none (before 2025-06-18).
 func (s *Server) implementationFor(e *wire.Encoder, p *protocol.Protocol) {
 	title := s.opts.Title
-	if p.Members != nil && !p.Has("Implementation", "title") {
+	if p.KnowsMembers() && !p.Has("Implementation", "title") {
 		title = ""
 	}
 	encodeImplementation(e, s.opts.Name, title, s.opts.Version)

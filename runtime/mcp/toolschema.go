@@ -5,17 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/mcpgen/mcpgen/runtime/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/protocol"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
-
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -40,7 +36,7 @@ type toolSet struct {
 }
 
 type toolSchema struct {
-	in, out *jsonschema.Schema
+	in, out schemaValidator
 	// flat checks in, without jsonschema, when the schema is flat.
 	flat *flatSchema
 	// headers are the x-mcp-header annotations of the input schema (on
@@ -135,7 +131,7 @@ func (t *toolSchemas) learn(rc *reqCtx, m *mounted, callParams wire.Raw) map[str
 			ts := &toolSchema{}
 			if !t.srv.opts.DisableToolSchemas {
 				ts.in = t.compile(tool.Name, "input", tool.InputSchema)
-				if ts.in != nil {
+				if ts.in != nil || !fullSchemas {
 					ts.flat = compileFlat(tool.InputSchema)
 				}
 				ts.out = t.compile(tool.Name, "output", tool.OutputSchema)
@@ -157,25 +153,32 @@ func (t *toolSchemas) learn(rc *reqCtx, m *mounted, callParams wire.Raw) map[str
 	return out
 }
 
+// errNoJSONSchema is compileSchema's error in a program built with -tags
+// mcpgen_nojsonschema.
+var errNoJSONSchema = errors.New("mcp: built with -tags mcpgen_nojsonschema")
+
+// schemaValidator checks a value decoded by decodeAny against one
+// compiled tool schema.
+type schemaValidator interface {
+	Validate(v any) error
+}
+
 // compile compiles one tool schema (JSON Schema 2020-12 unless it says
 // otherwise); references are never fetched.
-func (t *toolSchemas) compile(tool, kind string, raw json.RawMessage) *jsonschema.Schema {
+func (t *toolSchemas) compile(tool, kind string, raw json.RawMessage) schemaValidator {
 	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
 		return nil
 	}
 	sum := sha256.Sum256(raw)
 	url := "mcp-tool:///" + hex.EncodeToString(sum[:8]) + "/" + kind + ".json"
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.LoadURL = func(s string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("schema references are not fetched (%s)", s)
-	}
-	if err := c.AddResource(url, bytes.NewReader(raw)); err != nil {
-		t.srv.log.Warn("mcp: tool schema does not parse", "tool", tool, "schema", kind, "err", err)
+	s, err := compileSchema(url, raw)
+	switch {
+	case err == errNoJSONSchema:
+		if kind != "input" || compileFlat(raw) == nil {
+			t.srv.log.Warn("mcp: tool schema not checked: the program is built with -tags mcpgen_nojsonschema", "tool", tool, "schema", kind)
+		}
 		return nil
-	}
-	s, err := c.Compile(url)
-	if err != nil {
+	case err != nil:
 		t.srv.log.Warn("mcp: tool schema does not compile; not checked", "tool", tool, "schema", kind, "err", err)
 		return nil
 	}
@@ -190,7 +193,7 @@ func (t *toolSchemas) checkCall(rc *reqCtx, m *mounted) (wire.Marshaler, error) 
 	}
 	name, args := rc.r.in.toolName(), rc.r.in.args
 	ts := t.set(rc, m, rc.r.in.req.Params).tools[name]
-	if ts == nil || ts.in == nil {
+	if ts == nil || (ts.in == nil && ts.flat == nil) {
 		return nil, nil
 	}
 	if len(args) == 0 {
@@ -278,23 +281,6 @@ func metaOf(params wire.Raw) wire.Raw {
 		return d.Skip()
 	})
 	return meta
-}
-
-// describeViolation turns a jsonschema error into one line: the deepest
-// cause, with its instance location.
-func describeViolation(err error) string {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err.Error()
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	loc := ve.InstanceLocation
-	if loc == "" {
-		loc = "/"
-	}
-	return loc + ": " + strings.TrimSpace(ve.Message)
 }
 
 // toolError is the answer to arguments that break a tool's inputSchema: a

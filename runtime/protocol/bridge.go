@@ -217,6 +217,7 @@ func NewBridge(b Bridge, handler any, overrides ...any) (p *Protocol, h any) {
 		ResourceNotFoundCode:  b.Client.ResourceNotFoundCode,
 		ToolError:             b.Client.ToolError,
 		Members:               b.Client.Members,
+		MemberTable:           b.Client.MemberTable,
 	}
 	if b.Calls != nil || b.Values != nil {
 		p.Converter = &Converter{Handlers: b.Handlers, Calls: b.Calls, Values: b.Values}

@@ -68,14 +68,49 @@ type Protocol struct {
 	// Converted); nil elsewhere.
 	Converter *Converter
 
-	// Members are the member names of the revision's object definitions,
-	// by definition name (see Has).
+	// MemberTable lists the member names of the revision's object
+	// definitions, by definition name (see Has). Generated code (version
+	// 7 on) writes it as a static table, which costs no code at program
+	// start; the runtime indexes it on first use.
+	MemberTable []DefMembers
+	// Members is MemberTable as the map generated code before version 7
+	// writes (built by code at program start); it wins when set.
 	Members map[string][]string
 	index   struct {
 		once   sync.Once
 		byRole [numRoles]*Method
 	}
+	memberIndex struct {
+		once sync.Once
+		m    map[string][]string
+	}
 }
+
+// DefMembers are the member names of one object definition.
+type DefMembers struct {
+	Def     string
+	Members []string
+}
+
+// members returns the member names by definition: Members, or MemberTable
+// indexed once.
+func (p *Protocol) members() map[string][]string {
+	if p.Members != nil || p.MemberTable == nil {
+		return p.Members
+	}
+	p.memberIndex.once.Do(func() {
+		m := make(map[string][]string, len(p.MemberTable))
+		for _, d := range p.MemberTable {
+			m[d.Def] = d.Members
+		}
+		p.memberIndex.m = m
+	})
+	return p.memberIndex.m
+}
+
+// KnowsMembers reports whether the revision lists its definitions'
+// members (Members or MemberTable): whether Has can tell.
+func (p *Protocol) KnowsMembers() bool { return p.Members != nil || p.MemberTable != nil }
 
 // Stateless reports a revision of the stateless era.
 func (p *Protocol) Stateless() bool { return p.Era == Stateless }
@@ -84,7 +119,7 @@ func (p *Protocol) Stateless() bool { return p.Era == Stateless }
 // given, whether def has every one of them: what a runtime that builds a
 // result from JSON may write for this revision.
 func (p *Protocol) Has(def string, members ...string) bool {
-	have, ok := p.Members[def]
+	have, ok := p.members()[def]
 	if !ok {
 		return false
 	}

@@ -192,6 +192,7 @@ type Handler struct {
 	cancel  context.CancelFunc
 	parsers sync.Pool      // *jsonrpc.Parser, interning the server's methods
 	wg      sync.WaitGroup // handlers of stateful requests
+	workers *workers       // run them
 
 	hooks atomic.Pointer[serverHooks] // last ListenAndServe seen
 
@@ -279,6 +280,7 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 		h.log.Warn("streamhttp: ResourceMetadata.Resource is empty and AllowedHosts accepts any host: the resource identifier is derived only from hosts the list names; set Resource")
 	}
 	h.base, h.cancel = context.WithCancel(context.Background())
+	h.workers = newWorkers(h.base.Done())
 	return h
 }
 

@@ -437,7 +437,7 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 	s.h.wg.Add(1)
 	s.mu.Unlock()
 	hctx = context.WithValue(hctx, streamKey{}, st)
-	go func() {
+	s.h.workers.run(func() {
 		defer s.h.wg.Done()
 		defer stop()
 		defer cancel()
@@ -473,7 +473,7 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 		}
 		entry.finish(body)
 		st.answer(body)
-	}()
+	})
 	return 0, nil, nil
 }
 

@@ -74,6 +74,11 @@ type Collector struct {
 	errs  []Violation
 }
 
+// push is not inlined (nor Fail and FailMember): generated validators
+// call Enter, Fail and FailMember at thousands of sites, and a copy of their
+// bodies at each made binaries much bigger.
+//
+//go:noinline
 func (c *Collector) push(s segment) {
 	if c.depth < len(c.fixed) {
 		c.fixed[c.depth] = s
@@ -100,11 +105,15 @@ func (c *Collector) EnterIndex(i int) { c.push(segment{index: i}) }
 func (c *Collector) Leave() { c.depth-- }
 
 // Fail records a violation of the current value.
+//
+//go:noinline
 func (c *Collector) Fail(rule, msg string) {
 	c.errs = append(c.errs, Violation{Pointer: c.pointer(""), Rule: rule, Message: msg})
 }
 
 // FailMember records a violation of member name of the current value.
+//
+//go:noinline
 func (c *Collector) FailMember(name, rule, msg string) {
 	c.errs = append(c.errs, Violation{Pointer: c.pointer(name), Rule: rule, Message: msg})
 }

@@ -270,6 +270,11 @@ func (d *Decoder) Str() (string, error) {
 // keep: a view of the input in shared mode (when the key needed no
 // unescaping), one shared copy for the member names MCP and JSON Schema use
 // most, or else a copy.
+//
+// Not inlined: generated decoders call it for unknown members, a cold path
+// at hundreds of sites.
+//
+//go:noinline
 func (d *Decoder) Name(key []byte) string {
 	if len(key) == 0 {
 		return ""

@@ -106,10 +106,59 @@ func (e *Encoder) Field(name string) {
 
 // FieldRaw writes a member name given as its complete, already escaped
 // `"name":` text, as generated code does for names known in advance.
+//
+// FieldRaw and the Field* writers below are never inlined: generated
+// encoders call them once per member, and a copy of their append at each of
+// those thousands of call sites made a server's binary hundreds of
+// kilobytes bigger for a saving of about a nanosecond per member.
+//
+//go:noinline
 func (e *Encoder) FieldRaw(quotedColon string) {
 	e.sep()
 	e.buf = append(e.buf, quotedColon...)
 	e.comma = false
+}
+
+// FieldStr writes a member whose value is the string s: FieldRaw(quotedColon)
+// then Str(s), in one call.
+//
+//go:noinline
+func (e *Encoder) FieldStr(quotedColon, s string) {
+	e.sep()
+	e.buf = appendString(append(e.buf, quotedColon...), s)
+	e.comma = true
+}
+
+// FieldInt64 writes a member whose value is n, like FieldStr.
+//
+//go:noinline
+func (e *Encoder) FieldInt64(quotedColon string, n int64) {
+	e.sep()
+	e.buf = strconv.AppendInt(append(e.buf, quotedColon...), n, 10)
+	e.comma = true
+}
+
+// FieldBool writes a member whose value is v, like FieldStr.
+//
+//go:noinline
+func (e *Encoder) FieldBool(quotedColon string, v bool) {
+	e.sep()
+	e.buf = append(e.buf, quotedColon...)
+	if v {
+		e.buf = append(e.buf, "true"...)
+	} else {
+		e.buf = append(e.buf, "false"...)
+	}
+	e.comma = true
+}
+
+// FieldFloat64 writes a member whose value is f, like FieldStr (and like
+// Float64 for NaN and ±Inf).
+//
+//go:noinline
+func (e *Encoder) FieldFloat64(quotedColon string, f float64) {
+	e.FieldRaw(quotedColon)
+	e.Float64(f)
 }
 
 // Str writes s as a JSON string (see appendString for the escaping rules).

@@ -42,6 +42,11 @@ type Members []Member
 
 // Add appends a member, making room for a few at once: objects that have
 // members a schema does not name tend to have several.
+//
+// Not inlined: generated decoders call it for unknown members, a cold path
+// at hundreds of sites.
+//
+//go:noinline
 func (m *Members) Add(name string, value Raw) {
 	if *m == nil {
 		*m = make(Members, 0, 4)

