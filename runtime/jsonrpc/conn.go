@@ -271,18 +271,28 @@ func (c *Conn) Serve(ctx context.Context) error {
 	})()
 
 	var err error
-	for {
-		msg, rerr := c.stream.ReadMessage(rctx)
-		if rerr != nil {
-			var tl *TooLargeError
-			if errors.As(rerr, &tl) {
+	if ps, ok := c.stream.(PushStream); ok {
+		err = ps.ReadMessages(rctx, func(msg []byte, rerr error) {
+			if rerr != nil {
 				c.replyError(nil, ID{}, false, CodeInvalidRequest, "message too large")
-				continue
+				return
 			}
-			err = rerr
-			break
+			c.handleMessage(msg)
+		})
+	} else {
+		for {
+			msg, rerr := c.stream.ReadMessage(rctx)
+			if rerr != nil {
+				var tl *TooLargeError
+				if errors.As(rerr, &tl) {
+					c.replyError(nil, ID{}, false, CodeInvalidRequest, "message too large")
+					continue
+				}
+				err = rerr
+				break
+			}
+			c.handleMessage(msg)
 		}
-		c.handleMessage(msg)
 	}
 	c.smu.Lock()
 	closed := c.isClosed

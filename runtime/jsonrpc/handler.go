@@ -73,6 +73,22 @@ type Stream interface {
 	Close() error
 }
 
+// PushStream is optionally implemented by a Stream that reads on a
+// goroutine of its own (to honour ReadMessage's context: a blocked read of a
+// pipe cannot be interrupted). Conn.Serve then has that goroutine hand it
+// each message, rather than the goroutine passing each message to Serve's
+// through a channel: one goroutine switch less per message.
+type PushStream interface {
+	Stream
+	// ReadMessages calls handle with each message in order, one call at a
+	// time, until reading fails (ReadMessages returns that error, io.EOF at
+	// a clean end), the stream is closed (ErrClosed) or ctx is done
+	// (ctx.Err()); handle is never called after ReadMessages returned. A
+	// skipped message is handle(nil, err) with err a *TooLargeError. msg is
+	// valid only during the call. ReadMessage is not called after it.
+	ReadMessages(ctx context.Context, handle func(msg []byte, err error)) error
+}
+
 // BufferedStream is optionally implemented by a Stream whose writes are
 // buffered. Conn then writes each message with BufferMessage and calls Flush
 // only when no other write is waiting for its turn, so a burst of responses

@@ -69,6 +69,13 @@ type Stream struct {
 
 	start   sync.Once
 	results chan result
+	// push is ReadMessages's handler, under pmu; nil once ReadMessages
+	// returned.
+	pmu  sync.Mutex
+	push func([]byte, error)
+	// pulled reports that ReadMessage started the reading goroutine
+	// (consumer side).
+	pulled bool
 	closed  chan struct{}
 	rerr    error // sticky error once the reader stopped (consumer side)
 	bufs    [2][]byte
@@ -112,7 +119,7 @@ func (s *Stream) ReadMessage(ctx context.Context) ([]byte, error) {
 	if s.rerr != nil {
 		return nil, s.rerr
 	}
-	s.start.Do(func() { go s.readLoop() })
+	s.start.Do(func() { s.pulled = true; go s.readLoop() })
 	select {
 	case r := <-s.results:
 		if r.err != nil {
@@ -128,6 +135,97 @@ func (s *Stream) ReadMessage(ctx context.Context) ([]byte, error) {
 		s.rerr = jsonrpc.ErrClosed
 		return nil, s.rerr
 	}
+}
+
+// ReadMessages reads on the stream's goroutine and calls handle there with
+// each message (jsonrpc.PushStream): Conn.Serve's way, saving a goroutine
+// switch per message over ReadMessage. It returns io.EOF at the end of
+// input, the reader's error, jsonrpc.ErrClosed after Close, or ctx.Err()
+// once ctx is done; handle is not called after that (a message read later
+// is left unhandled, as ReadMessage leaves it unread). It is not used
+// together with ReadMessage.
+func (s *Stream) ReadMessages(ctx context.Context, handle func(msg []byte, err error)) error {
+	if s.rerr != nil {
+		return s.rerr
+	}
+	if s.pulled {
+		// ReadMessage read first: go on that way.
+		for {
+			msg, err := s.ReadMessage(ctx)
+			switch {
+			case err == nil:
+				handle(msg, nil)
+			case isTooLarge(err):
+				handle(nil, err)
+			default:
+				return err
+			}
+		}
+	}
+	s.pmu.Lock()
+	s.push = handle
+	s.pmu.Unlock()
+	done := make(chan error, 1)
+	s.start.Do(func() { go s.pushLoop(done) })
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-s.closed:
+		err = jsonrpc.ErrClosed
+	}
+	// Wait for a call of handle in progress; none follows.
+	s.pmu.Lock()
+	s.push = nil
+	s.pmu.Unlock()
+	if err != ctx.Err() {
+		s.rerr = err
+	}
+	return err
+}
+
+// pushLoop reads messages and hands each to s.push, on this goroutine;
+// it sends the error that ends reading on done.
+func (s *Stream) pushLoop(done chan<- error) {
+	var buf []byte
+	for {
+		if cap(buf) > keepBuf {
+			buf = nil
+		}
+		if s.r.Buffered() == 0 {
+			// As in readLoop: let the goroutines the last message woke
+			// run before this thread may block in a read.
+			runtime.Gosched()
+		}
+		msg, err := s.readLine(buf[:0])
+		if msg != nil {
+			buf = msg
+		}
+		tooLarge := err != nil && isTooLarge(err)
+		s.pmu.Lock()
+		if s.push == nil {
+			s.pmu.Unlock()
+			return
+		}
+		switch {
+		case err == nil:
+			s.push(msg, nil)
+		case tooLarge:
+			s.push(nil, err)
+		}
+		s.pmu.Unlock()
+		if err != nil && !tooLarge {
+			done <- err
+			return
+		}
+	}
+}
+
+// isTooLarge reports a *jsonrpc.TooLargeError.
+func isTooLarge(err error) bool {
+	var tl *jsonrpc.TooLargeError
+	return errors.As(err, &tl)
 }
 
 // readLoop reads messages ahead into two alternating buffers: buffer i is
