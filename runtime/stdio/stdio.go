@@ -76,9 +76,9 @@ type Stream struct {
 	// pulled reports that ReadMessage started the reading goroutine
 	// (consumer side).
 	pulled bool
-	closed  chan struct{}
-	rerr    error // sticky error once the reader stopped (consumer side)
-	bufs    [2][]byte
+	closed chan struct{}
+	rerr   error // sticky error once the reader stopped (consumer side)
+	bufs   [2][]byte
 
 	wmu sync.Mutex
 	w   *bufio.Writer
