@@ -44,10 +44,18 @@ if [ -n "$BASE" ]; then
 fi
 build hello-mcpgen "$hello" . ""
 row "mcpgen" hello-mcpgen
+# The same server on packages generated with --side server (a copy of
+# examples/hello beside it, so that its go.mod's replace still holds).
+side=$(cd "$hello/.." && pwd)/.hello-side
+rm -rf "$side" && cp -r "$hello" "$side"
+trap 'rm -rf "$side"' EXIT
+(cd "$side" && rm -rf mcp && for r in 2025-11-25 2026-07-28; do go tool mcpgen --revision "$r" --side server --out "mcp/v${r//-/}" || exit 1; done)
+build hello-mcpgen-side "$side" . ""
+row "mcpgen, packages --side server" hello-mcpgen-side
 build hello-mcpgen-nojsonschema "$hello" . mcpgen_nojsonschema
 row "mcpgen -tags mcpgen_nojsonschema" hello-mcpgen-nojsonschema
-build hello-mcpgen-small "$hello" . mcpgen_nojsonschema,nethttpomithttp2
-row "mcpgen -tags mcpgen_nojsonschema,nethttpomithttp2" hello-mcpgen-small
+build hello-mcpgen-small "$side" . mcpgen_nojsonschema,nethttpomithttp2
+row "mcpgen --side server, -tags mcpgen_nojsonschema,nethttpomithttp2" hello-mcpgen-small
 build hello-go-sdk . ./cmd/hello-go-sdk ""
 row "go-sdk" hello-go-sdk
 build hello-go-sdk-small . ./cmd/hello-go-sdk nethttpomithttp2
@@ -58,10 +66,10 @@ row "mcp-go" hello-mcp-go
 gosdk=$(size "$OUT/hello-go-sdk")
 gosdks=$(size "$OUT/hello-go-sdk-stripped")
 {
-	printf "%-52s %10s %8s %10s %8s\n" "the hello server on" "MB" "/go-sdk" "stripped" "/go-sdk"
+	printf "%-66s %10s %8s %10s %8s\n" "the hello server on" "MB" "/go-sdk" "stripped" "/go-sdk"
 	for r in "${rows[@]}"; do
 		IFS='|' read -r label full stripped <<<"$r"
-		printf "%-52s %10s %8.2f %10s %8.2f\n" "$label" "$(mb "$full")" "$(echo "$full / $gosdk" | bc -l)" "$(mb "$stripped")" "$(echo "$stripped / $gosdks" | bc -l)"
+		printf "%-66s %10s %8.2f %10s %8.2f\n" "$label" "$(mb "$full")" "$(echo "$full / $gosdk" | bc -l)" "$(mb "$stripped")" "$(echo "$stripped / $gosdks" | bc -l)"
 	done
 	echo
 	echo "generated lines (examples/hello/mcp): $(cat "$hello"/mcp/*/*.go | wc -l)"

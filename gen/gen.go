@@ -64,6 +64,13 @@ type Options struct {
 	// revision's version gets its own here, so both can be mounted on one
 	// server.
 	ProtocolVersion string
+	// Side is the end of a connection the package serves: "server",
+	// "client", or "" for both. A package for one side describes to the
+	// runtime only what that side receives, so the code that serves the
+	// other side's requests is unreachable and the linker leaves it out
+	// of the program (a smaller binary); the package can then be mounted
+	// on that side only.
+	Side string
 }
 
 // File is one generated file.
@@ -82,6 +89,13 @@ func Generate(spec *schema.Spec, opts Options) ([]File, error) {
 	}
 	if opts.ProtocolVersion == "" {
 		opts.ProtocolVersion = spec.Revision
+	}
+	switch opts.Side {
+	case "", "server", "client":
+	case "both":
+		opts.Side = ""
+	default:
+		return nil, fmt.Errorf("gen: side %q: want server, client or both", opts.Side)
 	}
 	g, err := newGenerator(spec, opts)
 	if err != nil {

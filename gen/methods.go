@@ -343,9 +343,19 @@ func (g *generator) protocol(f *jen.File) {
 	dict := jen.Dict{}
 	for _, m := range g.spec.Methods {
 		gm := goMethod(m)
+		// received: the package's side can receive m (--side).
+		received := true
+		switch g.opts.Side {
+		case "server":
+			received = m.SentBy(schema.Client)
+		case "client":
+			received = m.SentBy(schema.Server)
+		}
 		fields := jen.Dict{
-			jen.Id("Name"):           jen.Id(methodConst(m)),
-			jen.Id("ValidateParams"): jen.Id("validate" + gm + "Params"),
+			jen.Id("Name"): jen.Id(methodConst(m)),
+		}
+		if received {
+			fields[jen.Id("ValidateParams")] = jen.Id("validate" + gm + "Params")
 		}
 		if m.Kind == schema.Notification {
 			fields[jen.Id("Notification")] = jen.True()
@@ -364,11 +374,13 @@ func (g *generator) protocol(f *jen.File) {
 		}
 		roleFields(m, fields)
 		if handled(m) {
-			fields[jen.Id("Serve")] = jen.Id("serve" + gm)
-			fields[jen.Id("Implemented")] = jen.Id("implements" + gm)
-			params, results := g.signature(m)
-			iface := jen.Interface(jen.Id(gm).Params(params...).Params(results...))
-			fields[jen.Id("HandlerType")] = jen.Qual("reflect", "TypeFor").Types(iface).Call()
+			if received {
+				fields[jen.Id("Serve")] = jen.Id("serve" + gm)
+				fields[jen.Id("Implemented")] = jen.Id("implements" + gm)
+				params, results := g.signature(m)
+				iface := jen.Interface(jen.Id(gm).Params(params...).Params(results...))
+				fields[jen.Id("HandlerType")] = jen.Qual("reflect", "TypeFor").Types(iface).Call()
+			}
 			if nr := g.newResult(m); nr != nil {
 				fields[jen.Id("NewResult")] = nr
 			}
@@ -378,6 +390,12 @@ func (g *generator) protocol(f *jen.File) {
 	pfields := jen.Dict{
 		jen.Id("Revision"): jen.Id("Revision"),
 		jen.Id("Methods"):  jen.Map(jen.String()).Op("*").Qual(protoPkg, "Method").Values(dict),
+	}
+	switch g.opts.Side {
+	case "server":
+		pfields[jen.Id("Side")] = jen.Qual(protoPkg, "ServerSide")
+	case "client":
+		pfields[jen.Id("Side")] = jen.Qual(protoPkg, "ClientSide")
 	}
 	// The stateless era stamps its results; a stateful revision whose
 	// results carry resultType too (drafts between the eras) does as well.

@@ -48,6 +48,9 @@ type Provenance struct {
 	SchemaSHA256, SchemaTSSHA256 string
 	// Overrides is the SHA-256 of the overrides file, or "none".
 	Overrides string
+	// Side is "server" or "client" for a package generated for one side
+	// (--side), "" for both.
+	Side string
 }
 
 // provenance is the record of the package g generates.
@@ -60,6 +63,7 @@ func (g *generator) provenance() Provenance {
 		SchemaSHA256:   g.spec.SchemaSHA256,
 		SchemaTSSHA256: orDefault(g.spec.TSSHA256, "none"),
 		Overrides:      orDefault(g.opts.OverridesSHA256, "none"),
+		Side:           g.opts.Side,
 	}
 }
 
@@ -86,6 +90,7 @@ func (g *generator) provenanceFiles() ([]File, error) {
 		"SchemaSHA256":   p.SchemaSHA256,
 		"SchemaTSSHA256": p.SchemaTSSHA256,
 		"Overrides":      p.Overrides,
+		"Side":           p.Side,
 		"GuardVersion":   GeneratedVersion,
 		"Release":        releaseRE.MatchString(p.Generator),
 	}
@@ -116,7 +121,7 @@ func ReadProvenance(src []byte) (Provenance, error) {
 	var p Provenance
 	fields := map[string]*string{
 		"mcpgen": &p.Generator, "revision": &p.Revision, "protocol": &p.Protocol, "commit": &p.Commit,
-		"schema.json": &p.SchemaSHA256, "schema.ts": &p.SchemaTSSHA256, "overrides": &p.Overrides,
+		"schema.json": &p.SchemaSHA256, "schema.ts": &p.SchemaTSSHA256, "overrides": &p.Overrides, "side": &p.Side,
 	}
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	for sc.Scan() {

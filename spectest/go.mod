@@ -9,9 +9,12 @@ require (
 
 require (
 	github.com/dave/jennifer v1.7.1 // indirect
+	github.com/spf13/pflag v1.0.10 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 )
 
 replace github.com/mcpgen/mcpgen => ../
+
+tool github.com/mcpgen/mcpgen/cmd/mcpgen

@@ -18,8 +18,10 @@ func (c *config) conflicts(fs *pflag.FlagSet) error {
 		return usageErr("--spec-root is where --revision looks for revisions; --spec names the directory itself, so drop one of them")
 	case set("spec-url") && c.revision == "":
 		return usageErr("--spec-url is where --revision is downloaded from; it needs --revision")
-	case c.dumpModel && (set("out") || set("check") || set("package") || set("protocol-version")):
-		return usageErr("--dump-model prints the model and writes nothing: --out, --check, --package and --protocol-version do not go with it")
+	case c.dumpModel && (set("out") || set("check") || set("package") || set("protocol-version") || set("side")):
+		return usageErr("--dump-model prints the model and writes nothing: --out, --check, --package, --protocol-version and --side do not go with it")
+	case c.side != "server" && c.side != "client" && c.side != "both":
+		return usageErr("--side %q: want server, client or both", c.side)
 	}
 	if err := c.src.check(fs, c.revision != ""); err != nil {
 		return err

@@ -145,6 +145,15 @@ func provenanceDrift(have, want gen.Provenance) []string {
 	if have.Overrides != "" && have.Overrides != want.Overrides {
 		out = append(out, fmt.Sprintf("overrides changed: %s, now %s", short(have.Overrides), short(want.Overrides)))
 	}
+	if have.Side != want.Side {
+		side := func(s string) string {
+			if s == "" {
+				return "both"
+			}
+			return s
+		}
+		out = append(out, fmt.Sprintf("side: --side %s, now --side %s", side(have.Side), side(want.Side)))
+	}
 	if have.Generator != want.Generator {
 		out = append(out, fmt.Sprintf("mcpgen version: %s, now %s", have.Generator, want.Generator))
 	}

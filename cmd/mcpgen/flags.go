@@ -34,6 +34,7 @@ type config struct {
 	// extensions name facts files mcpgen ships (schema/extensions).
 	extensions []string
 	protocol   string
+	side       string
 	// commit is the upstream commit of the spec files, once located;
 	// overridesSHA256 the SHA-256 of the overrides file, once read.
 	commit, overridesSHA256 string
@@ -56,13 +57,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.overrides, "overrides", "", "a facts file stating what the revision does not (README: upgrading to a new revision); also read by --check")
 	fs.StringArrayVar(&cfg.extensions, "extension", nil, "add the members of an extension mcpgen ships to the revision's types (repeatable): resumable (resumeToken/nextResumeToken, experimental)")
 	fs.StringVar(&cfg.protocol, "protocol-version", "", "the protocol version the package negotiates (default: the schema's LATEST_PROTOCOL_VERSION), e.g. DRAFT-2026-v1 for a draft that declares a published revision's version")
+	fs.StringVar(&cfg.side, "side", "both", "the end of a connection the package serves: server, client or both; a package for one side leaves out of the program the code that serves the other (a smaller binary) and mounts on that side only")
 	fs.BoolVar(&cfg.version, "version", false, "print the mcpgen version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `mcpgen generates a Go package from one revision of the MCP specification schema.
 
 Usage:
-  mcpgen --revision REV --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--extension NAME] [--protocol-version V]
-  mcpgen --spec DIR --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
+  mcpgen --revision REV --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--extension NAME] [--protocol-version V] [--side S]
+  mcpgen --spec DIR --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V] [--side S]
   mcpgen --spec DIR --dump-model [--strict] [--overrides FILE]
 
 Commands besides generation (mcpgen COMMAND --help says more):

@@ -38,7 +38,7 @@ func (c *config) generate(spec *schema.Spec, stdout, stderr io.Writer) error {
 	if w := draftVersionWarning(spec, c.protocol); w != "" && !c.check {
 		fmt.Fprintln(stderr, w)
 	}
-	opts := gen.Options{Package: pkg, Version: Version(), SpecCommit: c.commit, OverridesSHA256: c.overridesSHA256, ProtocolVersion: c.protocol}
+	opts := gen.Options{Package: pkg, Version: Version(), SpecCommit: c.commit, OverridesSHA256: c.overridesSHA256, ProtocolVersion: c.protocol, Side: c.side}
 	files, err := gen.Generate(spec, opts)
 	if err != nil {
 		return err

@@ -3,8 +3,8 @@
 //
 // Usage:
 //
-//	mcpgen --revision REV --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
-//	mcpgen --spec DIR --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V]
+//	mcpgen --revision REV --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V] [--side S]
+//	mcpgen --spec DIR --out DIR [--package NAME] [--check] [--strict] [--overrides FILE] [--protocol-version V] [--side S]
 //	mcpgen --spec DIR --dump-model
 //	mcpgen fetch --revision REV
 //	mcpgen diff --from REV --to REV [--json]

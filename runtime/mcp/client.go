@@ -188,6 +188,9 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 		if m.Protocol == nil {
 			return nil, errors.New("mcp: Connect: a mount has no protocol")
 		}
+		if !m.Protocol.Serves(false) {
+			return nil, fmt.Errorf("mcp: Connect: revision %s was generated for servers only (mcpgen --side server): generate it with --side client or both to mount it on a client", m.Protocol.Revision)
+		}
 		if err := protocol.CheckHandler(m.Protocol, m.Handler, func(md *protocol.Method) bool { return md.FromServer }); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -42,5 +43,22 @@ func TestToolSchemaChecks(t *testing.T) {
 		if refused := strings.Contains(got, `"isError":true`) && strings.Contains(got, "invalid arguments for tool "+tc.tool); refused != tc.refused {
 			t.Errorf("%s %s (fullSchemas %v): %s, want refused %v", tc.tool, tc.args, fullSchemas, got, tc.refused)
 		}
+	}
+}
+
+// TestSideMounts: a package generated for one side (mcpgen --side) mounts
+// on that side only, with an error naming the flag on the other.
+func TestSideMounts(t *testing.T) {
+	a, _ := testProtocols()
+	a.Side = protocol.ClientSide
+	if _, err := NewServer(ServerOptions{Name: "t", Version: "1"}, Mount{Protocol: a, Handler: echoHandler{}}); err == nil || !strings.Contains(err.Error(), "--side client") {
+		t.Errorf("NewServer with a client-side package: %v", err)
+	}
+	a.Side = protocol.ServerSide
+	if _, err := NewServer(ServerOptions{Name: "t", Version: "1"}, Mount{Protocol: a, Handler: echoHandler{}}); err != nil {
+		t.Errorf("NewServer with a server-side package: %v", err)
+	}
+	if _, err := Connect(context.Background(), nil, ClientOptions{}, Mount{Protocol: a, Handler: struct{}{}}); err == nil || !strings.Contains(err.Error(), "--side server") {
+		t.Errorf("Connect with a server-side package: %v", err)
 	}
 }

@@ -218,6 +218,7 @@ func NewBridge(b Bridge, handler any, overrides ...any) (p *Protocol, h any) {
 		ToolError:             b.Client.ToolError,
 		Members:               b.Client.Members,
 		MemberTable:           b.Client.MemberTable,
+		Side:                  b.Client.Side,
 	}
 	if b.Calls != nil || b.Values != nil {
 		p.Converter = &Converter{Handlers: b.Handlers, Calls: b.Calls, Values: b.Values}

@@ -11,7 +11,7 @@ import (
 // own).
 func TestBridgeCopiesProtocol(t *testing.T) {
 	copied := []string{"Revision", "Era", "Batches", "RetryOnClose", "Methods", "Stamp", "ServerCapabilities", "ClientCapabilities",
-		"InputRequired", "NoID", "MissingCapabilityCode", "Tasks", "ResourceNotFoundCode", "ToolError", "Converter", "MemberTable", "Members"}
+		"InputRequired", "NoID", "MissingCapabilityCode", "Tasks", "ResourceNotFoundCode", "ToolError", "Converter", "Side", "MemberTable", "Members"}
 	var exported []string
 	for f := range reflect.TypeFor[Protocol]().Fields() {
 		if f.IsExported() {

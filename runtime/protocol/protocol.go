@@ -68,6 +68,10 @@ type Protocol struct {
 	// Converted); nil elsewhere.
 	Converter *Converter
 
+	// Side is the end of a connection the package was generated for
+	// (mcpgen --side): both (the zero value), or only one, whose
+	// descriptor leaves out what only the other end receives.
+	Side Side
 	// MemberTable lists the member names of the revision's object
 	// definitions, by definition name (see Has). Generated code (version
 	// 7 on) writes it as a static table, which costs no code at program
@@ -84,6 +88,30 @@ type Protocol struct {
 		once sync.Once
 		m    map[string][]string
 	}
+}
+
+// Side is the end of a connection a generated package serves.
+type Side uint8
+
+const (
+	// BothSides: the package serves servers and clients (the default).
+	BothSides Side = iota
+	// ServerSide: the package serves servers only (mcpgen --side server).
+	ServerSide
+	// ClientSide: the package serves clients only (mcpgen --side client).
+	ClientSide
+)
+
+// Serves reports whether the package can be mounted on a server (server
+// true) or on a client.
+func (p *Protocol) Serves(server bool) bool {
+	switch p.Side {
+	case ServerSide:
+		return server
+	case ClientSide:
+		return !server
+	}
+	return true
 }
 
 // DefMembers are the member names of one object definition.
