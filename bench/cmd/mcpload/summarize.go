@@ -82,7 +82,61 @@ func summarize(files []string, out io.Writer) error {
 			med(func(r result) float64 { return float64(r.ServerPeakRSSKiB) }))
 	}
 	goals(runs, out)
+	againstBase(runs, order2(runs), out)
 	return nil
+}
+
+// order2 lists the configurations (transport, era, concurrency, text) of
+// runs in their first order.
+func order2(runs []result) []result {
+	var cfgs []result
+	for _, r := range runs {
+		if !slices.ContainsFunc(cfgs, func(c result) bool {
+			return c.Transport == r.Transport && c.Era == r.Era && c.Concurrency == r.Concurrency && c.TextBytes == r.TextBytes
+		}) {
+			cfgs = append(cfgs, r)
+		}
+	}
+	return cfgs
+}
+
+// againstBase prints, when runs hold the base build's (mcpgen@base), the
+// ratio after/before of each configuration's calls/s and server CPU per
+// call: the median of the per-repetition ratios, which ran back to back.
+func againstBase(runs []result, cfgs []result, out io.Writer) {
+	if !slices.ContainsFunc(runs, func(r result) bool { return r.Label == baseLabel }) {
+		return
+	}
+	fmt.Fprintf(out, "\n%-36s %-16s %-16s\n", "mcpgen / mcpgen@base", "calls/s", "cpu µs/call")
+	for _, c := range cfgs {
+		med := func(figure func(result) float64) string {
+			a, b := map[int]float64{}, map[int]float64{}
+			for _, r := range runs {
+				if r.Transport != c.Transport || r.Era != c.Era || r.Concurrency != c.Concurrency || r.TextBytes != c.TextBytes {
+					continue
+				}
+				switch r.Label {
+				case "mcpgen":
+					a[r.Rep] = figure(r)
+				case baseLabel:
+					b[r.Rep] = figure(r)
+				}
+			}
+			var per []float64
+			for rep, x := range a {
+				if y, ok := b[rep]; ok && y > 0 {
+					per = append(per, x/y)
+				}
+			}
+			if len(per) == 0 {
+				return "-"
+			}
+			slices.Sort(per)
+			return fmt.Sprintf("%.2f", per[len(per)/2])
+		}
+		name := fmt.Sprintf("%s %s %d×%dB", c.Transport, c.Era, c.Concurrency, c.TextBytes)
+		fmt.Fprintf(out, "%-36s %-16s %-16s\n", name, med(func(r result) float64 { return r.CallsPerSec }), med(func(r result) float64 { return r.ServerCPUMicros }))
+	}
 }
 
 // ratio is one row of the goal table: figure(a)/figure(b) per repetition.
