@@ -373,8 +373,9 @@ func (g *generator) valueJSON(f *jen.File, n *named) {
 	case shapeMap:
 		enc = []jen.Code{
 			jen.Id("e").Dot("ObjectStart").Call(),
-			jen.Comment("Sorted keys make the output deterministic."),
-			jen.For(jen.Id("_").Op(",").Id("k").Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(jen.Id("v")))).Block(
+			jen.Comment("Sorted keys make the output deterministic; up to 16 of them sort on the stack."),
+			jen.Var().Id("keys").Index(jen.Lit(16)).String(),
+			jen.For(jen.Id("_").Op(",").Id("k").Op(":=").Range().Qual(wirePkg, "SortedKeys").Call(jen.Id("v"), jen.Id("keys").Index(jen.Op(":").Lit(0)))).Block(
 				append([]jen.Code{
 					jen.Id("e").Dot("Field").Call(jen.Id("k")),
 					jen.Id("x").Op(":=").Id("v").Index(jen.Id("k")),

@@ -4,6 +4,8 @@ package wire
 // errors for schema rules that decoding enforces, and looking ahead into
 // the next value to pick a union member before decoding it.
 
+import "slices"
+
 var errMissing = &ValueError{Msg: "required member is missing"}
 
 // Missing is the error for a required object member that is absent; its
@@ -159,4 +161,16 @@ func MemberOf(obj Raw, name string) (Raw, bool) {
 		return err
 	})
 	return out, found
+}
+
+// SortedKeys appends the keys of m to buf, sorted, and returns the result:
+// generated encoders write a map's members in key order (deterministic
+// output) and pass a buffer on their stack, so a map of up to its length
+// is encoded without allocating.
+func SortedKeys[V any](m map[string]V, buf []string) []string {
+	for k := range m {
+		buf = append(buf, k)
+	}
+	slices.Sort(buf)
+	return buf
 }
