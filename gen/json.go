@@ -245,7 +245,6 @@ func (g *generator) encodeEmpty(gt *gotype) []jen.Code {
 	return []jen.Code{jen.Id("e").Dot("Null").Call()}
 }
 
-// encode writes the value x of type gt.
 // fieldWriter names the wire.Encoder method that writes a member of the
 // plain type gt with its name in one call (FieldStr, ...), or "" when gt is
 // not a scalar written by encode's Str, Int64, Float64 or Bool.
@@ -266,6 +265,7 @@ func fieldWriter(gt *gotype) string {
 	return ""
 }
 
+// encode writes the value x of type gt.
 func (g *generator) encode(x *jen.Statement, gt *gotype, depth int) []jen.Code {
 	gt = g.plain(gt)
 	if gt.named != nil {
