@@ -51,7 +51,9 @@
 // the next message is read: a notification handler must be quick and must
 // not wait for a Call on the same Conn. Writes are serialized by a mutex;
 // with a [BufferedStream] the last of a queue of writers flushes, so
-// bursts cost one system call.
+// bursts cost one system call. The read loop runs on Serve's goroutine, or,
+// for a [PushStream] (stdio), on the stream's reading goroutine, which then
+// hands each message over without a goroutine switch.
 //
 // # Errors
 //
