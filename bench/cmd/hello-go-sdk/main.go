@@ -13,18 +13,9 @@ import (
 	"os/signal"
 
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/bench/hello"
 )
-
-// GreetIn says whom to greet.
-type GreetIn struct {
-	Name string `json:"name"`
-}
-
-// AddIn are two numbers; Sum is their sum.
-type AddIn struct{ A, B float64 }
-
-// Sum is the sum of two numbers.
-type Sum struct{ Sum float64 }
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on `ADDR` instead of stdio")
@@ -33,20 +24,20 @@ func main() {
 	defer stop()
 	srv := gosdk.NewServer(&gosdk.Implementation{Name: "hello", Version: "1.0.0"}, nil)
 	gosdk.AddTool(srv, &gosdk.Tool{Name: "greet", Description: "Greets someone by name.", Annotations: &gosdk.ToolAnnotations{ReadOnlyHint: true}},
-		func(_ context.Context, _ *gosdk.CallToolRequest, in GreetIn) (*gosdk.CallToolResult, any, error) {
-			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: "Hello, " + in.Name + "!"}}}, nil, nil
+		func(_ context.Context, _ *gosdk.CallToolRequest, in hello.GreetIn) (*gosdk.CallToolResult, any, error) {
+			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: hello.Greeting(in.Name)}}}, nil, nil
 		})
 	gosdk.AddTool(srv, &gosdk.Tool{Name: "add", Description: "Adds two numbers.", Annotations: &gosdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}},
-		func(_ context.Context, _ *gosdk.CallToolRequest, in AddIn) (*gosdk.CallToolResult, Sum, error) {
-			return nil, Sum{in.A + in.B}, nil
+		func(_ context.Context, _ *gosdk.CallToolRequest, in hello.AddIn) (*gosdk.CallToolResult, hello.Sum, error) {
+			return nil, hello.Sum{Sum: in.A + in.B}, nil
 		})
 	srv.AddPrompt(&gosdk.Prompt{Name: "haiku", Description: "Asks for a haiku about a topic.", Arguments: []*gosdk.PromptArgument{{Name: "Topic", Required: true}}},
 		func(_ context.Context, req *gosdk.GetPromptRequest) (*gosdk.GetPromptResult, error) {
-			return &gosdk.GetPromptResult{Messages: []*gosdk.PromptMessage{{Role: "user", Content: &gosdk.TextContent{Text: "A haiku on " + req.Params.Arguments["Topic"]}}}}, nil
+			return &gosdk.GetPromptResult{Messages: []*gosdk.PromptMessage{{Role: "user", Content: &gosdk.TextContent{Text: hello.Haiku(req.Params.Arguments["Topic"])}}}}, nil
 		})
 	srv.AddResource(&gosdk.Resource{URI: "hello://readme", Name: "readme", Description: "The server's read-me.", MIMEType: "text/plain"},
 		func(_ context.Context, req *gosdk.ReadResourceRequest) (*gosdk.ReadResourceResult, error) {
-			return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello: greet, add, haiku."}}}, nil
+			return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: hello.Readme}}}, nil
 		})
 	var err error
 	if *addr != "" {

@@ -13,18 +13,9 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpgen/mcpgen/bench/hello"
 )
-
-// GreetIn says whom to greet.
-type GreetIn struct {
-	Name string `json:"name"`
-}
-
-// AddIn are two numbers; Sum is their sum.
-type AddIn struct{ A, B float64 }
-
-// Sum is the sum of two numbers.
-type Sum struct{ Sum float64 }
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on `ADDR` instead of stdio")
@@ -34,21 +25,21 @@ func main() {
 	srv := mcpgoserver.NewMCPServer("hello", "1.0.0", mcpgoserver.WithToolCapabilities(false), mcpgoserver.WithResourceCapabilities(false, false))
 	srv.AddTool(mcpgo.NewTool("greet", mcpgo.WithDescription("Greets someone by name."), mcpgo.WithReadOnlyHintAnnotation(true),
 		mcpgo.WithString("name", mcpgo.Required(), mcpgo.MinLength(1))),
-		mcpgo.NewTypedToolHandler(func(_ context.Context, _ mcpgo.CallToolRequest, in GreetIn) (*mcpgo.CallToolResult, error) {
-			return mcpgo.NewToolResultText("Hello, " + in.Name + "!"), nil
+		mcpgo.NewTypedToolHandler(func(_ context.Context, _ mcpgo.CallToolRequest, in hello.GreetIn) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(hello.Greeting(in.Name)), nil
 		}))
 	srv.AddTool(mcpgo.NewTool("add", mcpgo.WithDescription("Adds two numbers."), mcpgo.WithReadOnlyHintAnnotation(true), mcpgo.WithIdempotentHintAnnotation(true),
-		mcpgo.WithNumber("A", mcpgo.Required()), mcpgo.WithNumber("B", mcpgo.Required()), mcpgo.WithOutputSchema[Sum]()),
-		mcpgo.NewStructuredToolHandler(func(_ context.Context, _ mcpgo.CallToolRequest, in AddIn) (Sum, error) {
-			return Sum{in.A + in.B}, nil
+		mcpgo.WithNumber("A", mcpgo.Required()), mcpgo.WithNumber("B", mcpgo.Required()), mcpgo.WithOutputSchema[hello.Sum]()),
+		mcpgo.NewStructuredToolHandler(func(_ context.Context, _ mcpgo.CallToolRequest, in hello.AddIn) (hello.Sum, error) {
+			return hello.Sum{Sum: in.A + in.B}, nil
 		}))
 	srv.AddPrompt(mcpgo.NewPrompt("haiku", mcpgo.WithPromptDescription("Asks for a haiku about a topic."), mcpgo.WithArgument("Topic", mcpgo.RequiredArgument())),
 		func(_ context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
-			return mcpgo.NewGetPromptResult("", []mcpgo.PromptMessage{mcpgo.NewPromptMessage(mcpgo.RoleUser, mcpgo.NewTextContent("A haiku on "+req.Params.Arguments["Topic"]))}), nil
+			return mcpgo.NewGetPromptResult("", []mcpgo.PromptMessage{mcpgo.NewPromptMessage(mcpgo.RoleUser, mcpgo.NewTextContent(hello.Haiku(req.Params.Arguments["Topic"])))}), nil
 		})
 	srv.AddResource(mcpgo.NewResource("hello://readme", "readme", mcpgo.WithResourceDescription("The server's read-me."), mcpgo.WithMIMEType("text/plain")),
 		func(_ context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
-			return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello: greet, add, haiku."}}, nil
+			return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: hello.Readme}}, nil
 		})
 	var err error
 	if *addr != "" {

@@ -82,19 +82,18 @@ func summarize(files []string, out io.Writer) error {
 			med(func(r result) float64 { return float64(r.ServerPeakRSSKiB) }))
 	}
 	goals(runs, out)
-	againstBase(runs, order2(runs), out)
+	againstBase(runs, out)
 	return nil
 }
 
-// order2 lists the configurations (transport, era, concurrency, text) of
+// configs lists the configurations (transport, era, concurrency, text) of
 // runs in their first order.
-func order2(runs []result) []result {
-	var cfgs []result
+func configs(runs []result) []sel {
+	var cfgs []sel
 	for _, r := range runs {
-		if !slices.ContainsFunc(cfgs, func(c result) bool {
-			return c.Transport == r.Transport && c.Era == r.Era && c.Concurrency == r.Concurrency && c.TextBytes == r.TextBytes
-		}) {
-			cfgs = append(cfgs, r)
+		c := sel{transport: r.Transport, era: r.Era, conc: r.Concurrency, text: r.TextBytes}
+		if !slices.Contains(cfgs, c) {
+			cfgs = append(cfgs, c)
 		}
 	}
 	return cfgs
@@ -103,38 +102,22 @@ func order2(runs []result) []result {
 // againstBase prints, when runs hold the base build's (mcpgen@base), the
 // ratio after/before of each configuration's calls/s and server CPU per
 // call: the median of the per-repetition ratios, which ran back to back.
-func againstBase(runs []result, cfgs []result, out io.Writer) {
+func againstBase(runs []result, out io.Writer) {
 	if !slices.ContainsFunc(runs, func(r result) bool { return r.Label == baseLabel }) {
 		return
 	}
 	fmt.Fprintf(out, "\n%-36s %-16s %-16s\n", "mcpgen / mcpgen@base", "calls/s", "cpu µs/call")
-	for _, c := range cfgs {
+	for _, c := range configs(runs) {
 		med := func(figure func(result) float64) string {
-			a, b := map[int]float64{}, map[int]float64{}
-			for _, r := range runs {
-				if r.Transport != c.Transport || r.Era != c.Era || r.Concurrency != c.Concurrency || r.TextBytes != c.TextBytes {
-					continue
-				}
-				switch r.Label {
-				case "mcpgen":
-					a[r.Rep] = figure(r)
-				case baseLabel:
-					b[r.Rep] = figure(r)
-				}
-			}
-			var per []float64
-			for rep, x := range a {
-				if y, ok := b[rep]; ok && y > 0 {
-					per = append(per, x/y)
-				}
-			}
+			a, b := c, c
+			a.label, b.label = "mcpgen", baseLabel
+			per := ratio{a: a, b: b, figure: figure}.ratios(runs)
 			if len(per) == 0 {
 				return "-"
 			}
-			slices.Sort(per)
 			return fmt.Sprintf("%.2f", per[len(per)/2])
 		}
-		name := fmt.Sprintf("%s %s %d×%dB", c.Transport, c.Era, c.Concurrency, c.TextBytes)
+		name := fmt.Sprintf("%s %s %d×%dB", c.transport, c.era, c.conc, c.text)
 		fmt.Fprintf(out, "%-36s %-16s %-16s\n", name, med(func(r result) float64 { return r.CallsPerSec }), med(func(r result) float64 { return r.ServerCPUMicros }))
 	}
 }
@@ -147,14 +130,16 @@ type ratio struct {
 	goal   string
 }
 
-// sel selects the runs of one configuration.
+// sel selects the runs of one configuration: text is the text size, or
+// 0 for the small texts of the goal rows (up to 64 bytes).
 type sel struct {
 	label, transport, era string
-	conc                  int
+	conc, text            int
 }
 
 func (s sel) match(r result) bool {
-	return r.Label == s.label && r.Transport == s.transport && r.Era == s.era && r.Concurrency == s.conc && r.TextBytes <= 64
+	text := r.TextBytes == s.text || s.text == 0 && r.TextBytes <= 64
+	return r.Label == s.label && r.Transport == s.transport && r.Era == s.era && r.Concurrency == s.conc && text
 }
 
 // goals prints the rows of the performance issue's table that runs hold:
@@ -165,18 +150,18 @@ func goals(runs []result, out io.Writer) {
 	cpu := func(r result) float64 { return r.ServerCPUMicros }
 	rss := func(r result) float64 { return float64(r.ServerPeakRSSKiB) }
 	rows := []ratio{
-		{"stdio 1 in flight, calls/s vs plain (2025)", sel{"mcpgen", "stdio", e25, 1}, sel{"plain", "stdio", e25, 1}, tput, ">= 0.9"},
-		{"stdio 1 in flight, calls/s vs plain (2026)", sel{"mcpgen", "stdio", e26, 1}, sel{"plain", "stdio", e26, 1}, tput, ">= 0.9"},
-		{"stdio 16 in flight, server CPU/call vs plain (2025)", sel{"mcpgen", "stdio", e25, 16}, sel{"plain", "stdio", e25, 16}, cpu, "<= 1.1"},
-		{"stdio 16 in flight, server CPU/call vs plain (2026)", sel{"mcpgen", "stdio", e26, 16}, sel{"plain", "stdio", e26, 16}, cpu, "<= 1.1"},
-		{"stdio 16 in flight, 2026 vs 2025 calls/s", sel{"mcpgen", "stdio", e26, 16}, sel{"mcpgen", "stdio", e25, 16}, tput, ">= 0.97"},
-		{"HTTP 16 clients, calls/s vs plain (2025 stateful)", sel{"mcpgen", "http", e25, 16}, sel{"plain", "http", e25, 16}, tput, ">= 0.95"},
-		{"HTTP 16 clients, calls/s vs plain (2026)", sel{"mcpgen", "http", e26, 16}, sel{"plain", "http", e26, 16}, tput, ">= 0.95"},
-		{"stdio 16 in flight, peak RSS vs go-sdk", sel{"mcpgen", "stdio", e25, 16}, sel{"go-sdk", "stdio", e25, 16}, rss, "<= 1.0"},
-		{"stdio 16 in flight, peak RSS vs mcp-go", sel{"mcpgen", "stdio", e25, 16}, sel{"mcp-go", "stdio", e25, 16}, rss, "<= 1.0"},
-		{"stdio 16 in flight, calls/s vs mcp-go", sel{"mcpgen", "stdio", e25, 16}, sel{"mcp-go", "stdio", e25, 16}, tput, ""},
-		{"stdio 16 in flight, calls/s vs go-sdk", sel{"mcpgen", "stdio", e25, 16}, sel{"go-sdk", "stdio", e25, 16}, tput, ""},
-		{"HTTP 16 clients, calls/s vs mcp-go (2025)", sel{"mcpgen", "http", e25, 16}, sel{"mcp-go", "http", e25, 16}, tput, ""},
+		{"stdio 1 in flight, calls/s vs plain (2025)", sel{"mcpgen", "stdio", e25, 1, 0}, sel{"plain", "stdio", e25, 1, 0}, tput, ">= 0.9"},
+		{"stdio 1 in flight, calls/s vs plain (2026)", sel{"mcpgen", "stdio", e26, 1, 0}, sel{"plain", "stdio", e26, 1, 0}, tput, ">= 0.9"},
+		{"stdio 16 in flight, server CPU/call vs plain (2025)", sel{"mcpgen", "stdio", e25, 16, 0}, sel{"plain", "stdio", e25, 16, 0}, cpu, "<= 1.1"},
+		{"stdio 16 in flight, server CPU/call vs plain (2026)", sel{"mcpgen", "stdio", e26, 16, 0}, sel{"plain", "stdio", e26, 16, 0}, cpu, "<= 1.1"},
+		{"stdio 16 in flight, 2026 vs 2025 calls/s", sel{"mcpgen", "stdio", e26, 16, 0}, sel{"mcpgen", "stdio", e25, 16, 0}, tput, ">= 0.97"},
+		{"HTTP 16 clients, calls/s vs plain (2025 stateful)", sel{"mcpgen", "http", e25, 16, 0}, sel{"plain", "http", e25, 16, 0}, tput, ">= 0.95"},
+		{"HTTP 16 clients, calls/s vs plain (2026)", sel{"mcpgen", "http", e26, 16, 0}, sel{"plain", "http", e26, 16, 0}, tput, ">= 0.95"},
+		{"stdio 16 in flight, peak RSS vs go-sdk", sel{"mcpgen", "stdio", e25, 16, 0}, sel{"go-sdk", "stdio", e25, 16, 0}, rss, "<= 1.0"},
+		{"stdio 16 in flight, peak RSS vs mcp-go", sel{"mcpgen", "stdio", e25, 16, 0}, sel{"mcp-go", "stdio", e25, 16, 0}, rss, "<= 1.0"},
+		{"stdio 16 in flight, calls/s vs mcp-go", sel{"mcpgen", "stdio", e25, 16, 0}, sel{"mcp-go", "stdio", e25, 16, 0}, tput, ""},
+		{"stdio 16 in flight, calls/s vs go-sdk", sel{"mcpgen", "stdio", e25, 16, 0}, sel{"go-sdk", "stdio", e25, 16, 0}, tput, ""},
+		{"HTTP 16 clients, calls/s vs mcp-go (2025)", sel{"mcpgen", "http", e25, 16, 0}, sel{"mcp-go", "http", e25, 16, 0}, tput, ""},
 	}
 	// With runs of the base build (blackbox.sh BASE=rev: label
 	// mcpgen@base, run side by side with mcpgen), each row has its before
