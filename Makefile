@@ -11,7 +11,7 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry vet interop-deps conformance bench bench-compare bench-blackbox bench-size demo-cluster bench-cluster fuzz clean
+.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench vet interop-deps conformance bench bench-compare bench-blackbox bench-size demo-cluster bench-cluster fuzz clean
 
 all: build
 
@@ -50,7 +50,7 @@ vet:
 	$(GO) vet ./...
 
 ## test: every test — the root module, the spec's history, the generated packages of all six revisions, the example with its interop peers, and the conformance suite
-test: vet test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry conformance
+test: vet test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench conformance
 
 test-go:
 	$(GO) test -race ./...
@@ -75,6 +75,10 @@ test-hello:
 ## test-goclients: bin/everything with the official go-sdk client and mcp-go's, every published revision, over stdio and HTTP (interop/goclients, a module of its own)
 test-goclients: build
 	cd interop/goclients && $(GO) vet ./... && MCPGEN_EVERYTHING=$(abspath bin/everything) $(GO) test -race -count=1 ./...
+
+## test-bench: the comparison module's own tests (bench: the three stacks answer alike; mcpload against each echo server)
+test-bench:
+	cd bench && $(GO) generate ./... && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 ## test-registry: the server.json mcpgen tools --server-json writes, checked against the MCP registry's published schema and Go types (interop/registry, a module of its own, pinning github.com/modelcontextprotocol/registry)
 test-registry: generate

@@ -134,6 +134,15 @@ type Conn struct {
 	idleN      atomic.Int32   // parked workers
 	quit       chan struct{}  // closed by shutdown: parked workers exit
 
+	// Requests served on the reading goroutine of a PushStream
+	// (serveOnReader): pstream is the stream; onReader, under mu, the
+	// request that goroutine runs (nil: none, or reading was handed on);
+	// handTimer hands reading on (handOff) when the handler runs longer
+	// than handOffAfter.
+	pstream   PushStream
+	onReader  *inflight
+	handTimer *time.Timer
+
 	calls  Calls       // the Conn's own requests waiting for responses
 	closed atomic.Bool // no more Calls: Close was called or Serve returned
 
@@ -169,6 +178,7 @@ func NewConn(s Stream, h Handler, o Options) *Conn {
 	if bs, ok := s.(BufferedStream); ok {
 		c.bstream = bs
 	}
+	c.pstream, _ = s.(PushStream)
 	c.inline, _ = h.(Inliner)
 	if c.handler == nil {
 		c.handler = HandlerFunc(func(_ context.Context, r *Request) (wire.Marshaler, error) {
@@ -252,8 +262,11 @@ func (c *Conn) Serve(ctx context.Context) error {
 	c.readCtx = rctx
 	c.smu.Unlock()
 	defer stopReading()
-	// Wake the read loop should it wait for room in the queue.
+	// Wake the read loop should it wait for room in the queue, or have
+	// another goroutine take reading over should it run a handler: the
+	// stream is to report the end of reading now.
 	defer context.AfterFunc(rctx, func() {
+		c.handOff()
 		c.mu.Lock()
 		c.cond.Broadcast()
 		c.mu.Unlock()

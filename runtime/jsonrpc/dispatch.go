@@ -254,6 +254,10 @@ func (c *Conn) dispatchRequest(m *Message, b *batch) {
 		if c.active < c.maxConc {
 			c.active++
 			e.state = stRunning
+			if c.active == 1 && b == nil && c.pstream != nil && !c.pstream.Pending() {
+				c.serveOnReader(e)
+				return
+			}
 			c.mu.Unlock()
 			c.startWorker(e)
 			return
@@ -264,6 +268,57 @@ func (c *Conn) dispatchRequest(m *Message, b *batch) {
 			break
 		}
 		c.cond.Wait()
+	}
+	c.mu.Unlock()
+}
+
+// handOffAfter is how long a handler runs on the reading goroutine before
+// reading goes on on another one.
+const handOffAfter = 500 * time.Microsecond
+
+// serveOnReader runs e, the only request running and the last message at
+// hand, on the reading goroutine of a PushStream, with c.mu held (it
+// unlocks). Handing e to a worker wakes another goroutine, and often
+// another thread: with one request in flight that costs more than a small
+// handler. (With more input at hand, workers serve in parallel.) Reading pauses meanwhile, so
+// it goes on on another goroutine (handOff) once the handler has run for
+// handOffAfter, makes a Call (whose response is to be read) or the Conn
+// stops reading; the handler's goroutine then turns worker when it
+// returns. Elements of a batch are not served this way.
+func (c *Conn) serveOnReader(e *inflight) {
+	c.onReader = e
+	if c.handTimer == nil {
+		c.handTimer = time.AfterFunc(handOffAfter, c.handOff)
+	} else {
+		c.handTimer.Reset(handOffAfter)
+	}
+	c.mu.Unlock()
+	c.serve(e)
+	c.mu.Lock()
+	reading := c.onReader == e
+	if reading {
+		c.onReader = nil
+	}
+	c.mu.Unlock()
+	if reading {
+		c.handTimer.Stop()
+		if n := c.next(); n != nil {
+			c.startWorker(n)
+		}
+		return
+	}
+	// Handed off (handOff counted this goroutine in c.wg).
+	c.worker(c.next())
+}
+
+// handOff makes another goroutine read on while the reading one runs a
+// handler (serveOnReader); a no-op otherwise.
+func (c *Conn) handOff() {
+	c.mu.Lock()
+	if c.onReader != nil {
+		c.onReader = nil
+		c.wg.Add(1)
+		c.pstream.HandOff()
 	}
 	c.mu.Unlock()
 }

@@ -77,16 +77,31 @@ type Stream interface {
 // goroutine of its own (to honour ReadMessage's context: a blocked read of a
 // pipe cannot be interrupted). Conn.Serve then has that goroutine hand it
 // each message, rather than the goroutine passing each message to Serve's
-// through a channel: one goroutine switch less per message.
+// through a channel: one goroutine switch less per message. Conn may also
+// run a request's handler on that goroutine, when nothing else runs and no
+// more input is at hand (Pending), and hand reading on (HandOff) should
+// the handler take long or need a response.
 type PushStream interface {
 	Stream
-	// ReadMessages calls handle with each message in order, one call at a
-	// time, until reading fails (ReadMessages returns that error, io.EOF at
-	// a clean end), the stream is closed (ErrClosed) or ctx is done
-	// (ctx.Err()); handle is never called after ReadMessages returned. A
-	// skipped message is handle(nil, err) with err a *TooLargeError. msg is
-	// valid only during the call. ReadMessage is not called after it.
+	// ReadMessages calls handle with each message in order until reading
+	// fails (ReadMessages returns that error, io.EOF at a clean end), the
+	// stream is closed (ErrClosed) or ctx is done (ctx.Err()). The calls
+	// follow one another, on the reading goroutine, except that a call
+	// handed off goes on beside the next ones. handle is never called after
+	// ReadMessages returned; it waits for a call in progress unless that
+	// was handed off. A skipped message is handle(nil, err) with err a
+	// *TooLargeError. msg is valid until the call returns (handed off: as
+	// long as that call lasts). ReadMessage is not called after it.
 	ReadMessages(ctx context.Context, handle func(msg []byte, err error)) error
+	// Pending, called on the reading goroutine during a call of handle,
+	// reports whether input after msg is already at hand (a message the
+	// next read returns without waiting, or part of one).
+	Pending() bool
+	// HandOff, while the reading goroutine is in a call of handle, makes
+	// another goroutine read on at once (the call's goroutine stops reading
+	// when it returns, and ReadMessages no longer waits for it); otherwise
+	// it does nothing. It may be called from any goroutine.
+	HandOff()
 }
 
 // BufferedStream is optionally implemented by a Stream whose writes are

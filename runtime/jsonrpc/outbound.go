@@ -50,6 +50,11 @@ func (c *Conn) CallWithID(ctx context.Context, method string, params wire.Marsha
 	if onID != nil {
 		onID(id)
 	}
+	if c.pstream != nil {
+		// A handler on the reading goroutine would wait for its own
+		// reading.
+		c.handOff()
+	}
 	enc := wire.GetEncoder()
 	encodeRequest(enc, id, true, method, params)
 	err = enc.Err()

@@ -71,10 +71,19 @@ type Stream struct {
 
 	start   sync.Once
 	results chan result
-	// push is ReadMessages's handler, under pmu; nil once ReadMessages
-	// returned.
-	pmu  sync.Mutex
-	push func([]byte, error)
+	// ReadMessages's state, under pmu: push is its handler (nil once it
+	// returned), pdone where the reading goroutine reports the error that
+	// ends reading, loop the reading loop; turn counts HandOffs (a reading
+	// goroutine reads while the turn it started in lasts), inPush reports
+	// that the reading goroutine is in a call of push, pcond signals its
+	// end.
+	pmu    sync.Mutex
+	pcond  sync.Cond
+	push   func([]byte, error)
+	pdone  chan error
+	loop   func(turn uint64)
+	turn   uint64
+	inPush bool
 	// pulled reports that ReadMessage started the reading goroutine
 	// (consumer side).
 	pulled bool
@@ -107,6 +116,7 @@ func NewStream(r io.Reader, w io.Writer, o Options) *Stream {
 	if s.max <= 0 {
 		s.max = DefaultMaxMessageSize
 	}
+	s.pcond.L = &s.pmu
 	s.rc, _ = r.(io.Closer)
 	s.wc, _ = w.(io.Closer)
 	return s
@@ -144,31 +154,29 @@ func (s *Stream) ReadMessage(ctx context.Context) ([]byte, error) {
 // switch per message over ReadMessage. It returns io.EOF at the end of
 // input, the reader's error, jsonrpc.ErrClosed after Close, or ctx.Err()
 // once ctx is done; handle is not called after that (a message read later
-// is left unhandled, as ReadMessage leaves it unread). It is not used
-// together with ReadMessage.
+// is left unhandled, as ReadMessage leaves it unread), and ReadMessages
+// waits for a call in progress unless it was handed off (HandOff). After
+// ReadMessage was called, ReadMessages goes on reading that way (each
+// message then copied, since a call handed off may still hold it).
 func (s *Stream) ReadMessages(ctx context.Context, handle func(msg []byte, err error)) error {
 	if s.rerr != nil {
 		return s.rerr
 	}
-	if s.pulled {
-		// ReadMessage read first: go on that way.
-		for {
-			msg, err := s.ReadMessage(ctx)
-			switch {
-			case err == nil:
-				handle(msg, nil)
-			case isTooLarge(err):
-				handle(nil, err)
-			default:
-				return err
-			}
-		}
-	}
-	s.pmu.Lock()
-	s.push = handle
-	s.pmu.Unlock()
 	done := make(chan error, 1)
-	s.start.Do(func() { go s.pushLoop(done) })
+	s.pmu.Lock()
+	s.push, s.pdone = handle, done
+	if s.pulled {
+		s.loop = func(turn uint64) { s.pullLoop(ctx, turn) }
+	} else {
+		s.loop = s.pushLoop
+	}
+	turn := s.turn
+	s.pmu.Unlock()
+	if s.pulled {
+		go s.loop(turn)
+	} else {
+		s.start.Do(func() { go s.loop(turn) })
+	}
 	var err error
 	select {
 	case err = <-done:
@@ -180,6 +188,9 @@ func (s *Stream) ReadMessages(ctx context.Context, handle func(msg []byte, err e
 	// Wait for a call of handle in progress; none follows.
 	s.pmu.Lock()
 	s.push = nil
+	for s.inPush {
+		s.pcond.Wait()
+	}
 	s.pmu.Unlock()
 	if err != ctx.Err() {
 		s.rerr = err
@@ -187,9 +198,63 @@ func (s *Stream) ReadMessages(ctx context.Context, handle func(msg []byte, err e
 	return err
 }
 
-// pushLoop reads messages and hands each to s.push, on this goroutine;
-// it sends the error that ends reading on done.
-func (s *Stream) pushLoop(done chan<- error) {
+// HandOff makes reading go on on a new goroutine while the reading one is
+// in a call of ReadMessages's handler (jsonrpc.PushStream): that goroutine
+// no longer reads once the call returns, and ReadMessages no longer waits
+// for the call. Without a call in progress it does nothing.
+func (s *Stream) HandOff() {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	if !s.inPush {
+		return
+	}
+	s.inPush = false
+	s.turn++
+	if s.push == nil {
+		s.pcond.Broadcast() // ReadMessages is returning: nobody reads on
+		return
+	}
+	go s.loop(s.turn)
+}
+
+// Pending reports, on the reading goroutine during a call of
+// ReadMessages's handler, whether input after the message is already
+// buffered (jsonrpc.PushStream); false after ReadMessage read first (the
+// reading goroutine is then another one's).
+func (s *Stream) Pending() bool {
+	return !s.pulled && s.r.Buffered() > 0
+}
+
+// deliver calls the handler with msg (or a skipped message's err) on this
+// goroutine, the one reading in turn; false when this goroutine is to stop
+// reading: ReadMessages returned, or reading was handed off during the
+// call.
+func (s *Stream) deliver(turn uint64, msg []byte, err error) bool {
+	s.pmu.Lock()
+	h := s.push
+	if h == nil || s.turn != turn {
+		s.pmu.Unlock()
+		return false
+	}
+	s.inPush = true
+	s.pmu.Unlock()
+	h(msg, err)
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	if s.turn != turn {
+		return false
+	}
+	s.inPush = false
+	if s.push == nil {
+		s.pcond.Broadcast()
+	}
+	return true
+}
+
+// pushLoop reads messages and hands each to the handler, on this
+// goroutine, for as long as its turn lasts; it sends the error that ends
+// reading on pdone.
+func (s *Stream) pushLoop(turn uint64) {
 	var buf []byte
 	for {
 		if cap(buf) > keepBuf {
@@ -204,22 +269,33 @@ func (s *Stream) pushLoop(done chan<- error) {
 		if msg != nil {
 			buf = msg
 		}
-		tooLarge := err != nil && isTooLarge(err)
-		s.pmu.Lock()
-		if s.push == nil {
-			s.pmu.Unlock()
+		if err != nil && !isTooLarge(err) {
+			s.pdone <- err
 			return
 		}
-		switch {
-		case err == nil:
-			s.push(msg, nil)
-		case tooLarge:
-			s.push(nil, err)
-		}
-		s.pmu.Unlock()
-		if err != nil && !tooLarge {
-			done <- err
+		if !s.deliver(turn, msg, err) {
 			return
+		}
+	}
+}
+
+// pullLoop is pushLoop for a stream that ReadMessage read first: it goes
+// on through ReadMessage, copying each message out of the read-ahead
+// buffers.
+func (s *Stream) pullLoop(ctx context.Context, turn uint64) {
+	var buf []byte
+	for {
+		msg, err := s.ReadMessage(ctx)
+		if err != nil && !isTooLarge(err) {
+			s.pdone <- err
+			return
+		}
+		buf = append(buf[:0], msg...)
+		if !s.deliver(turn, buf, err) {
+			return
+		}
+		if cap(buf) > keepBuf {
+			buf = nil
 		}
 	}
 }

@@ -312,3 +312,65 @@ func FuzzStdioFraming(f *testing.F) {
 		}
 	})
 }
+
+// TestHandOff checks ReadMessages's hand-off: a call of the handler that
+// hands reading off goes on while the next messages are handled on another
+// goroutine, keeps its message intact, and is not waited for; both with the
+// stream's own reading goroutine and after ReadMessage read first.
+func TestHandOff(t *testing.T) {
+	for _, pulledFirst := range []bool{false, true} {
+		name := "push"
+		if pulledFirst {
+			name = "after ReadMessage"
+		}
+		t.Run(name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			s := stdio.NewStream(pr, io.Discard, stdio.Options{})
+			go func() {
+				for _, m := range []string{"first", "hold", "next", "last"} {
+					pw.Write([]byte(`"` + m + `"` + "\n"))
+				}
+				pw.Close()
+			}()
+			if pulledFirst {
+				m, err := s.ReadMessage(context.Background())
+				if err != nil || string(m) != `"first"` {
+					t.Fatalf("ReadMessage: %q, %v", m, err)
+				}
+			}
+			var got []string
+			next := make(chan struct{})
+			held := make(chan string, 1)
+			err := s.ReadMessages(context.Background(), func(msg []byte, err error) {
+				if err != nil {
+					t.Errorf("handle: %v", err)
+					return
+				}
+				switch string(msg) {
+				case `"hold"`:
+					s.HandOff()
+					s.HandOff() // no call in progress on the reading goroutine: nothing
+					<-next      // handled on the goroutine reading on
+					held <- string(msg)
+					return
+				case `"next"`:
+					close(next)
+				}
+				got = append(got, string(msg))
+			})
+			if !errors.Is(err, io.EOF) {
+				t.Errorf("ReadMessages: %v", err)
+			}
+			want := `"first" "next" "last"`
+			if pulledFirst {
+				want = `"next" "last"`
+			}
+			if g := strings.Join(got, " "); g != want {
+				t.Errorf("handled %s, want %s", g, want)
+			}
+			if m := <-held; m != `"hold"` {
+				t.Errorf("held message became %s", m)
+			}
+		})
+	}
+}

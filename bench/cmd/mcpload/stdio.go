@@ -9,6 +9,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -31,17 +32,22 @@ func runStdio(ctx context.Context, c config, text string) (*result, error) {
 		return nil, fmt.Errorf("start %s: %w", c.cmd, err)
 	}
 	in := bufio.NewReaderSize(stdout, 1<<20)
-	res, err := loadStdio(c, text, cmd.Process.Pid, stdin, in)
+	var reading sync.WaitGroup
+	res, err := loadStdio(c, text, cmd.Process.Pid, stdin, in, &reading)
 	stdin.Close()
-	_, _ = io.Copy(io.Discard, in) // the server may still answer what it drains
+	// The server may still answer what it drains: the reading goroutine
+	// reads to the end, or (without one) this one does.
+	reading.Wait()
+	_, _ = io.Copy(io.Discard, in)
 	if werr := cmd.Wait(); werr != nil && err == nil {
 		err = fmt.Errorf("%s: %w; stderr: %.500s", c.cmd, werr, stderr.String())
 	}
 	return res, err
 }
 
-// loadStdio runs the handshake and the load on one stdio connection.
-func loadStdio(c config, text string, pid int, out io.Writer, in *bufio.Reader) (*result, error) {
+// loadStdio runs the handshake and the load on one stdio connection; the
+// goroutine reading the answers, counted in reading, reads in to its end.
+func loadStdio(c config, text string, pid int, out io.Writer, in *bufio.Reader, reading *sync.WaitGroup) (*result, error) {
 	if c.era == "2025-11-25" {
 		if _, err := io.WriteString(out, initialize+"\n"); err != nil {
 			return nil, err
@@ -67,14 +73,19 @@ func loadStdio(c config, text string, pid int, out io.Writer, in *bufio.Reader) 
 	}
 	chk := newChecker(text)
 	readErr := make(chan error, 1)
+	reading.Add(1)
 	go func() {
+		defer reading.Done()
 		for {
 			line, err := in.ReadBytes('\n')
 			if len(bytes.TrimSpace(line)) > 0 {
 				at := time.Now()
 				id, cerr := chk.check(line)
 				w.add(time.Unix(0, sent[id%int64(len(sent))].Load()), at, cerr)
-				tokens <- struct{}{}
+				select {
+				case tokens <- struct{}{}:
+				default: // an answer to no outstanding call: no token to give back
+				}
 			}
 			if err != nil {
 				readErr <- err
