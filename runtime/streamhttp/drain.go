@@ -27,37 +27,51 @@ var (
 	errDrainExpired = jsonrpc.NewError(jsonrpc.CodeInternalError, "the server shut down before the request finished")
 )
 
-// liveReq is a stateless request in progress.
+// liveReq is a stateless request in progress: its response, and what
+// answering it at the end of a drain or cancelling it at Close takes (one
+// allocation).
 type liveReq struct {
-	mu     sync.Mutex
-	over   bool   // its ServeHTTP is returning: expire must not write
-	answer func() // answers it with errDrainExpired and cancels it
+	out    reqOut
+	id     jsonrpc.ID
+	noID   jsonrpc.NoID
+	cancel context.CancelFunc
+
+	mu   sync.Mutex
+	over bool // its ServeHTTP is returning: expire must not write
 }
 
-// expire answers the request unless its ServeHTTP is done with it.
+// expire answers the request with errDrainExpired unless its ServeHTTP is
+// done with it, and cancels it.
 func (lr *liveReq) expire() {
 	lr.mu.Lock()
-	defer lr.mu.Unlock()
 	if !lr.over {
-		lr.answer()
+		lr.out.final(http.StatusInternalServerError, errorBody(lr.id, true, lr.noID, errDrainExpired))
+	}
+	lr.mu.Unlock()
+	lr.cancel()
+}
+
+// track registers a stateless request in progress until untrack; after
+// Close it is cancelled at once.
+func (h *Handler) track(lr *liveReq) {
+	h.mu.Lock()
+	h.live[lr] = struct{}{}
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		lr.cancel()
 	}
 }
 
-// track registers a stateless request in progress until the returned
-// function is called (by its ServeHTTP, before it returns).
-func (h *Handler) track(answer func()) func() {
-	lr := &liveReq{answer: answer}
+// untrack ends what track began (by the request's ServeHTTP, before it
+// returns).
+func (h *Handler) untrack(lr *liveReq) {
+	lr.mu.Lock()
+	lr.over = true
+	lr.mu.Unlock()
 	h.mu.Lock()
-	h.live[lr] = struct{}{}
+	delete(h.live, lr)
 	h.mu.Unlock()
-	return func() {
-		lr.mu.Lock()
-		lr.over = true
-		lr.mu.Unlock()
-		h.mu.Lock()
-		delete(h.live, lr)
-		h.mu.Unlock()
-	}
 }
 
 // draining reports a drain (or Close) in progress.

@@ -299,12 +299,19 @@ func (h *Handler) Close() error {
 	}
 	h.closed = true
 	sessions := h.sessionsLocked()
+	live := make([]*liveReq, 0, len(h.live))
+	for lr := range h.live {
+		live = append(live, lr)
+	}
 	if h.janitor != nil {
 		h.janitor.Stop()
 		h.janitor = nil
 	}
 	h.mu.Unlock()
 	h.cancel()
+	for _, lr := range live {
+		lr.cancel()
+	}
 	for _, s := range sessions {
 		s.close()
 	}
@@ -438,7 +445,17 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, addr string)
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(h.o.BodyTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
+	var body []byte
+	var err error
+	if n := r.ContentLength; n >= 0 && n <= h.o.MaxBodyBytes && n <= presizedBody {
+		// A small body of known length: one buffer of that size (a larger
+		// one grows as it arrives, so that a length alone reserves
+		// nothing).
+		body = make([]byte, n)
+		_, err = io.ReadFull(r.Body, body)
+	} else {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
+	}
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -458,12 +475,23 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	// The body is in: from now on the connection's read deadline would
 	// only cut long handlers short (and cancel their context).
 	clearDeadlines(rc)
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSON(ct) {
 		id, ok := jsonrpc.PeekID(body)
 		h.writeError(w, r, http.StatusUnsupportedMediaType, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json"))
 		return nil, false
 	}
 	return body, true
+}
+
+// presizedBody is the largest body read into a buffer of its declared
+// length at once.
+const presizedBody = 64 << 10
+
+// isJSON reports a Content-Type of media type application/json (with
+// parameters, or in another case).
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 // accept hands a message to the engine, which reads it and picks its era

@@ -505,3 +505,48 @@ func TestDrainEndsStreams(t *testing.T) {
 		t.Errorf("%d sessions after Shutdown", n)
 	}
 }
+
+// TestCloseCancelsStateless: Close cancels a stateless request in
+// progress (its handler's context ends) and refuses the ones after it.
+func TestCloseCancelsStateless(t *testing.T) {
+	ts := newTestServer()
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "test", Version: "1"}, mcp.Mount{Protocol: protoNew, Handler: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.srv = srv
+	h := NewHandler(srv, Options{KeepAlive: -1})
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	post := func(method, tool, body string) (int, error) {
+		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range statelessHeaders(method, tool) {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = post("tools/call", "block", `{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"block","arguments":{"key":"b"},`+meta("")+`}}`)
+	}()
+	<-ts.started
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if k := <-ts.cancelled; k != "b" {
+		t.Fatalf("cancelled %q", k)
+	}
+	<-done
+	if st, err := post("tools/list", "", `{"jsonrpc":"2.0","id":"n","method":"tools/list","params":{`+meta("")+`}}`); err != nil || st != http.StatusServiceUnavailable {
+		t.Errorf("after Close: %d %v", st, err)
+	}
+}

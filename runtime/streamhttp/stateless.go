@@ -38,13 +38,10 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 	// so does Close, and the end of a drain, which answers it first.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	defer context.AfterFunc(h.base, cancel)()
-	out := &reqOut{h: h, w: w, rc: http.NewResponseController(w), acc: acc}
-	noID := h.noID(r)
-	defer h.track(func() {
-		out.final(http.StatusInternalServerError, errorBody(msg.ID, true, noID, errDrainExpired))
-		cancel()
-	})()
+	lr := &liveReq{out: reqOut{h: h, w: w, rc: http.NewResponseController(w), acc: acc}, id: msg.ID, noID: h.noID(r), cancel: cancel}
+	out, noID := &lr.out, lr.noID
+	h.track(lr)
+	defer h.untrack(lr)
 	res, err := x.Serve(ctx, nil, out)
 	if ctx.Err() != nil {
 		// The client is gone or the handler closed: nothing to say.
