@@ -142,6 +142,11 @@ type Conn struct {
 	pstream   PushStream
 	onReader  *inflight
 	handTimer *time.Timer
+	// afterInline reports that the reading goroutine served the last
+	// request; inlineSkip counts the requests still to go to workers
+	// (readerMayServe). Under mu.
+	afterInline bool
+	inlineSkip  int
 
 	calls  Calls       // the Conn's own requests waiting for responses
 	closed atomic.Bool // no more Calls: Close was called or Serve returned

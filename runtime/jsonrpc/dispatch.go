@@ -254,7 +254,7 @@ func (c *Conn) dispatchRequest(m *Message, b *batch) {
 		if c.active < c.maxConc {
 			c.active++
 			e.state = stRunning
-			if c.active == 1 && b == nil && c.pstream != nil && !c.pstream.Pending() {
+			if c.active == 1 && b == nil && c.pstream != nil && c.readerMayServe() {
 				c.serveOnReader(e)
 				return
 			}
@@ -276,11 +276,36 @@ func (c *Conn) dispatchRequest(m *Message, b *batch) {
 // reading goes on on another one.
 const handOffAfter = 500 * time.Microsecond
 
+// inlineBackoff is how many requests go to workers, which serve in
+// parallel while reading goes on, after the first request read once the
+// reading goroutine served one had more input behind it: it was waiting,
+// so the peer keeps more than one request in flight.
+const inlineBackoff = 64
+
+// readerMayServe reports whether a request may run on the reading goroutine
+// (serveOnReader): no more input is at hand, and the peer did not show
+// lately that it sends while one is served; c.mu held.
+func (c *Conn) readerMayServe() bool {
+	pending := c.pstream.Pending()
+	if c.afterInline {
+		c.afterInline = false
+		if pending {
+			c.inlineSkip = inlineBackoff
+		}
+	}
+	if c.inlineSkip > 0 {
+		c.inlineSkip--
+		return false
+	}
+	return !pending
+}
+
 // serveOnReader runs e, the only request running and the last message at
 // hand, on the reading goroutine of a PushStream, with c.mu held (it
 // unlocks). Handing e to a worker wakes another goroutine, and often
 // another thread: with one request in flight that costs more than a small
-// handler. (With more input at hand, workers serve in parallel.) Reading pauses meanwhile, so
+// handler. (With more input at hand, or a peer that keeps several requests
+// in flight, readerMayServe, workers serve in parallel.) Reading pauses meanwhile, so
 // it goes on on another goroutine (handOff) once the handler has run for
 // handOffAfter, makes a Call (whose response is to be read) or the Conn
 // stops reading; the handler's goroutine then turns worker when it
@@ -298,6 +323,7 @@ func (c *Conn) serveOnReader(e *inflight) {
 	reading := c.onReader == e
 	if reading {
 		c.onReader = nil
+		c.afterInline = true
 	}
 	c.mu.Unlock()
 	if reading {

@@ -54,9 +54,11 @@
 // bursts cost one system call. The read loop runs on Serve's goroutine, or,
 // for a [PushStream] (stdio), on the stream's reading goroutine, which then
 // hands each message over without a goroutine switch; and a request that
-// arrives when no other runs is served right there, on the reading
-// goroutine, sparing the wake-up of a worker (with one request in flight
-// that wake-up, often of another thread, cost more than a small handler).
+// arrives when no other runs and no more input is at hand is served right
+// there, on the reading goroutine, sparing the wake-up of a worker (with
+// one request in flight that wake-up, often of another thread, cost more
+// than a small handler). A peer found sending while such a request ran
+// (input waiting behind the next one) gets workers for its next requests.
 // Reading goes on on another goroutine as soon as such a handler makes a
 // Call, runs for more than half a millisecond, or the Conn stops reading;
 // the handler's goroutine then turns worker.
