@@ -305,11 +305,11 @@ func (c *Conn) readerMayServe() bool {
 // unlocks). Handing e to a worker wakes another goroutine, and often
 // another thread: with one request in flight that costs more than a small
 // handler. (With more input at hand, or a peer that keeps several requests
-// in flight, readerMayServe, workers serve in parallel.) Reading pauses meanwhile, so
-// it goes on on another goroutine (handOff) once the handler has run for
-// handOffAfter, makes a Call (whose response is to be read) or the Conn
-// stops reading; the handler's goroutine then turns worker when it
-// returns. Elements of a batch are not served this way.
+// in flight, workers serve in parallel: readerMayServe.) Reading pauses
+// meanwhile, so it goes on on another goroutine (handOff) once the handler
+// has run for handOffAfter, makes a Call (whose response is to be read) or
+// the Conn stops reading; the handler's goroutine then turns worker when
+// it returns. Elements of a batch are not served this way.
 func (c *Conn) serveOnReader(e *inflight) {
 	c.onReader = e
 	if c.handTimer == nil {

@@ -59,7 +59,8 @@ var ErrNewline = errors.New("stdio: message contains a newline")
 // feeding it through a channel: a blocked read of os.Stdin cannot be
 // interrupted portably, so this is how ReadMessage honours its context.
 // jsonrpc.Conn reads with ReadMessages instead: that goroutine then hands
-// each message to the connection itself.
+// each message to the connection itself, and when the connection runs a
+// request on it, another goroutine may take reading over (HandOff).
 // That goroutine reads one message ahead (two buffers take turns, so the
 // slice ReadMessage returned stays valid until the next call) and ends when
 // the reader fails or reaches EOF, or when Close closes a reader that is an
