@@ -3,8 +3,12 @@ package jsonrpc_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -189,4 +193,83 @@ func TestServeOnReader(t *testing.T) {
 			t.Errorf("Serve: %v", err)
 		}
 	})
+}
+
+// TestOrderAcrossReads: messages arriving alone (handled, requests served,
+// on the reading goroutine) and in bursts (requests to workers) alike:
+// notifications are handled in arrival order, every request is answered.
+func TestOrderAcrossReads(t *testing.T) {
+	leakCheck(t)
+	var mu sync.Mutex
+	var seen []int
+	s := startStdio(t, jsonrpc.HandlerFunc(func(ctx context.Context, r *jsonrpc.Request) (wire.Marshaler, error) {
+		if r.IsNotification {
+			var n []int
+			if err := json.Unmarshal(r.Params, &n); err != nil || len(n) != 1 {
+				t.Errorf("params %s: %v", r.Params, err)
+				return nil, nil
+			}
+			mu.Lock()
+			seen = append(seen, n[0])
+			mu.Unlock()
+			return nil, nil
+		}
+		return rawResult(`"ok"`), nil
+	}), jsonrpc.Options{})
+	// The answers are read as they come (the pipe holds none).
+	answers := make(chan string, 100)
+	go func() {
+		for {
+			l, err := s.out.ReadString('\n')
+			if err != nil {
+				close(answers)
+				return
+			}
+			answers <- l
+		}
+	}()
+	// Runs of 100 writes of one message and of three.
+	const writes = 400
+	next, requests := 0, 0
+	for i := range writes {
+		var b strings.Builder
+		n := 1
+		if (i/100)%2 == 1 {
+			n = 3
+		}
+		for range n {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"n","params":[%d]}`+"\n", next)
+			next++
+		}
+		if _, err := s.in.Write([]byte(b.String())); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 0 {
+			s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"r"}`, i))
+			requests++
+		}
+	}
+	// A request after the last notification: answered after they were
+	// handled.
+	s.send(`{"jsonrpc":"2.0","id":"last","method":"r"}`)
+	for range requests + 1 {
+		select {
+		case got := <-answers:
+			if !strings.Contains(got, `"result":"ok"`) {
+				t.Fatalf("answer %s", got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("answers missing")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != next {
+		t.Fatalf("%d notifications handled, want %d", len(seen), next)
+	}
+	for i, n := range seen {
+		if n != i {
+			t.Fatalf("notification %d handled as number %d: %v", n, i, seen[max(0, i-3):i+1])
+		}
+	}
 }
