@@ -118,12 +118,19 @@ func (h *harness) expectNothing() {
 func (h *harness) eof() error {
 	h.t.Helper()
 	h.s.closeInput()
+	return serveResult(h.t, h.done)
+}
+
+// serveResult waits for Serve's error on done and puts it back for the
+// test's Cleanup, which waits for it too.
+func serveResult(t testing.TB, done chan error) error {
+	t.Helper()
 	select {
-	case err := <-h.done:
-		h.done <- err // for Cleanup
+	case err := <-done:
+		done <- err
 		return err
 	case <-time.After(10 * time.Second):
-		h.t.Fatal("Serve did not return")
+		t.Fatal("Serve did not return")
 		return nil
 	}
 }

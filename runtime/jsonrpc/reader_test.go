@@ -72,14 +72,7 @@ func (s *stdioServer) recv() string {
 // serveDone waits for Serve to return.
 func (s *stdioServer) serveDone() error {
 	s.t.Helper()
-	select {
-	case err := <-s.done:
-		s.done <- err // for Cleanup
-		return err
-	case <-time.After(10 * time.Second):
-		s.t.Fatal("Serve did not return")
-		return nil
-	}
+	return serveResult(s.t, s.done)
 }
 
 // TestServeOnReader covers the requests a Conn on a stdio stream runs on

@@ -21,6 +21,10 @@ import (
 // packages list and call a tool in each era, bad arguments are refused
 // (the server side validates what it receives), and a package mounted on
 // the other end is refused naming --side.
+// echoArgs are the arguments of the echo calls: valid, then refused by the
+// tool's input schema.
+var echoArgs = []string{`{"text":"hi"}`, `{"text":1}`}
+
 func TestSides(t *testing.T) {
 	catalog := features.NewSet()
 	catalog.AddTools(features.Tool{
@@ -52,32 +56,26 @@ func TestSides(t *testing.T) {
 			if err != nil || len(list.Tools) != 1 {
 				t.Fatalf("2025-11-25 tools/list: %v %v", list, err)
 			}
-			res, err := c.CallTool(ctx, &c25.CallToolRequestParams{Name: "echo", Arguments: []byte(`{"text":"hi"}`)})
-			if err != nil {
-				t.Fatal(err)
+			for _, args := range echoArgs {
+				res, err := c.CallTool(ctx, &c25.CallToolRequestParams{Name: "echo", Arguments: []byte(args)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, string(must(wire.Marshal(res))))
 			}
-			got = append(got, string(must(wire.Marshal(res))))
-			res, err = c.CallTool(ctx, &c25.CallToolRequestParams{Name: "echo", Arguments: []byte(`{"text":1}`)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(must(wire.Marshal(res))))
 		} else {
 			c := c26.NewClient(cs)
 			list, err := c.ListTools(ctx, nil)
 			if err != nil || len(list.Tools) != 1 {
 				t.Fatalf("2026-07-28 tools/list: %v %v", list, err)
 			}
-			res, err := c.CallTool(ctx, &c26.CallToolRequestParams{Name: "echo", Arguments: []byte(`{"text":"hi"}`)})
-			if err != nil {
-				t.Fatal(err)
+			for _, args := range echoArgs {
+				res, err := c.CallTool(ctx, &c26.CallToolRequestParams{Name: "echo", Arguments: []byte(args)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, string(must(wire.Marshal(res))))
 			}
-			got = append(got, string(must(wire.Marshal(res))))
-			res, err = c.CallTool(ctx, &c26.CallToolRequestParams{Name: "echo", Arguments: []byte(`{"text":1}`)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(must(wire.Marshal(res))))
 		}
 		cs.Close()
 		if !strings.Contains(got[0], `"echo: hi"`) || !strings.Contains(got[1], `"isError":true`) {
