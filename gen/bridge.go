@@ -147,6 +147,9 @@ type bridgeGen struct {
 	// params set one (NotCarriedError).
 	dropped map[fkey][]*field
 	depth   int
+	// caches are the adapter's fields keeping the last conversion of a
+	// list method's result (protocol.ResultCache), in method order.
+	caches []jen.Code
 }
 
 // GenerateBridge emits the package that serves opts.Client's revision

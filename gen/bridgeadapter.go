@@ -13,15 +13,15 @@ import (
 // runtime's description of the bridge, and Mount.
 func (b *bridgeGen) adapter() []jen.Code {
 	c, h := b.client, b.handler
-	out := []jen.Code{
-		jen.Comment(fmt.Sprintf("adapter serves the requests of revision %s with a handler written for revision %s.", c.rev, h.rev)).Line().
-			Type().Id("adapter").Struct(jen.Id("h").Any()),
-	}
 	if c.g.spec.Era() == schema.Stateless && h.g.spec.Era() != schema.Stateless {
 		b.loss(b.direction(false), "requests to the client", LossMember, "%s has none: a handler's calls to its client (sampling, elicitation, roots) fail with mcp.ErrNoPeer", c.rev)
 	}
 	code, methods := b.adaptAll("adapter", func(m *schema.Method) bool { return m.SentBy(schema.Client) },
 		"%s has no such method for handlers", h.rev)
+	out := []jen.Code{
+		jen.Comment(fmt.Sprintf("adapter serves the requests of revision %s with a handler written for revision %s.", c.rev, h.rev)).Line().
+			Type().Id("adapter").Struct(append([]jen.Code{jen.Id("h").Any()}, b.caches...)...),
+	}
 	out = append(out, code...)
 	clientCode, desc := b.clientSide()
 	out = append(out, clientCode...)
@@ -214,6 +214,9 @@ func (b *bridgeGen) adapt(recv string, m, hm *schema.Method) (jen.Code, bool) {
 			b.loss(down, m.Name, LossMethod, "its result %s does not convert", hr.name)
 			return nil, false
 		}
+		if server && listMethod(c, m) && hr.shape == shapeStruct && cr.shape == shapeStruct {
+			conv = b.cachedReply(m, hr, cr)
+		}
 		body = append(body, call, check, jen.If(jen.Id("reply").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Nil())))
 		body = append(body, conv...)
 		return b.method(recv, name, csig, cres, body), true
@@ -289,6 +292,42 @@ func (b *bridgeGen) replyConv(d dir, rq jen.Code, hr, cr *named, v jen.Code) ([]
 		return []jen.Code{jen.Id("o").Op(":=").Qual(d.dst.path, cr.name).Parens(jen.Op("*").Add(v)), jen.Return(jen.Op("&").Id("o"), jen.Nil())}, true
 	}
 	return nil, false
+}
+
+// listMethod reports a method of s whose result is a page of a list (it
+// has nextCursor): tools/list, prompts/list, resources/list and the like,
+// whose handlers mostly answer with the same list every time.
+func listMethod(s *bside, m *schema.Method) bool {
+	d := s.g.spec.Def(m.Result)
+	if d == nil || d.Type.Kind != schema.Object {
+		return false
+	}
+	for _, p := range d.Type.Props {
+		if p.Name == "nextCursor" {
+			return true
+		}
+	}
+	return false
+}
+
+// cachedReply converts the handler's result of the list method m (hr) to
+// the client's (cr) through a protocol.ResultCache of the adapter's, so a
+// list the handler answers with again is not converted again. A result's
+// conversion never reads the request (what comes from the request is
+// filled in toward the handlers' revision only), so it converts without
+// one.
+func (b *bridgeGen) cachedReply(m *schema.Method, hr, cr *named) []jen.Code {
+	d := b.direction(false)
+	f, _ := b.pair(d, hr, cr) // converted: replyConv succeeded
+	field := "cache" + goMethod(m)
+	in, out := jen.Op("*").Qual(d.src.path, hr.name), jen.Op("*").Qual(d.dst.path, cr.name)
+	b.caches = append(b.caches, jen.Comment(fmt.Sprintf("%s keeps the last conversion of a %s result.", field, m.Name)).Line().
+		Id(field).Qual(protoPkg, "ResultCache").Types(in, out))
+	return []jen.Code{jen.Return(jen.Id("a").Dot(field).Dot("Convert").Call(jen.Id("reply"),
+		jen.Func().Params(jen.Id("v").Add(in)).Add(out).Block(
+			jen.Id("o").Op(":=").New(jen.Qual(d.dst.path, cr.name)),
+			jen.Id(f.name).Call(jen.Nil(), jen.Id("v"), jen.Id("o")),
+			jen.Return(jen.Id("o")))), jen.Nil())}
 }
 
 // t0 is the named type as a value position.

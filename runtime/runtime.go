@@ -68,3 +68,10 @@ const SupportsGeneratedVersion6 = true
 // smaller binaries that start faster. The runtime still builds versions 3
 // to 6.
 const SupportsGeneratedVersion7 = true
+
+// SupportsGeneratedVersion8 is referenced by code generated for version 8
+// of the contract: the bridges mcpgen convert generates keep the last
+// conversion of each list method's result (protocol.ResultCache), so a
+// handler answering with the same list again is not converted again. The
+// runtime still builds versions 3 to 7.
+const SupportsGeneratedVersion8 = true

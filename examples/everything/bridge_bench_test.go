@@ -90,6 +90,43 @@ func TestBridgeAgrees(t *testing.T) {
 	}
 }
 
+// TestBridgeListChanges: the bridge converts a list once and answers with
+// that conversion while the handler's list is unchanged (a static list
+// costs no conversion), and a list changed in place, behind the same
+// pointer, reaches the client changed.
+func TestBridgeListChanges(t *testing.T) {
+	l26 := new(v26.ListToolsResult)
+	if err := wire.Unmarshal([]byte(benchTools()), l26); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectTo(t, bridge25.Mount(&same26{l26}))
+	defer cs.Close()
+	c := v25.NewClient(cs)
+	ctx := context.Background()
+	names := func() string {
+		res, err := c.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tool := range res.Tools {
+			out = append(out, tool.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	if got, want := names(), "tool0,tool1,tool2,tool3,tool4"; got != want {
+		t.Fatalf("tools %s, want %s", got, want)
+	}
+	l26.Tools[1].Name = "renamed"
+	l26.Tools = l26.Tools[:3]
+	if got, want := names(), "tool0,renamed,tool2"; got != want {
+		t.Errorf("after the handler changed its list: tools %s, want %s", got, want)
+	}
+	if got, want := names(), "tool0,renamed,tool2"; got != want {
+		t.Errorf("asked again: tools %s, want %s", got, want)
+	}
+}
+
 // connectTo serves m alone and connects a 2025-11-25 client to it.
 func connectTo(tb testing.TB, m rt.Mount) *rt.ClientSession {
 	srv, err := rt.NewServer(rt.ServerOptions{Name: "bench", Version: "1", Logger: slog.New(slog.DiscardHandler), ValidateResults: rt.ValidateResultsOff}, m)

@@ -31,7 +31,10 @@ type Middleware func(next MessageHandler) MessageHandler
 // sends an outgoing one, and returns the outcome: the result of a request
 // (nil for a notification, and for an outgoing request whose result was
 // not kept) or the error it was answered or failed with (a
-// *jsonrpc.Error for an error response).
+// *jsonrpc.Error for an error response). A result may be shared with
+// other requests — a handler's static list, a bridge's conversion of one
+// (protocol.ResultCache) — so middleware that wants another result
+// returns a new value rather than modifying the one it got.
 type MessageHandler func(ctx context.Context, m *Message) (wire.Marshaler, error)
 
 // chain wraps h in mws, the first outermost; nil without middleware.

@@ -21,9 +21,10 @@ import (
 // ±Inf) are written as null and recorded in Err, so invalid output is never
 // produced silently.
 type Encoder struct {
-	buf   []byte
-	comma bool // a value was just completed: the next item needs a ','
-	err   error
+	buf       []byte
+	comma     bool // a value was just completed: the next item needs a ','
+	unchecked bool // RawValue does not check (Unchecked)
+	err       error
 }
 
 // Bytes returns the encoded JSON. It aliases the encoder's buffer and is
@@ -33,12 +34,21 @@ func (e *Encoder) Bytes() []byte { return e.buf }
 // Len returns the number of bytes encoded so far.
 func (e *Encoder) Len() int { return len(e.buf) }
 
-// Reset empties the encoder, keeping its buffer, and clears Err.
+// Reset empties the encoder, keeping its buffer, and clears Err and
+// Unchecked.
 func (e *Encoder) Reset() {
 	e.buf = e.buf[:0]
 	e.comma = false
+	e.unchecked = false
 	e.err = nil
 }
+
+// Unchecked makes RawValue (and Members) write raw values as they are,
+// without checking that they are JSON, until Reset: for an encoding that is
+// compared rather than sent, where different bytes in stay different bytes
+// out (protocol.ResultCache compares a result's encoding with the last
+// one's). Never for output a peer reads.
+func (e *Encoder) Unchecked() { e.unchecked = true }
 
 // Err returns the first error recorded while encoding, or nil.
 func (e *Encoder) Err() error { return e.err }
@@ -233,7 +243,7 @@ func (e *Encoder) Raw(r Raw) {
 // output is never produced silently. Generated encoders write the raw
 // values users set with it; Raw is for bytes known to be valid.
 func (e *Encoder) RawValue(r Raw) {
-	if len(r) > 0 {
+	if len(r) > 0 && !e.unchecked {
 		if err := validValue(r); err != nil {
 			e.fail(&PathError{Pointer: pointerAt(e.buf, e.comma), Err: fmt.Errorf("invalid JSON: %w", err)})
 			r = nil

@@ -75,3 +75,24 @@ func TestRawValue(t *testing.T) {
 		})
 	}
 }
+
+// TestUnchecked: an Unchecked encoder writes raw values as they are, and
+// Reset (as PutEncoder does) makes it check again, so a pooled encoder
+// never writes unchecked output for a peer.
+func TestUnchecked(t *testing.T) {
+	e := GetEncoder()
+	e.Unchecked()
+	e.ObjectStart()
+	e.Field("a")
+	e.RawValue(Raw(`{bad`))
+	e.ObjectEnd()
+	if got := string(e.Bytes()); got != `{"a":{bad}` || e.Err() != nil {
+		t.Errorf("unchecked: %s, %v; want the bytes as they are", got, e.Err())
+	}
+	e.Reset()
+	e.RawValue(Raw(`{bad`))
+	if e.Err() == nil {
+		t.Errorf("after Reset: %s written without an error", e.Bytes())
+	}
+	PutEncoder(e)
+}
