@@ -134,6 +134,7 @@ func (g *generator) structJSON(f *jen.File, n *named) error {
 	// DecodeJSON.
 	var cases []jen.Code
 	var mask uint64
+	paged := pages(fields)
 	for _, fl := range fields {
 		var body []jen.Code
 		if fl.tracksAbsence() {
@@ -159,6 +160,10 @@ func (g *generator) structJSON(f *jen.File, n *named) error {
 				)
 			}
 		case modeValue, modeNil:
+			if gt := g.plain(fl.gt); gt.named == nil && gt.shape == shapeSlice && paged {
+				body = append(body, g.decodePage(x, gt, wrap)...)
+				break
+			}
 			body = append(body, g.decode(x, fl.gt, wrap, 0)...)
 		case modePtr:
 			body = append(body,
@@ -348,6 +353,39 @@ func (g *generator) decode(x *jen.Statement, gt *gotype, wrap func(jen.Code) jen
 		}
 	}
 	panic(fmt.Sprintf("gen: cannot decode shape %d at %s", gt.shape, gt.t.Path))
+}
+
+// decodePage decodes into x the array of gt that a list method's result
+// pages through (a page of tools, say: the longest arrays a peer sends).
+// Its elements go on the decoder's stack for their type and come off it
+// in one slice of their number (wire.List), rather than growing the slice
+// as they arrive (about twice the bytes in all). Other arrays are short:
+// they grow, which costs no code per element type (wire.List's is a few
+// hundred bytes a type).
+func (g *generator) decodePage(x *jen.Statement, gt *gotype, wrap func(jen.Code) jen.Code) []jen.Code {
+	inner := g.decode(jen.Id("el"), gt.elem, func(err jen.Code) jen.Code {
+		return jen.Qual(wirePkg, "WithIndex").Call(err, jen.Id("l").Dot("Len").Call())
+	}, 1)
+	body := []jen.Code{jen.Var().Id("el").Add(g.typeCode(gt.elem))}
+	body = append(body, inner...)
+	body = append(body, jen.Id("l").Dot("Push").Call(jen.Id("el")), jen.Return(jen.Nil()))
+	return []jen.Code{
+		jen.Id("l").Op(":=").Qual(wirePkg, "ListOf").Types(g.typeCode(gt.elem)).Call(jen.Id("d")),
+		jen.Err().Op(":=").Id("d").Dot("Array").Call(jen.Func().Params().Error().Block(body...)),
+		x.Clone().Op("=").Id("l").Dot("Take").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))),
+	}
+}
+
+// pages reports a list method's result: an object with a nextCursor
+// member, whose arrays are the pages of the list.
+func pages(fields []*field) bool {
+	for _, f := range fields {
+		if f.prop.Name == "nextCursor" {
+			return true
+		}
+	}
+	return false
 }
 
 // valueJSON emits the methods of a named non-struct type.

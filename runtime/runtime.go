@@ -70,7 +70,9 @@ const SupportsGeneratedVersion6 = true
 const SupportsGeneratedVersion7 = true
 
 // SupportsGeneratedVersion8 is referenced by code generated for version 8
-// of the contract: the bridges mcpgen convert generates keep the last
+// of the contract: generated decoders collect the elements of a list
+// method's page (the tools of tools/list) on the decoder's stack for their
+// type (wire.List) and allocate the array once, at its length; the bridges mcpgen convert generates keep the last
 // conversion of each list method's result (protocol.ResultCache), so a
 // handler answering with the same list again is not converted again. The
 // runtime still builds versions 3 to 7.

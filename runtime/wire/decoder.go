@@ -29,6 +29,10 @@ type Decoder struct {
 	// shared makes Str and Raw return views of the input rather than
 	// copies (see SetShared).
 	shared bool
+	// lists are the element stacks of List, one per element type; only a
+	// decoder of the pool (pooled) keeps them between decodes.
+	lists  []releaser
+	pooled bool
 }
 
 // NewDecoder returns a decoder reading b.

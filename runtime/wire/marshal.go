@@ -51,7 +51,7 @@ func unmarshal(b []byte, v Unmarshaler, shared bool) error {
 	}
 	d.Reset(nil)
 	d.shared = false
-	if cap(d.scratch) <= maxPooled && cap(d.keys) <= maxPooled {
+	if cap(d.scratch) <= maxPooled && cap(d.keys) <= maxPooled && d.releaseLists() <= maxPooled {
 		decPool.Put(d)
 	}
 	return err
@@ -63,7 +63,7 @@ const maxPooled = 1 << 20
 
 var (
 	encPool = sync.Pool{New: func() any { return &Encoder{buf: make([]byte, 0, 1024)} }}
-	decPool = sync.Pool{New: func() any { return &Decoder{maxDepth: DefaultMaxDepth} }}
+	decPool = sync.Pool{New: func() any { return &Decoder{maxDepth: DefaultMaxDepth, pooled: true} }}
 )
 
 // GetEncoder returns an empty encoder from a pool. Return it with PutEncoder
