@@ -294,20 +294,12 @@ func (b *bridgeGen) replyConv(d dir, rq jen.Code, hr, cr *named, v jen.Code) ([]
 	return nil, false
 }
 
-// listMethod reports a method of s whose result is a page of a list (it
-// has nextCursor): tools/list, prompts/list, resources/list and the like,
-// whose handlers mostly answer with the same list every time.
+// listMethod reports a method of s whose result is a page of a list (see
+// paged): tools/list, prompts/list, resources/list and the like, whose
+// handlers mostly answer with the same list every time.
 func listMethod(s *bside, m *schema.Method) bool {
 	d := s.g.spec.Def(m.Result)
-	if d == nil || d.Type.Kind != schema.Object {
-		return false
-	}
-	for _, p := range d.Type.Props {
-		if p.Name == "nextCursor" {
-			return true
-		}
-	}
-	return false
+	return d != nil && paged(d.Type)
 }
 
 // cachedReply converts the handler's result of the list method m (hr) to

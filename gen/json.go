@@ -134,7 +134,7 @@ func (g *generator) structJSON(f *jen.File, n *named) error {
 	// DecodeJSON.
 	var cases []jen.Code
 	var mask uint64
-	paged := pages(fields)
+	page := paged(n.t)
 	for _, fl := range fields {
 		var body []jen.Code
 		if fl.tracksAbsence() {
@@ -160,7 +160,7 @@ func (g *generator) structJSON(f *jen.File, n *named) error {
 				)
 			}
 		case modeValue, modeNil:
-			if gt := g.plain(fl.gt); gt.named == nil && gt.shape == shapeSlice && paged {
+			if gt := g.plain(fl.gt); gt.named == nil && gt.shape == shapeSlice && page {
 				body = append(body, g.decodePage(x, gt, wrap)...)
 				break
 			}
@@ -377,11 +377,15 @@ func (g *generator) decodePage(x *jen.Statement, gt *gotype, wrap func(jen.Code)
 	}
 }
 
-// pages reports a list method's result: an object with a nextCursor
-// member, whose arrays are the pages of the list.
-func pages(fields []*field) bool {
-	for _, f := range fields {
-		if f.prop.Name == "nextCursor" {
+// paged reports the type of a list method's result: an object with a
+// nextCursor member, whose arrays are the page of the list (the tools of
+// tools/list).
+func paged(t *schema.Type) bool {
+	if t == nil || t.Kind != schema.Object {
+		return false
+	}
+	for _, p := range t.Props {
+		if p.Name == "nextCursor" {
 			return true
 		}
 	}

@@ -11,12 +11,13 @@ import (
 // so that a handler answering with the same result again — a static list
 // of tools, prompts or resources, the common case — is not converted
 // again. The handler's result is encoded (cheaper than converting it: no
-// allocation, no map; its raw members are copied unchecked), and when its JSON is the JSON last converted, the
-// last conversion is returned. A bridge converts a result from the result
-// alone (never from the request), so equal JSON makes an equal
-// conversion. A result whose JSON changed, even in place behind the same
-// pointer, is converted afresh. Generated bridges keep one for each list
-// method (generated-code version 8).
+// allocation, no map; its raw members are copied unchecked), and when its
+// JSON is the JSON last converted, the last conversion is returned. A
+// bridge converts a result from the result alone (never from the
+// request), so equal JSON makes an equal conversion. A result whose JSON
+// changed, even in place behind the same pointer, is converted afresh.
+// Generated bridges keep one for each list method (generated-code
+// version 8).
 //
 // A conversion may thus be returned for several requests, as a handler's
 // own static result is: results are read, never modified, once a handler
