@@ -128,6 +128,11 @@ func registry(spec *schema.Spec, pkg, rev string) ([]byte, error) {
 			fmt.Fprintf(&b, "\nfunc Fuzz%s(f *testing.F) { harness.Fuzz(f, registry, %q) }\n", u, u)
 		}
 	}
+	// Results travel as raw JSON in the messages above; the longest, a
+	// page of tools, is decoded by its own code (wire.List).
+	if t, ok := byName["ListToolsResult"]; ok && t.Methods && t.Pointer {
+		fmt.Fprintf(&b, "\nfunc FuzzListToolsResult(f *testing.F) { harness.Fuzz(f, registry, \"ListToolsResult\") }\n")
+	}
 	if len(harnessExamples(rev)) > 0 {
 		fmt.Fprintf(&b, "\nfunc TestStrictExamples(t *testing.T) { harness.StrictExamples(t, registry) }\n")
 	}
