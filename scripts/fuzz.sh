@@ -2,7 +2,8 @@
 # Runs every fuzz target for the given time each (default 60s):
 #   scripts/fuzz.sh 2m
 # Targets are found in the root module, and in the generated packages of
-# spectest (decode+Validate of each revision's top-level message unions).
+# spectest (decode+Validate of each revision's top-level message unions, and
+# of a page of tools, ListToolsResult).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t=${1:-60s}
