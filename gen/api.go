@@ -166,7 +166,7 @@ func (g *generator) apiType(n *named) (APIType, error) {
 	case shapeAlias:
 		at.Underlying = goSource(g.typeCode(n.alias))
 	case shapeMap:
-		at.Underlying = "map[string]" + goSource(g.typeCode(n.elem))
+		at.Underlying = "[]wire.Entry[" + goSource(g.typeCode(n.elem)) + "]"
 	case shapeSlice:
 		at.Underlying = "[]" + goSource(g.typeCode(n.elem))
 	case shapeString, shapeInt, shapeFloat, shapeBool:

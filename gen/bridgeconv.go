@@ -418,16 +418,20 @@ func (b *bridgeGen) assign(d dir, lhs, rhs *jen.Statement, sg, dg *gotype) ([]je
 			jen.For(jen.Id(i).Op(":=").Range().Add(rhs)).Block(inner...),
 		)}, true
 	case su.shape == shapeMap && du.shape == shapeMap:
-		k, v, x := "k"+i[1:], "v"+i[1:], "x"+i[1:]
-		inner, ok := b.assign(d, jen.Id(x), jen.Id(v), su.named.elem, du.named.elem)
+		se, de := su.named.elem, du.named.elem
+		if isScalar(se.underlying()) && se.named == nil && de.named == nil && sameScalar(se.underlying(), de.underlying()) {
+			// Same entry representation: the entries are shared.
+			return []jen.Code{lhs.Clone().Op("=").Add(d.dst.qual(dg)).Parens(rhs)}, true
+		}
+		// Entries in order: names copied, values converted.
+		inner, ok := b.assign(d, lhs.Clone().Index(jen.Id(i)).Dot("Value"), rhs.Clone().Index(jen.Id(i)).Dot("Value"), su.named.elem, du.named.elem)
 		if !ok {
 			return nil, false
 		}
-		body := append([]jen.Code{jen.Var().Id(x).Add(d.dst.qual(du.named.elem))}, inner...)
-		body = append(body, lhs.Clone().Index(jen.Id(k)).Op("=").Id(x))
+		body := append([]jen.Code{lhs.Clone().Index(jen.Id(i)).Dot("Name").Op("=").Add(rhs.Clone().Index(jen.Id(i)).Dot("Name"))}, inner...)
 		return []jen.Code{jen.If(rhs.Clone().Op("!=").Nil()).Block(
 			lhs.Clone().Op("=").Make(d.dst.qual(dg), jen.Len(rhs)),
-			jen.For(jen.List(jen.Id(k), jen.Id(v)).Op(":=").Range().Add(rhs)).Block(body...),
+			jen.For(jen.Id(i).Op(":=").Range().Add(rhs)).Block(body...),
 		)}, true
 	case su.shape == shapeNull && du.shape == shapeNull:
 		return nil, true

@@ -415,26 +415,28 @@ func (g *generator) valueJSON(f *jen.File, n *named) {
 	case shapeMap:
 		enc = []jen.Code{
 			jen.Id("e").Dot("ObjectStart").Call(),
-			jen.Comment("Sorted keys make the output deterministic; up to 16 of them sort on the stack."),
-			jen.Var().Id("keys").Index(jen.Lit(16)).String(),
-			jen.For(jen.Id("_").Op(",").Id("k").Op(":=").Range().Qual(wirePkg, "SortedKeys").Call(jen.Id("v"), jen.Id("keys").Index(jen.Op(":").Lit(0)))).Block(
+			jen.For(jen.Id("i").Op(":=").Range().Id("v")).Block(
 				append([]jen.Code{
-					jen.Id("e").Dot("Field").Call(jen.Id("k")),
-					jen.Id("x").Op(":=").Id("v").Index(jen.Id("k")),
+					jen.Id("e").Dot("Field").Call(jen.Id("v").Index(jen.Id("i")).Dot("Name")),
+					jen.Id("x").Op(":=").Id("v").Index(jen.Id("i")).Dot("Value"),
 				}, g.encode(jen.Id("x"), n.elem, 0)...)...,
 			),
 			jen.Id("e").Dot("ObjectEnd").Call(),
 		}
-		inner := g.decode(jen.Id("elem"), n.elem, func(err jen.Code) jen.Code {
+		// The members go on the decoder's stack of entries of their type
+		// and come off it in one slice of their number (wire.List).
+		entry := jen.Qual(wirePkg, "Entry").Types(g.typeCode(n.elem))
+		inner := g.decode(jen.Id("el"), n.elem, func(err jen.Code) jen.Code {
 			return jen.Qual(wirePkg, "WithField").Call(err, jen.String().Call(jen.Id("key")))
 		}, 0)
-		body := append([]jen.Code{jen.Var().Id("elem").Add(g.typeCode(n.elem))}, inner...)
-		body = append(body, jen.Id("m").Index(jen.Id("d").Dot("Name").Call(jen.Id("key"))).Op("=").Id("elem"), jen.Return(jen.Nil()))
+		body := append([]jen.Code{jen.Var().Id("el").Add(g.typeCode(n.elem))}, inner...)
+		body = append(body, jen.Id("l").Dot("Push").Call(entry.Clone().Values(jen.Dict{
+			jen.Id("Name"): jen.Id("d").Dot("Name").Call(jen.Id("key")), jen.Id("Value"): jen.Id("el")})), jen.Return(jen.Nil()))
 		dec = []jen.Code{
-			jen.Id("m").Op(":=").Id(n.name).Values(),
-			jen.If(jen.Err().Op(":=").Id("d").Dot("Object").Call(jen.Func().Params(jen.Id("key").Index().Byte()).Error().Block(body...)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.Op("*").Id("v").Op("=").Id("m"),
-			jen.Return(jen.Nil()),
+			jen.Id("l").Op(":=").Qual(wirePkg, "ListOf").Types(entry).Call(jen.Id("d")),
+			jen.Err().Op(":=").Id("d").Dot("Object").Call(jen.Func().Params(jen.Id("key").Index().Byte()).Error().Block(body...)),
+			jen.Op("*").Id("v").Op("=").Qual(wirePkg, "Unique").Call(jen.Id("l").Dot("Take").Call()),
+			jen.Return(jen.Err()),
 		}
 	case shapeSlice:
 		enc = g.encode(jen.Id("v"), &gotype{shape: shapeSlice, elem: n.elem, t: n.t}, 0)

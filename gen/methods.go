@@ -206,9 +206,9 @@ func (g *generator) fulfil(f *jen.File) {
 			body = append(body,
 				jen.List(jen.Id("r"), jen.Id("ok")).Op(":=").Id("res").Assert(jen.Op("*").Id(m.Result)),
 				jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("a reply other than "+m.Result+" to an input request")))),
-				jen.Id("out").Index(jen.Id("key")).Op("=").Id("r"))
+				jen.Id("out").Dot("Set").Call(jen.Id("key"), jen.Id("r")))
 		} else {
-			body = append(body, jen.Id("out").Index(jen.Id("key")).Op("=").Id("res"))
+			body = append(body, jen.Id("out").Dot("Set").Call(jen.Id("key"), jen.Id("res")))
 		}
 		cases = append(cases, jen.Case(jen.Op("*").Id(in.Def)).Block(body...))
 	}
@@ -216,9 +216,11 @@ func (g *generator) fulfil(f *jen.File) {
 	f.Comment("fulfil answers input requests with the session's handler.")
 	f.Func().Id("fulfil").Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("c").Qual(protoPkg, "Caller"), jen.Id("requests").Id("InputRequests")).Params(jen.Id("InputResponses"), jen.Error()).Block(
 		jen.Id("h").Op(":=").Qual(protoPkg, "HandlerOf").Call(jen.Id("c")),
-		jen.Id("out").Op(":=").Id("InputResponses").Values(),
-		jen.For(jen.Id("_").Op(",").Id("key").Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(jen.Id("requests")))).Block(
-			jen.Switch(jen.Id("req").Op(":=").Id("requests").Index(jen.Id("key")).Assert(jen.Type())).Block(cases...),
+		jen.Id("out").Op(":=").Make(jen.Id("InputResponses"), jen.Lit(0), jen.Len(jen.Id("requests"))),
+		jen.Comment("In the order the server asked."),
+		jen.For(jen.Id("_").Op(",").Id("x").Op(":=").Range().Id("requests")).Block(
+			jen.Id("key").Op(":=").Id("x").Dot("Name"),
+			jen.Switch(jen.Id("req").Op(":=").Id("x").Dot("Value").Assert(jen.Type())).Block(cases...),
 		),
 		jen.Return(jen.Id("out"), jen.Nil()),
 	)
@@ -543,9 +545,10 @@ func (g *generator) inputRequired(f *jen.File, field string) {
 		jen.List(jen.Id("r"), jen.Id("ok")).Op(":=").Id("result").Assert(jen.Op("*").Id("InputRequiredResult")),
 		jen.If(jen.Op("!").Id("ok").Op("||").Id("r").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.False())),
 		jen.Id("requests").Op(":=").Make(jen.Map(jen.String()).Qual(wirePkg, "Raw"), jen.Len(jen.Id("r").Dot(field))),
-		jen.For(jen.List(jen.Id("key"), jen.Id("req")).Op(":=").Range().Id("r").Dot(field)).Block(
+		jen.For(jen.Id("_").Op(",").Id("x").Op(":=").Range().Id("r").Dot(field)).Block(
+			jen.Id("req").Op(":=").Id("x").Dot("Value"),
 			jen.If(jen.List(jen.Id("m"), jen.Id("ok")).Op(":=").Any().Parens(req).Assert(jen.Qual(wirePkg, "Marshaler")), jen.Id("ok")).Block(
-				jen.List(jen.Id("requests").Index(jen.Id("key")), jen.Id("_")).Op("=").Qual(wirePkg, "Marshal").Call(jen.Id("m")),
+				jen.List(jen.Id("requests").Index(jen.Id("x").Dot("Name")), jen.Id("_")).Op("=").Qual(wirePkg, "Marshal").Call(jen.Id("m")),
 			),
 		),
 		jen.Return(jen.Id("requests"), jen.True()),

@@ -63,7 +63,8 @@ func (g *generator) types(f *jen.File) error {
 		case shapeStringOrInt:
 			f.Type().Id(n.name).Op("=").Qual(wirePkg, "StringOrInt")
 		case shapeMap:
-			f.Type().Id(n.name).Map(jen.String()).Add(g.typeCode(n.elem))
+			f.Type().Id(n.name).Index().Qual(wirePkg, "Entry").Types(g.typeCode(n.elem))
+			g.entryMethods(f, n)
 		case shapeSlice:
 			f.Type().Id(n.name).Index().Add(g.typeCode(n.elem))
 		case shapeAlias:
@@ -182,4 +183,19 @@ func (g *generator) unions(f *jen.File) error {
 		}
 	}
 	return nil
+}
+
+// entryMethods emits the lookups of an object kept as entries (shapeMap):
+// its members in order, looked up by name the way a map would be.
+func (g *generator) entryMethods(f *jen.File, n *named) {
+	elem := g.typeCode(n.elem)
+	f.Comment("Get returns the value of the member called name, and whether there is one.")
+	f.Func().Params(jen.Id("v").Id(n.name)).Id("Get").Params(jen.Id("name").String()).Params(elem, jen.Bool()).Block(
+		jen.Return(jen.Qual(wirePkg, "EntryGet").Call(jen.Id("v"), jen.Id("name"))))
+	f.Comment("Set replaces the value of the member called name, or appends the member.")
+	f.Func().Params(jen.Id("v").Op("*").Id(n.name)).Id("Set").Params(jen.Id("name").String(), jen.Id("x").Add(g.typeCode(n.elem))).Block(
+		jen.Qual(wirePkg, "EntrySet").Call(jen.Id("v"), jen.Id("name"), jen.Id("x")))
+	f.Comment("Delete removes the member called name.")
+	f.Func().Params(jen.Id("v").Op("*").Id(n.name)).Id("Delete").Params(jen.Id("name").String()).Block(
+		jen.Qual(wirePkg, "EntryDelete").Call(jen.Id("v"), jen.Id("name")))
 }

@@ -40,18 +40,14 @@ func (g *generator) validate(f *jen.File) error {
 				)}
 			}
 		case shapeMap:
+			// Decoded entries have unique names; a program's may not.
+			body = []jen.Code{jen.If(jen.List(jen.Id("name"), jen.Id("dup")).Op(":=").Qual(wirePkg, "Duplicate").Call(jen.Id("v")), jen.Id("dup")).Block(
+				jen.Id("c").Dot("Fail").Call(jen.Lit("unique"), jen.Lit("duplicate member ").Op("+").Qual("strconv", "Quote").Call(jen.Id("name"))))}
 			if g.needsCheck(n.elem) {
-				// Map order is random: the violations found in it are put
-				// in key order afterwards, which costs nothing when there
-				// are none.
-				body = []jen.Code{
-					jen.Id("mark").Op(":=").Id("c").Dot("Mark").Call(),
-					jen.For(jen.List(jen.Id("k"), jen.Id("x")).Op(":=").Range().Id("v")).Block(
-						append([]jen.Code{jen.Id("c").Dot("Enter").Call(jen.Id("k"))},
-							append(g.check(jen.Id("x"), n.elem, nil), jen.Id("c").Dot("Leave").Call())...)...,
-					),
-					jen.Id("c").Dot("SortSince").Call(jen.Id("mark")),
-				}
+				body = append(body, jen.For(jen.Id("i").Op(":=").Range().Id("v")).Block(
+					append([]jen.Code{jen.Id("c").Dot("Enter").Call(jen.Id("v").Index(jen.Id("i")).Dot("Name"))},
+						append(g.check(jen.Id("v").Index(jen.Id("i")).Dot("Value"), n.elem, nil), jen.Id("c").Dot("Leave").Call())...)...,
+				))
 			}
 		case shapeSlice:
 			body = g.check(jen.Id("v"), &gotype{shape: shapeSlice, elem: n.elem, t: n.t}, nil)
@@ -269,7 +265,9 @@ func (g *generator) namedNeeds(n *named) bool {
 				}
 			}
 		}
-	case shapeMap, shapeSlice:
+	case shapeMap:
+		v = true // a program may repeat a name
+	case shapeSlice:
 		v = g.needsCheck(n.elem) || n.t.MaxItems != nil
 	case shapeString, shapeInt, shapeFloat:
 		v = g.needsCheck(&gotype{shape: n.shape, t: n.t})

@@ -72,8 +72,18 @@ const SupportsGeneratedVersion7 = true
 // SupportsGeneratedVersion8 is referenced by code generated for version 8
 // of the contract: generated decoders collect the elements of a list
 // method's page (the tools of tools/list) on the decoder's stack for their
-// type (wire.List) and allocate the array once, at its length; the bridges mcpgen convert generates keep the last
-// conversion of each list method's result (protocol.ResultCache), so a
-// handler answering with the same list again is not converted again. The
-// runtime still builds versions 3 to 7.
+// type (wire.List) and allocate the array once, at its length; the
+// bridges mcpgen convert generates keep the last conversion of each list
+// method's result (protocol.ResultCache), so a handler answering with the
+// same list again is not converted again. The runtime still builds
+// versions 3 to 7.
 const SupportsGeneratedVersion8 = true
+
+// SupportsGeneratedVersion9 is referenced by code generated for version 9
+// of the contract: an object whose member names are data (a schema's
+// additionalProperties alone: a tool schema's properties, a prompt's
+// arguments, a form's answers) is a slice of wire.Entry in member order
+// rather than a map, decoded onto the decoder's stack (wire.List), kept
+// unique by name (wire.Unique) and checked for names a program repeated
+// (wire.Duplicate). The runtime still builds versions 3 to 8.
+const SupportsGeneratedVersion9 = true

@@ -256,3 +256,30 @@ func BenchmarkClientBridge(b *testing.B) {
 		}
 	})
 }
+
+// TestBridgeKeepsPropertyOrder: a tool's parameters reach a client of
+// 2025-11-25, whose revision types them (properties by name), in the order
+// the handler of 2026-07-28 wrote them (a map sorted them by name).
+func TestBridgeKeepsPropertyOrder(t *testing.T) {
+	l26 := new(v26.ListToolsResult)
+	if err := wire.Unmarshal([]byte(`{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"zone":{"type":"string"},"at":{"type":"string"},"mode":{"type":"integer"}}}}]}`), l26); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectTo(t, bridge25.Mount(&same26{l26}))
+	defer cs.Close()
+	res, err := v25.NewClient(cs).ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range res.Tools[0].InputSchema.Properties {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, ","); got != "zone,at,mode" {
+		t.Errorf("properties %s, want zone,at,mode (the handler's order)", got)
+	}
+	out, _ := wire.Marshal(res.Tools[0].InputSchema)
+	if !strings.Contains(string(out), `"properties":{"zone":{"type":"string"},"at":{"type":"string"},"mode":{"type":"integer"}}`) {
+		t.Errorf("re-encoded: %s", out)
+	}
+}

@@ -54,7 +54,7 @@ func (clientHandler) CreateMessage(_ context.Context, p *v25.CreateMessageReques
 }
 
 func (clientHandler) Elicit(context.Context, v25.ElicitRequestParams) (v25.ElicitReply, error) {
-	return &v25.ElicitResult{Action: v25.ElicitResultActionAccept, Content: v25.ElicitResultContent{"username": v25.ElicitResultContentValueString("testuser"), "email": v25.ElicitResultContentValueString("test@example.com")}}, nil
+	return &v25.ElicitResult{Action: v25.ElicitResultActionAccept, Content: v25.ElicitResultContent{{Name: "username", Value: v25.ElicitResultContentValueString("testuser")}, {Name: "email", Value: v25.ElicitResultContentValueString("test@example.com")}}}, nil
 }
 
 type modernHandler struct{ v26.UnimplementedClientHandler }
@@ -64,14 +64,15 @@ type modernHandler struct{ v26.UnimplementedClientHandler }
 func (modernHandler) Elicit(_ context.Context, p v26.ElicitRequestParams) (*v26.ElicitResult, error) {
 	content := v26.ElicitResultContent{}
 	if form, ok := p.(*v26.ElicitRequestFormParams); ok && form.RequestedSchema != nil {
-		for name, prop := range form.RequestedSchema.Properties {
-			switch prop.(type) {
+		for _, prop := range form.RequestedSchema.Properties {
+			name := prop.Name
+			switch prop.Value.(type) {
 			case *v26.BooleanSchema:
-				content[name] = v26.ElicitResultContentValueBoolean(true)
+				content.Set(name, v26.ElicitResultContentValueBoolean(true))
 			case *v26.NumberSchema:
-				content[name] = v26.ElicitResultContentValueNumber(1)
+				content.Set(name, v26.ElicitResultContentValueNumber(1))
 			default:
-				content[name] = v26.ElicitResultContentValueString("Alice")
+				content.Set(name, v26.ElicitResultContentValueString("Alice"))
 			}
 		}
 	}
@@ -171,7 +172,7 @@ func testLegacy(t *testing.T, url string) {
 	if je, ok := err.(*jsonrpc.Error); !ok || je.Code != rt.CodeResourceNotFound {
 		t.Errorf("unknown resource: %v", err)
 	}
-	gp, err := c.GetPrompt(ctx, &v25.GetPromptRequestParams{Name: "test_prompt_with_arguments", Arguments: v25.GetPromptRequestParamsArguments{"arg1": "testValue1", "arg2": "testValue2"}})
+	gp, err := c.GetPrompt(ctx, &v25.GetPromptRequestParams{Name: "test_prompt_with_arguments", Arguments: v25.GetPromptRequestParamsArguments{{Name: "arg1", Value: "testValue1"}, {Name: "arg2", Value: "testValue2"}}})
 	if err != nil || !strings.Contains(textOf(t, gp), "testValue2") {
 		t.Errorf("prompt: %v", err)
 	}

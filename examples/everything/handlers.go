@@ -120,7 +120,7 @@ func sealedInputRequired(ctx context.Context, state []byte, seal func([]byte) st
 
 // answer returns the response to key as JSON, if the retry carries one.
 func answer(p interface{ responses() mcp.InputResponses }, key string) (string, bool) {
-	r, ok := p.responses()[key]
+	r, ok := p.responses().Get(key)
 	if !ok || r == nil {
 		return "", false
 	}
@@ -272,7 +272,7 @@ func (m *handlers) ListPrompts(context.Context, *mcp.PaginatedRequestParams) (*m
 
 func (m *handlers) GetPrompt(ctx context.Context, p *mcp.GetPromptRequestParams) (mcp.GetPromptReply, error) {
 	if p.Name == "test_input_required_result_prompt" {
-		if r, ok := p.InputResponses["user_context"]; ok && r != nil {
+		if r, ok := p.InputResponses.Get("user_context"); ok && r != nil {
 			b, _ := wire.Marshal(r)
 			c, _ := elicited(string(b), "context")
 			return decode[mcp.GetPromptResult](`{"messages":[{"role":"user","content":` + text("Use this context: "+c) + `}]}`)

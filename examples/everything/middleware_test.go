@@ -143,7 +143,8 @@ func (mwHandler26) ListTools(context.Context, *v26.PaginatedRequestParams) (*v26
 func (mwHandler26) CallTool(ctx context.Context, p *v26.CallToolRequestParams) (v26.CallToolReply, error) {
 	text, err := mwToolText(ctx, p.Name)
 	if p.Name == "ask" {
-		r, ok := p.InputResponses["s"].(*v26.CreateMessageResult)
+		x, _ := p.InputResponses.Get("s")
+		r, ok := x.(*v26.CreateMessageResult)
 		if !ok {
 			return inputRequiredResult(ctx, nil, samplingAsk("s", "hi", 10))
 		}

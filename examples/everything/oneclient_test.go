@@ -68,7 +68,7 @@ func TestOneClientConversions(t *testing.T) {
 					_, err := cl.Complete(ctx, &v26.CompleteRequestParams{
 						Ref:      &v26.PromptReference{Name: "test_prompt_with_arguments"},
 						Argument: &v26.CompleteRequestParamsArgument{Name: "arg1", Value: "a"},
-						Context:  &v26.CompleteRequestParamsContext{Arguments: map[string]string{"arg2": "b"}},
+						Context:  &v26.CompleteRequestParamsContext{Arguments: v26.CompleteRequestParamsContextArguments{{Name: "arg2", Value: "b"}}},
 					})
 					return err
 				},

@@ -78,7 +78,7 @@ type elicitor2506 struct {
 
 func (elicitor2506) Elicit(context.Context, *v2506.ElicitRequestParams) (*v2506.ElicitResult, error) {
 	return &v2506.ElicitResult{Action: v2506.ElicitResultActionAccept, Content: v2506.ElicitResultContent{
-		"name": v2506.ElicitResultContentValueString("Ada"), "color": v2506.ElicitResultContentValueString("green"), "ok": v2506.ElicitResultContentValueBoolean(true)}}, nil
+		{Name: "name", Value: v2506.ElicitResultContentValueString("Ada")}, {Name: "color", Value: v2506.ElicitResultContentValueString("green")}, {Name: "ok", Value: v2506.ElicitResultContentValueBoolean(true)}}}, nil
 }
 
 func (elicitor2506) CreateMessage(context.Context, *v2506.CreateMessageRequestParams) (*v2506.CreateMessageResult, error) {
@@ -94,7 +94,7 @@ type elicitor25 struct{ v25.UnimplementedClientHandler }
 
 func (elicitor25) Elicit(context.Context, v25.ElicitRequestParams) (v25.ElicitReply, error) {
 	return &v25.ElicitResult{Action: v25.ElicitResultActionAccept, Content: v25.ElicitResultContent{
-		"name": v25.ElicitResultContentValueString("Ada"), "color": v25.ElicitResultContentValueString("green"), "ok": v25.ElicitResultContentValueBoolean(true)}}, nil
+		{Name: "name", Value: v25.ElicitResultContentValueString("Ada")}, {Name: "color", Value: v25.ElicitResultContentValueString("green")}, {Name: "ok", Value: v25.ElicitResultContentValueBoolean(true)}}}, nil
 }
 
 func (elicitor25) CreateMessage(context.Context, *v25.CreateMessageRequestParams) (v25.CreateMessageReply, error) {

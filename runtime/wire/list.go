@@ -11,10 +11,11 @@ import "unsafe"
 // Arrays of the same type nested in one another share a stack: each takes
 // its own elements off it when it ends.
 //
-// Generated decoders (generated-code version 8) decode so the arrays a
-// list method's result pages through (the tools of tools/list: the longest
-// arrays peers send); shorter arrays grow, as each type a List is
-// instantiated with adds a few hundred bytes of code:
+// Generated decoders decode so the arrays a list method's result pages
+// through (the tools of tools/list: the longest arrays peers send; since
+// generated-code version 8) and the members of an object whose names are
+// data (entries, see Entry; since version 9); other arrays grow, as each
+// type a List is instantiated with adds a few hundred bytes of code:
 //
 //	l := wire.ListOf[Tool](d)
 //	err := d.Array(func() error {

@@ -150,8 +150,8 @@ type demoHandler struct{}
 func (demoHandler) Elicit(_ context.Context, p v26.ElicitRequestParams) (*v26.ElicitResult, error) {
 	content := v26.ElicitResultContent{}
 	if form, ok := p.(*v26.ElicitRequestFormParams); ok && form.RequestedSchema != nil {
-		for name := range form.RequestedSchema.Properties {
-			content[name] = v26.ElicitResultContentValueString("Gopher")
+		for _, p := range form.RequestedSchema.Properties {
+			content.Set(p.Name, v26.ElicitResultContentValueString("Gopher"))
 		}
 	}
 	return &v26.ElicitResult{Action: v26.ElicitResultActionAccept, Content: content}, nil

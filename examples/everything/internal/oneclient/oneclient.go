@@ -89,22 +89,23 @@ func (h *Handler) Elicit(_ context.Context, p mcp26.ElicitRequestParams) (*mcp26
 		return &mcp26.ElicitResult{Action: mcp26.ElicitResultActionDecline}, nil
 	}
 	content := mcp26.ElicitResultContent{}
-	for name, prop := range form.RequestedSchema.Properties {
-		switch s := prop.(type) {
+	for _, prop := range form.RequestedSchema.Properties {
+		name := prop.Name
+		switch s := prop.Value.(type) {
 		case *mcp26.BooleanSchema:
-			content[name] = mcp26.ElicitResultContentValueBoolean(true)
+			content.Set(name, mcp26.ElicitResultContentValueBoolean(true))
 		case *mcp26.NumberSchema:
-			content[name] = mcp26.ElicitResultContentValueNumber(1)
+			content.Set(name, mcp26.ElicitResultContentValueNumber(1))
 		case *mcp26.TitledSingleSelectEnumSchema:
 			if len(s.OneOf) > 0 {
-				content[name] = mcp26.ElicitResultContentValueString(s.OneOf[0].Const)
+				content.Set(name, mcp26.ElicitResultContentValueString(s.OneOf[0].Const))
 			}
 		case *mcp26.UntitledSingleSelectEnumSchema:
 			if len(s.Enum) > 0 {
-				content[name] = mcp26.ElicitResultContentValueString(s.Enum[0])
+				content.Set(name, mcp26.ElicitResultContentValueString(s.Enum[0]))
 			}
 		default:
-			content[name] = mcp26.ElicitResultContentValueString("Alice")
+			content.Set(name, mcp26.ElicitResultContentValueString("Alice"))
 		}
 	}
 	return &mcp26.ElicitResult{Action: mcp26.ElicitResultActionAccept, Content: content}, nil

@@ -1,0 +1,131 @@
+package wire
+
+// An Entry is one member of an object whose member names are data rather
+// than schema: what a schema types with additionalProperties alone, such
+// as a tool schema's properties, a prompt's arguments or a form's answers.
+// Generated code (generated-code version 9) keeps such an object as a
+// slice of entries in member order, not as a map: the order of a tool's
+// properties or of a form's fields is the order a client shows them in,
+// and it survives a decode/encode round trip.
+//
+// A decoded slice has no two entries of one name: a later member replaces
+// the value of an earlier one where that stands, as it would in a map
+// (Unique). Generated types have Get, Set and Delete methods; ranging over
+// the slice visits the members in order:
+//
+//	for _, p := range tool.InputSchema.Properties {
+//		fmt.Println(p.Name, string(p.Value))
+//	}
+type Entry[V any] struct {
+	Name  string
+	Value V
+}
+
+// EntryGet returns the value of the entry called name, and whether there
+// is one. Lookups are linear: objects of this kind are small, and a scan
+// of a few names is faster than hashing them.
+func EntryGet[S ~[]Entry[V], V any](s S, name string) (V, bool) {
+	for i := range s {
+		if s[i].Name == name {
+			return s[i].Value, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// EntrySet replaces the value of the entry called name, or appends an entry
+// when there is none.
+func EntrySet[S ~[]Entry[V], V any](s *S, name string, v V) {
+	for i := range *s {
+		if (*s)[i].Name == name {
+			(*s)[i].Value = v
+			return
+		}
+	}
+	*s = append(*s, Entry[V]{Name: name, Value: v})
+}
+
+// EntryDelete removes every entry called name, keeping the order of the
+// rest.
+func EntryDelete[S ~[]Entry[V], V any](s *S, name string) {
+	out := (*s)[:0]
+	for _, e := range *s {
+		if e.Name != name {
+			out = append(out, e)
+		}
+	}
+	clear((*s)[len(out):]) // drop references for the GC
+	*s = out
+}
+
+// linearUnique is the length up to which Unique and Duplicate compare every
+// pair of names rather than build an index.
+const linearUnique = 16
+
+// Unique removes the entries whose name an earlier entry has, giving the
+// earlier entry the later value: the object a JSON parser that keeps the
+// last of duplicate members would see, in the order the names first
+// appeared. It works in place and returns s shortened; without duplicates
+// (the usual case) it only compares.
+func Unique[V any](s []Entry[V]) []Entry[V] {
+	if len(s) < 2 {
+		return s
+	}
+	if len(s) <= linearUnique {
+		out := 1
+	next:
+		for i := 1; i < len(s); i++ {
+			for j := 0; j < out; j++ {
+				if s[j].Name == s[i].Name {
+					s[j].Value = s[i].Value
+					continue next
+				}
+			}
+			s[out] = s[i]
+			out++
+		}
+		clear(s[out:])
+		return s[:out]
+	}
+	at := make(map[string]int, len(s))
+	out := 0
+	for i := range s {
+		if j, ok := at[s[i].Name]; ok {
+			s[j].Value = s[i].Value
+			continue
+		}
+		at[s[i].Name] = out
+		s[out] = s[i]
+		out++
+	}
+	clear(s[out:])
+	return s[:out]
+}
+
+// Duplicate returns a name that two entries of s have, if any: generated
+// Validate methods report it, since a program may build such a slice and
+// its encoding would repeat a member name.
+func Duplicate[V any](s []Entry[V]) (string, bool) {
+	if len(s) < 2 {
+		return "", false
+	}
+	if len(s) <= linearUnique {
+		for i := 1; i < len(s); i++ {
+			for j := 0; j < i; j++ {
+				if s[j].Name == s[i].Name {
+					return s[i].Name, true
+				}
+			}
+		}
+		return "", false
+	}
+	seen := make(map[string]struct{}, len(s))
+	for i := range s {
+		if _, ok := seen[s[i].Name]; ok {
+			return s[i].Name, true
+		}
+		seen[s[i].Name] = struct{}{}
+	}
+	return "", false
+}
