@@ -13,7 +13,7 @@ type shape int
 const (
 	shapeStruct      shape = iota + 1 // object with members: struct
 	shapeRawObject                    // object of any members: named wire.Raw holding an object
-	shapeMap                          // object of typed members only: named map[string]T
+	shapeMap                          // object of typed members only: named []wire.Entry[T], in member order
 	shapeUnion                        // anyOf: sealed interface
 	shapeAnyJSON                      // any JSON value: named wire.Raw
 	shapeStringOrInt                  // string | integer: wire.StringOrInt
