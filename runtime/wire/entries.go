@@ -24,6 +24,13 @@ type Entry[V any] struct {
 // EntryGet returns the value of the entry called name, and whether there
 // is one. Lookups are linear: objects of this kind are small, and a scan
 // of a few names is faster than hashing them.
+//
+// EntryGet, EntrySet and EntryDelete are not inlined: generated types
+// call them from their Get, Set and Delete methods, which the linker keeps
+// whether a program calls them or not, and a copy of their bodies in each
+// made binaries bigger.
+//
+//go:noinline
 func EntryGet[S ~[]Entry[V], V any](s S, name string) (V, bool) {
 	for i := range s {
 		if s[i].Name == name {
@@ -36,6 +43,8 @@ func EntryGet[S ~[]Entry[V], V any](s S, name string) (V, bool) {
 
 // EntrySet replaces the value of the entry called name, or appends an entry
 // when there is none.
+//
+//go:noinline
 func EntrySet[S ~[]Entry[V], V any](s *S, name string, v V) {
 	for i := range *s {
 		if (*s)[i].Name == name {
@@ -48,6 +57,8 @@ func EntrySet[S ~[]Entry[V], V any](s *S, name string, v V) {
 
 // EntryDelete removes every entry called name, keeping the order of the
 // rest.
+//
+//go:noinline
 func EntryDelete[S ~[]Entry[V], V any](s *S, name string) {
 	out := (*s)[:0]
 	for _, e := range *s {
@@ -67,27 +78,16 @@ const linearUnique = 16
 // earlier entry the later value: the object a JSON parser that keeps the
 // last of duplicate members would see, in the order the names first
 // appeared. It works in place and returns s shortened; without duplicates
-// (the usual case) it only compares.
+// (the usual case) it only compares names.
 func Unique[V any](s []Entry[V]) []Entry[V] {
-	if len(s) < 2 {
+	if len(s) < 2 || firstRepeat(len(s), func(i int) string { return s[i].Name }) < 0 {
 		return s
 	}
-	if len(s) <= linearUnique {
-		out := 1
-	next:
-		for i := 1; i < len(s); i++ {
-			for j := 0; j < out; j++ {
-				if s[j].Name == s[i].Name {
-					s[j].Value = s[i].Value
-					continue next
-				}
-			}
-			s[out] = s[i]
-			out++
-		}
-		clear(s[out:])
-		return s[:out]
-	}
+	return unique(s)
+}
+
+// unique is Unique's work once a name repeats.
+func unique[V any](s []Entry[V]) []Entry[V] {
 	at := make(map[string]int, len(s))
 	out := 0
 	for i := range s {
@@ -110,22 +110,40 @@ func Duplicate[V any](s []Entry[V]) (string, bool) {
 	if len(s) < 2 {
 		return "", false
 	}
-	if len(s) <= linearUnique {
-		for i := 1; i < len(s); i++ {
+	if i := firstRepeat(len(s), func(i int) string { return s[i].Name }); i >= 0 {
+		return s[i].Name, true
+	}
+	return "", false
+}
+
+// linearRepeat is the number of names up to which firstRepeat compares
+// every pair rather than index them.
+const linearRepeat = 16
+
+// firstRepeat returns the index of the first of n names that an earlier
+// one equals, or -1. Not generic, and not inlined: Unique and Duplicate
+// are instantiated for each type of value, and this is most of their code.
+//
+//go:noinline
+func firstRepeat(n int, name func(int) string) int {
+	if n <= linearRepeat {
+		for i := 1; i < n; i++ {
+			ni := name(i)
 			for j := 0; j < i; j++ {
-				if s[j].Name == s[i].Name {
-					return s[i].Name, true
+				if name(j) == ni {
+					return i
 				}
 			}
 		}
-		return "", false
+		return -1
 	}
-	seen := make(map[string]struct{}, len(s))
-	for i := range s {
-		if _, ok := seen[s[i].Name]; ok {
-			return s[i].Name, true
+	seen := make(map[string]struct{}, n)
+	for i := range n {
+		ni := name(i)
+		if _, ok := seen[ni]; ok {
+			return i
 		}
-		seen[s[i].Name] = struct{}{}
+		seen[ni] = struct{}{}
 	}
-	return "", false
+	return -1
 }

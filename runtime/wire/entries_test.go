@@ -16,7 +16,7 @@ func entries(names ...string) []Entry[int] {
 	return out
 }
 
-// many is n distinct names and then the first again: past linearUnique,
+// many is n distinct names and then the first again: past linearRepeat,
 // so Unique and Duplicate index the names.
 func many(n int) []string {
 	var names []string
