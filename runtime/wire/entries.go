@@ -70,10 +70,6 @@ func EntryDelete[S ~[]Entry[V], V any](s *S, name string) {
 	*s = out
 }
 
-// linearUnique is the length up to which Unique and Duplicate compare every
-// pair of names rather than build an index.
-const linearUnique = 16
-
 // Unique removes the entries whose name an earlier entry has, giving the
 // earlier entry the later value: the object a JSON parser that keeps the
 // last of duplicate members would see, in the order the names first
