@@ -261,11 +261,15 @@ func (s *Stream) pushLoop(turn uint64) {
 		if cap(buf) > keepBuf {
 			buf = nil
 		}
-		if s.r.Buffered() == 0 {
-			// As in readLoop: let the goroutines the last message woke
-			// run before this thread may block in a read.
-			runtime.Gosched()
-		}
+		// Let the goroutine the last message woke (the worker serving it,
+		// on this processor) run before this one reads or handles the
+		// next: before a read that may block the thread in a system call,
+		// as in readLoop, and also when more input is buffered — a peer
+		// with 16 requests in flight got 1.23x the calls/s at 0.89x the
+		// CPU per call when each was served at once instead of after the
+		// burst was parsed (bench/blackbox.sh's stdio 16×5 B; one request
+		// in flight never has input buffered, so it yielded already).
+		runtime.Gosched()
 		msg, err := s.readLine(buf[:0])
 		if msg != nil {
 			buf = msg
