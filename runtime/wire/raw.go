@@ -29,11 +29,8 @@ func (r *Raw) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Member is one object member kept verbatim.
-type Member struct {
-	Name  string
-	Value Raw
-}
+// Member is one object member kept verbatim: an Entry of raw JSON.
+type Member = Entry[Raw]
 
 // Members keeps the members of an object that a schema does not name, in
 // arrival order, so they survive a decode/encode round trip. Lookups are
@@ -55,38 +52,14 @@ func (m *Members) Add(name string, value Raw) {
 }
 
 // Get returns the value of the first member called name.
-func (m Members) Get(name string) (Raw, bool) {
-	for i := range m {
-		if m[i].Name == name {
-			return m[i].Value, true
-		}
-	}
-	return nil, false
-}
+func (m Members) Get(name string) (Raw, bool) { return EntryGet(m, name) }
 
 // Set replaces the value of the first member called name, or appends a
 // member if there is none.
-func (m *Members) Set(name string, v Raw) {
-	for i := range *m {
-		if (*m)[i].Name == name {
-			(*m)[i].Value = v
-			return
-		}
-	}
-	*m = append(*m, Member{Name: name, Value: v})
-}
+func (m *Members) Set(name string, v Raw) { EntrySet(m, name, v) }
 
 // Delete removes every member called name, keeping the order of the rest.
-func (m *Members) Delete(name string) {
-	out := (*m)[:0]
-	for _, mem := range *m {
-		if mem.Name != name {
-			out = append(out, mem)
-		}
-	}
-	clear((*m)[len(out):]) // drop references for the GC
-	*m = out
-}
+func (m *Members) Delete(name string) { EntryDelete(m, name) }
 
 // DecodeJSON implements Unmarshaler: it stores a copy of the next value.
 func (r *Raw) DecodeJSON(d *Decoder) error {
