@@ -87,7 +87,7 @@ var (
 // Handler and sends its own requests and notifications to the peer.
 type Conn struct {
 	stream    Stream
-	bstream   BufferedStream // stream, when it buffers; else nil
+	pwriter   PostingStream // stream, when it posts; else nil
 	handler   Handler
 	inline    Inliner // handler, when it serves some requests inline
 	log       *slog.Logger
@@ -113,8 +113,7 @@ type Conn struct {
 	notifyCtx context.Context
 	readCtx   context.Context // Serve's, cancelled by Close
 
-	wmu     sync.Mutex   // serializes writes
-	wqueued atomic.Int32 // writers waiting for wmu (flush coalescing)
+	wmu sync.Mutex // serializes writes to a stream that does not post
 
 	mu       sync.Mutex
 	cond     sync.Cond // signalled when the queue shrinks
@@ -180,9 +179,7 @@ func NewConn(s Stream, h Handler, o Options) *Conn {
 		readCtx:   context.Background(),
 	}
 	c.cond.L = &c.mu
-	if bs, ok := s.(BufferedStream); ok {
-		c.bstream = bs
-	}
+	c.pwriter, _ = s.(PostingStream)
 	c.pstream, _ = s.(PushStream)
 	c.inline, _ = h.(Inliner)
 	if c.handler == nil {
@@ -322,6 +319,12 @@ func (c *Conn) Serve(ctx context.Context) error {
 		c.awaitDrain()
 	}
 	c.shutdown()
+	if c.pwriter != nil && !closed {
+		// Responses posted during the drain may still be on their way.
+		if ferr := c.pwriter.Flush(); ferr != nil {
+			c.log.Debug("jsonrpc: writing responses failed", "error", ferr)
+		}
+	}
 
 	switch {
 	case errors.Is(err, io.EOF), closed:

@@ -49,9 +49,10 @@
 // reached does reading pause, pushing back on the peer. Notifications are
 // handled synchronously on the read loop, in arrival order, each before
 // the next message is read: a notification handler must be quick and must
-// not wait for a Call on the same Conn. Writes are serialized by a mutex;
-// with a [BufferedStream] the last of a queue of writers flushes, so
-// bursts cost one system call. The read loop runs on Serve's goroutine, or,
+// not wait for a Call on the same Conn. Writes are serialized by a mutex,
+// or by a [PostingStream] itself, which coalesces: a response posted
+// while another write is under way goes out with the next, so bursts cost
+// one system call and a handler's goroutine does not wait for the write. The read loop runs on Serve's goroutine, or,
 // for a [PushStream] (stdio), on the stream's reading goroutine, which then
 // hands each message over without a goroutine switch; and a request that
 // arrives when no other runs and no more input is at hand is served right

@@ -104,13 +104,18 @@ type PushStream interface {
 	HandOff()
 }
 
-// BufferedStream is optionally implemented by a Stream whose writes are
-// buffered. Conn then writes each message with BufferMessage and calls Flush
-// only when no other write is waiting for its turn, so a burst of responses
-// from concurrent handlers costs one flush (one system call) rather than one
-// per message. Like WriteMessage, these are never called concurrently.
-type BufferedStream interface {
+// PostingStream is optionally implemented by a Stream whose writes may be
+// made from many goroutines at once and coalesce: Conn then calls its
+// WriteMessage and PostMessage without serializing them. PostMessage
+// writes msg like WriteMessage but does not wait for a write under way:
+// the goroutine making that write writes msg after it, with whatever else
+// was posted meanwhile (one system call for a burst of responses), and
+// PostMessage returns at once. Conn posts its responses, whose write
+// errors no caller waits for, and writes its requests and notifications,
+// whose callers get the error; Flush, which returns once everything posted
+// before it is written, ends Serve.
+type PostingStream interface {
 	Stream
-	BufferMessage(msg []byte) error
+	PostMessage(msg []byte) error
 	Flush() error
 }

@@ -49,7 +49,7 @@ const (
 // which the framing cannot carry (wire's encoder never emits one).
 var ErrNewline = errors.New("stdio: message contains a newline")
 
-// Stream implements jsonrpc.Stream (and jsonrpc.BufferedStream) over
+// Stream implements jsonrpc.Stream (and jsonrpc.PostingStream) over
 // newline-delimited JSON, the MCP stdio transport: one message per line, no
 // embedded newlines. On input "\r\n" is accepted as a line end and blank
 // lines (empty, or spaces, tabs and carriage returns only) are skipped; a
@@ -92,9 +92,8 @@ type Stream struct {
 	rerr   error // sticky error once the reader stopped (consumer side)
 	bufs   [2][]byte
 
-	wmu sync.Mutex
-	w   *bufio.Writer
-	wc  io.Closer // the writer, if it is a Closer
+	w  *lineWriter
+	wc io.Closer // the writer, if it is a Closer
 
 	closeOnce sync.Once
 	closeErr  error
@@ -112,7 +111,7 @@ func NewStream(r io.Reader, w io.Writer, o Options) *Stream {
 		max:     o.MaxMessageSize,
 		results: make(chan result),
 		closed:  make(chan struct{}),
-		w:       bufio.NewWriterSize(w, writeBufSize),
+		w:       newLineWriter(w),
 	}
 	if s.max <= 0 {
 		s.max = DefaultMaxMessageSize
@@ -398,38 +397,36 @@ func blank(b []byte) bool {
 	return true
 }
 
-// WriteMessage writes msg and a newline, and flushes. ctx is not consulted:
-// a write to a pipe cannot be interrupted portably either. A message
-// holding a newline is refused with ErrNewline.
+// The writing methods may be called from any number of goroutines at once;
+// messages go out whole, in the order the calls took their turns, and a
+// message added while a write is under way goes out with the next write
+// (one system call for all added meanwhile). After a write error every
+// writing method returns it.
+
+// WriteMessage writes msg and a newline and returns once they are written.
+// ctx is not consulted: a write to a pipe cannot be interrupted portably
+// either. A message holding a newline is refused with ErrNewline.
 func (s *Stream) WriteMessage(_ context.Context, msg []byte) error {
 	if bytes.IndexByte(msg, '\n') >= 0 {
 		return ErrNewline
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.w.Write(msg)
-	s.w.WriteByte('\n')
-	return s.w.Flush()
+	return s.w.write(msg)
 }
 
-// BufferMessage writes msg and a newline to the buffer without flushing
-// (jsonrpc.BufferedStream); Flush sends what is buffered.
-func (s *Stream) BufferMessage(msg []byte) error {
+// PostMessage writes msg and a newline without waiting for a write under
+// way (jsonrpc.PostingStream): when another goroutine is writing, that one
+// writes msg too, after what it is writing, and PostMessage returns at
+// once. It returns an earlier write's error, or the error of the write it
+// made itself.
+func (s *Stream) PostMessage(msg []byte) error {
 	if bytes.IndexByte(msg, '\n') >= 0 {
 		return ErrNewline
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.w.Write(msg)
-	return s.w.WriteByte('\n')
+	return s.w.post(msg)
 }
 
-// Flush writes out buffered messages.
-func (s *Stream) Flush() error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	return s.w.Flush()
-}
+// Flush returns once every message posted before it is written.
+func (s *Stream) Flush() error { return s.w.flush() }
 
 // Close flushes and closes the writer if it is an io.Closer, and closes the
 // reader if it is an io.Closer (ending the reading goroutine where the
@@ -437,9 +434,7 @@ func (s *Stream) Flush() error {
 func (s *Stream) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
-		s.wmu.Lock()
-		err := s.w.Flush()
-		s.wmu.Unlock()
+		err := s.w.flush()
 		if s.wc != nil {
 			err = errors.Join(err, s.wc.Close())
 		}
