@@ -65,7 +65,7 @@ type Resource struct {
 // total at most MaxTotalSize. The first violation is the error, naming the
 // skill.
 func Load(fsys fs.FS, opts Options) (*Catalog, error) {
-	if opts.Authority != "" && !regName.MatchString(opts.Authority) {
+	if opts.Authority != "" && !isRegName(opts.Authority) {
 		return nil, fmt.Errorf("skills: authority %q is not an RFC 3986 reg-name", opts.Authority)
 	}
 	var roots []string
@@ -115,7 +115,7 @@ func (c *Catalog) add(fsys fs.FS, dir string, opts Options) error {
 	segs := strings.Split(dir, "/")
 	if opts.Authority != "" {
 		segs = append([]string{opts.Authority}, segs...)
-	} else if !regName.MatchString(url.PathEscape(segs[0])) {
+	} else if !isRegName(url.PathEscape(segs[0])) {
 		return fmt.Errorf("skills: %s: %q cannot be a URI authority", dir, segs[0])
 	}
 	for i, s := range segs {
