@@ -382,6 +382,11 @@ func (g *generator) protocol(f *jen.File) {
 				params, results := g.signature(m)
 				iface := jen.Interface(jen.Id(gm).Params(params...).Params(results...))
 				fields[jen.Id("HandlerType")] = jen.Qual("reflect", "TypeFor").Types(iface).Call()
+				// The name a constant, so the linker keeps methods of this
+				// name only (protocol.Method.HandlerMethod).
+				fields[jen.Id("HandlerMethod")] = jen.Func().Params(jen.Id("t").Qual("reflect", "Type")).
+					Params(jen.Qual("reflect", "Method"), jen.Bool()).
+					Block(jen.Return(jen.Id("t").Dot("MethodByName").Call(jen.Lit(gm))))
 			}
 			if nr := g.newResult(m); nr != nil {
 				fields[jen.Id("NewResult")] = nr

@@ -426,23 +426,33 @@ type rightOne struct{}
 func (rightOne) Do(context.Context, *struct{}) (wire.Marshaler, error) { return nil, nil }
 
 // TestHandlerSignatures: NewServer refuses a handler whose method has the
-// name of one the revision serves but another signature, naming it.
+// name of one the revision serves but another signature, naming it; code
+// generated before version 10, which gives no HandlerMethod, has only the
+// pointer receiver checked.
 func TestHandlerSignatures(t *testing.T) {
 	_, p := testProtocols()
-	p.Methods["tools/call"].HandlerType = reflect.TypeFor[interface {
-		Do(context.Context, *struct{}) (wire.Marshaler, error)
-	}]()
+	_, old := testProtocols()
+	for _, p := range []*protocol.Protocol{p, old} {
+		p.Methods["tools/call"].HandlerType = reflect.TypeFor[interface {
+			Do(context.Context, *struct{}) (wire.Marshaler, error)
+		}]()
+	}
+	p.Methods["tools/call"].HandlerMethod = func(t reflect.Type) (reflect.Method, bool) { return t.MethodByName("Do") }
 	for _, tc := range []struct {
+		p       *protocol.Protocol
 		handler any
 		want    string
 	}{
-		{rightOne{}, ""},
-		{&pointerOnly{}, ""},
-		{echoHandler{}, ""}, // no method of that name: simply not served
-		{wrongResult{}, "method Do of mcp.wrongResult cannot serve tools/call: it is func(context.Context, *struct {}) (*string, error), want func(context.Context, *struct {}) (wire.Marshaler, error)"},
-		{pointerOnly{}, "method Do of *mcp.pointerOnly has a pointer receiver, so the mcp.pointerOnly value mounted does not serve tools/call: mount a pointer"},
+		{p, rightOne{}, ""},
+		{p, &pointerOnly{}, ""},
+		{p, echoHandler{}, ""}, // no method of that name: simply not served
+		{p, wrongResult{}, "method Do of mcp.wrongResult cannot serve tools/call: it is func(context.Context, *struct {}) (*string, error), want func(context.Context, *struct {}) (wire.Marshaler, error)"},
+		{p, pointerOnly{}, "method Do of *mcp.pointerOnly has a pointer receiver, so the mcp.pointerOnly value mounted does not serve tools/call: mount a pointer"},
+		{old, rightOne{}, ""},
+		{old, wrongResult{}, ""},
+		{old, pointerOnly{}, "the method of interface { Do(context.Context, *struct {}) (wire.Marshaler, error) } of *mcp.pointerOnly has a pointer receiver"},
 	} {
-		_, err := NewServer(ServerOptions{Name: "t", Version: "1"}, Mount{Protocol: p, Handler: tc.handler})
+		_, err := NewServer(ServerOptions{Name: "t", Version: "1"}, Mount{Protocol: tc.p, Handler: tc.handler})
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%T: %v", tc.handler, err)

@@ -26,7 +26,7 @@ type lineWriter struct {
 	mu       sync.Mutex
 	cond     sync.Cond // signalled when a flush ends a round
 	buf      []byte    // appended, not yet being written
-	spare    []byte    // the other buffer, reused
+	spare    []byte    // the other buffer, reused (made by the first round written)
 	flushing bool      // a goroutine is writing (rounds go on while buf fills)
 	waiters  int       // goroutines waiting on cond
 	added    uint64    // bytes appended so far
@@ -35,7 +35,7 @@ type lineWriter struct {
 }
 
 func newLineWriter(w io.Writer) *lineWriter {
-	lw := &lineWriter{w: w, buf: make([]byte, 0, writeBufSize), spare: make([]byte, 0, writeBufSize)}
+	lw := &lineWriter{w: w, buf: make([]byte, 0, writeBufSize)}
 	lw.cond.L = &lw.mu
 	return lw
 }
