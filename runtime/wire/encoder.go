@@ -66,7 +66,14 @@ func (e *Encoder) sep() {
 	}
 }
 
+// ObjectStart, ObjectEnd, ArrayStart and ArrayEnd are not inlined:
+// generated encoders call them at thousands of sites, and a copy of their
+// bodies (an append each) at every site made a two-revision server 0.23 MB
+// bigger, for no time measured.
+
 // ObjectStart writes '{'.
+//
+//go:noinline
 func (e *Encoder) ObjectStart() {
 	e.sep()
 	e.buf = append(e.buf, '{')
@@ -74,6 +81,8 @@ func (e *Encoder) ObjectStart() {
 }
 
 // ObjectEnd writes '}'.
+//
+//go:noinline
 func (e *Encoder) ObjectEnd() {
 	e.buf = append(e.buf, '}')
 	e.comma = true
@@ -93,6 +102,8 @@ func (e *Encoder) ReopenObject() bool {
 }
 
 // ArrayStart writes '['.
+//
+//go:noinline
 func (e *Encoder) ArrayStart() {
 	e.sep()
 	e.buf = append(e.buf, '[')
@@ -100,6 +111,8 @@ func (e *Encoder) ArrayStart() {
 }
 
 // ArrayEnd writes ']'.
+//
+//go:noinline
 func (e *Encoder) ArrayEnd() {
 	e.buf = append(e.buf, ']')
 	e.comma = true
