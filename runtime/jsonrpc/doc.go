@@ -52,9 +52,10 @@
 // not wait for a Call on the same Conn. Writes are serialized by a mutex,
 // or by a [PostingStream] itself, which coalesces: a response posted
 // while another write is under way goes out with the next, so bursts cost
-// one system call and a handler's goroutine does not wait for the write. The read loop runs on Serve's goroutine, or,
-// for a [PushStream] (stdio), on the stream's reading goroutine, which then
-// hands each message over without a goroutine switch; and a request that
+// one system call and a handler's goroutine does not wait for the write.
+// The read loop runs on Serve's goroutine, or, for a [PushStream]
+// (stdio), on the stream's reading goroutine, which then hands each
+// message over without a goroutine switch; and a request that
 // arrives when no other runs and no more input is at hand is served right
 // there, on the reading goroutine, sparing the wake-up of a worker (with
 // one request in flight that wake-up, often of another thread, cost more
