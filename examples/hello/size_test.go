@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestNoMethodLookupByName: nothing in the server — the runtime, the
+// generated packages, the standard library it uses — calls reflect's
+// Method or MethodByName with a name the linker cannot see. One such call
+// makes the linker keep every exported method of every type in the
+// program, called or not: 2.65 MB of this server (README, "Binary size").
+// The linker marks such functions <ReflectMethod> in -dumpdep's output.
+func TestNoMethodLookupByName(t *testing.T) {
+	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", filepath.Join(t.TempDir(), "hello"), ".")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, stderr.Bytes())
+	}
+	var culprits []string
+	sc := bufio.NewScanner(&stderr)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		// "from <ReflectMethod> -> to" or "from -> to <ReflectMethod>":
+		// a function of package reflect itself is only a candidate (its
+		// Method and MethodByName are kept when something calls them).
+		from, _, ok := strings.Cut(sc.Text(), " -> ")
+		if !ok || !strings.HasSuffix(from, " <ReflectMethod>") {
+			continue
+		}
+		fn := strings.TrimSuffix(from, " <ReflectMethod>")
+		if strings.HasPrefix(fn, "reflect.") || strings.HasPrefix(fn, "type:reflect.") {
+			continue
+		}
+		culprits = append(culprits, fn)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(culprits) > 0 {
+		slices.Sort(culprits)
+		t.Errorf("functions that make the linker keep every exported method (reflect's Method or MethodByName by a name it cannot see): %s", strings.Join(slices.Compact(culprits), ", "))
+	}
+}
