@@ -100,15 +100,10 @@ func (lw *lineWriter) flush() error {
 // syncLocked sees the output written up to end, waiting for a write under
 // way rather than starting one; it unlocks mu.
 func (lw *lineWriter) syncLocked(end uint64) error {
-	for lw.flushing {
-		if lw.written >= end || lw.err != nil {
-			err := lw.err
-			lw.mu.Unlock()
-			return err
-		}
+	for lw.flushing && lw.written < end && lw.err == nil {
 		lw.wait()
 	}
-	if lw.written >= end {
+	if lw.written >= end || lw.err != nil {
 		err := lw.err
 		lw.mu.Unlock()
 		return err
