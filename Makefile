@@ -2,6 +2,8 @@
 
 SPEC_ROOT ?= ../shared/mcp-schema
 GO        ?= go
+# go test, repeating at the end of its output what failed (scripts/gotest).
+GOTEST    := GO=$(GO) $(CURDIR)/scripts/gotest
 EXAMPLE   := examples/everything
 HELLO     := examples/hello
 
@@ -53,47 +55,47 @@ vet:
 test: vet test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench conformance
 
 test-go:
-	$(GO) test -race ./...
+	$(GOTEST) -race ./...
 	# Generator logic that needs no race detector and takes ten times longer with it.
-	$(GO) test -run '^(TestRuntimeAPI|TestHistory)$$' -v ./gen/...
+	$(GOTEST) -run '^(TestRuntimeAPI|TestHistory)$$' -v ./gen/...
 	# The smaller build without jsonschema (bench/size.sh): only flat tool schemas are checked.
-	$(GO) vet -tags mcpgen_nojsonschema ./runtime/mcp && $(GO) test -tags mcpgen_nojsonschema ./runtime/mcp
+	$(GO) vet -tags mcpgen_nojsonschema ./runtime/mcp && $(GOTEST) -tags mcpgen_nojsonschema ./runtime/mcp
 
 ## test-history: generate, compile and serve every version of the spec's history (prints "history: N/112 generate, compile, serve; warnings W"); UPDATE=-update rewrites its golden report
 test-history:
-	MCPGEN_HISTORY=$(abspath $(HISTORY)) $(GO) test -count=1 -timeout 30m -v -run '^TestHistory$$' ./internal/history $(UPDATE)
+	MCPGEN_HISTORY=$(abspath $(HISTORY)) $(GOTEST) -count=1 -timeout 30m -v -run '^TestHistory$$' ./internal/history $(UPDATE)
 
 # The generated packages of every official revision: round trips, the
 # differential test against jsonschema, validation of the strict examples.
 test-spec:
-	cd spectest && $(GO) generate ./... && $(GO) vet ./... && $(GO) test -race ./...
+	cd spectest && $(GO) generate ./... && $(GO) vet ./... && $(GOTEST) -race ./...
 
 ## test-hello: examples/hello, a server declared with mcpgen tools, generated and talked to in both eras over stdio and HTTP
 test-hello:
-	cd $(HELLO) && $(GO) generate ./... && $(GO) vet ./... && $(GO) test -race ./...
+	cd $(HELLO) && $(GO) generate ./... && $(GO) vet ./... && $(GOTEST) -race ./...
 
 ## test-goclients: bin/everything with the official go-sdk client and mcp-go's, every published revision, over stdio and HTTP (interop/goclients, a module of its own)
 test-goclients: build
-	cd interop/goclients && $(GO) vet ./... && MCPGEN_EVERYTHING=$(abspath bin/everything) $(GO) test -race -count=1 ./...
+	cd interop/goclients && $(GO) vet ./... && MCPGEN_EVERYTHING=$(abspath bin/everything) $(GOTEST) -race -count=1 ./...
 
 ## test-bench: the comparison module's own tests (bench: the three stacks answer alike; mcpload against each echo server)
 test-bench:
-	cd bench && $(GO) generate ./... && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd bench && $(GO) generate ./... && $(GO) vet ./... && $(GOTEST) -race -count=1 ./...
 
 ## test-registry: the server.json mcpgen tools --server-json writes, checked against the MCP registry's published schema and Go types (interop/registry, a module of its own, pinning github.com/modelcontextprotocol/registry)
 test-registry: generate
-	cd interop/registry && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd interop/registry && $(GO) vet ./... && $(GOTEST) -race -count=1 ./...
 
 ## test-telemetry: the OpenTelemetry instrumentation (runtime/telemetry, a module of its own: its dependencies stay out of the root module); its end-to-end tests (bin/everything exporting OTLP to a receiver the test runs) are in test-example
 test-telemetry:
-	cd runtime/telemetry && $(GO) vet ./... && $(GO) test -race ./...
+	cd runtime/telemetry && $(GO) vet ./... && $(GOTEST) -race ./...
 
 ## test-redis: the Redis stores (runtime/store/redis, a module of its own) against a real redis-server the tests start; it must be installed (.ci/run installs it)
 test-redis:
-	cd runtime/store/redis && $(GO) vet ./... && MCPGEN_REQUIRE_REDIS=1 $(GO) test -race ./...
+	cd runtime/store/redis && $(GO) vet ./... && MCPGEN_REQUIRE_REDIS=1 $(GOTEST) -race ./...
 
 test-example: generate interop-deps
-	cd $(EXAMPLE) && $(GO) vet ./... && MCPGEN_REQUIRE_INTEROP=1 MCPGEN_REQUIRE_REDIS=1 $(GO) test -race ./...
+	cd $(EXAMPLE) && $(GO) vet ./... && MCPGEN_REQUIRE_INTEROP=1 MCPGEN_REQUIRE_REDIS=1 $(GOTEST) -race ./...
 
 ## interop-deps: the pinned JavaScript peers (node 22, the TS client, the inspector CLI, the conformance suite)
 interop-deps: interop/node_modules/.package-lock.json

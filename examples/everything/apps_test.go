@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -42,7 +41,7 @@ func TestMCPApp(t *testing.T) {
 		meta, ext bool
 	}{{"2024-11-05", rt.Legacy, false, false}, {"2025-03-26", rt.Legacy, false, false}, {"2025-06-18", rt.Legacy, true, false}, {"2025-11-25", rt.Legacy, true, false}, {"2026-07-28", rt.Modern, true, true}} {
 		t.Run(c.version, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := testContext(t)
 			cs := connectRevision(t, srv, c.version, c.era)
 			uiOf := func(obj map[string]any) any {
 				m, _ := obj["_meta"].(map[string]any)

@@ -119,7 +119,7 @@ func TestUndeclaredCapability(t *testing.T) {
 	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
 		for _, send := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/send-anyway=%v", map[rt.Era]string{rt.Legacy: "stateful", rt.Modern: "stateless"}[era], send), func(t *testing.T) {
-				ctx := context.Background()
+				ctx := testContext(t)
 				cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: era, SendUndeclared: send},
 					v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
 				if err != nil {

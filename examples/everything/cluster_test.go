@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,7 +43,7 @@ func TestSessionsAcrossInstances(t *testing.T) {
 	ps := httptest.NewServer(proxy)
 	defer ps.Close()
 
-	ctx := context.Background()
+	ctx := testContext(t)
 	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{}))
 	if err != nil {
 		t.Fatal(err)

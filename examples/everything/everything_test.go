@@ -43,6 +43,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// testContext is a test's context for its calls: it ends with the test, or
+// after two minutes, so that an answer that never comes fails the test
+// naming the call instead of hanging the package until go test's timeout.
+func testContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // clientHandler answers the server's requests the way the conformance
 // harness does.
 type clientHandler struct {
@@ -109,7 +118,7 @@ func testLegacy(t *testing.T, url string) {
 		t.Fatalf("negotiated %s (stateless %v)", cs.ProtocolVersion(), cs.Stateless())
 	}
 	c := v25.NewClient(cs)
-	ctx := context.Background()
+	ctx := testContext(t)
 	tools, err := c.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +200,7 @@ func testModern(t *testing.T, url string) {
 		t.Fatalf("negotiated %s (stateless %v)", cs.ProtocolVersion(), cs.Stateless())
 	}
 	c := v26.NewClient(cs)
-	ctx := context.Background()
+	ctx := testContext(t)
 	lt, err := c.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -32,24 +33,27 @@ func interopDir(t *testing.T) string {
 	return dir
 }
 
+// peerCommand is a command running a peer (node, the inspector) for at
+// most limit, killed then; and once it has exited, its output pipes are
+// given up on after five seconds even if a process it started still holds
+// them. A peer that hangs fails its test, naming it, instead of holding the
+// package until go test's timeout.
+func peerCommand(t *testing.T, limit time.Duration, name string, args ...string) *exec.Cmd {
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
 // tsClient runs interop/ts-client.mjs and decodes its JSON report.
 func tsClient(t *testing.T, args ...string) map[string]any {
 	t.Helper()
 	dir := interopDir(t)
-	cmd := exec.Command(filepath.Join(dir, "node.sh"), append([]string{filepath.Join(dir, "ts-client.mjs")}, args...)...)
+	cmd := peerCommand(t, time.Minute, filepath.Join(dir, "node.sh"), append([]string{filepath.Join(dir, "ts-client.mjs")}, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	done := make(chan struct{})
-	var out []byte
-	var err error
-	go func() { out, err = cmd.Output(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("ts-client %v timed out; stderr:\n%s", args, stderr.String())
-	}
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("ts-client %v: %v\nstdout:\n%s\nstderr:\n%s", args, err, out, stderr.String())
 	}
@@ -167,7 +171,7 @@ func TestTypeScriptClient(t *testing.T) {
 func TestTypeScriptSSEClient(t *testing.T) {
 	dir := interopDir(t)
 	url := strings.TrimSuffix(startHTTP(t), "/mcp") + "/sse"
-	cmd := exec.Command(filepath.Join(dir, "node.sh"), filepath.Join(dir, "ts-sse-client.mjs"), url)
+	cmd := peerCommand(t, time.Minute, filepath.Join(dir, "node.sh"), filepath.Join(dir, "ts-sse-client.mjs"), url)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -204,7 +208,7 @@ func testInspectorCLI(t *testing.T, only string) {
 			if target[0] != "--" {
 				full = append(append([]string{}, target...), args...)
 			}
-			cmd := exec.Command(filepath.Join(dir, "inspector.sh"), full...)
+			cmd := peerCommand(t, time.Minute, filepath.Join(dir, "inspector.sh"), full...)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("inspector %v %v: %v\n%s", args, target, err, out)

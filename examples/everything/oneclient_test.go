@@ -37,7 +37,7 @@ func TestOneClientConversions(t *testing.T) {
 		{"2026-07-28", rt.Modern, nil},
 	} {
 		t.Run(c.version, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := testContext(t)
 			h := &oneclient.Handler{}
 			cl, err := oneclient.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: c.era, ProtocolVersion: c.version}, h)
 			if err != nil {

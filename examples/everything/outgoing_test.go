@@ -58,7 +58,7 @@ func TestResultValidation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx := context.Background()
+		ctx := testContext(t)
 		cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(modernHandler{}))
 		if err != nil {
 			t.Fatal(err)

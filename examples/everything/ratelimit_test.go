@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -26,7 +25,7 @@ func TestRateLimit(t *testing.T) {
 	t.Setenv("EVERYTHING_RATE_BURST", "5")
 	t.Run("stdio", func(t *testing.T) {
 		cs := connectCaps(t, "", rt.Modern, "")
-		ctx := context.Background()
+		ctx := testContext(t)
 		echo := func() error {
 			var res wire.Raw
 			return cs.Call(ctx, "tools/call", wire.Raw(`{"name":"echo","arguments":{"text":"x"}}`), &res)

@@ -56,7 +56,7 @@ func TestCountTo(t *testing.T) { overBoth(t, testCountTo) }
 func testCountTo(t *testing.T, url string) {
 	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
 		cs := connectCaps(t, url, era, "")
-		ctx := context.Background()
+		ctx := testContext(t)
 		var pages, tokens []string
 		err := resume.Follow(ctx, func(ctx context.Context, token string) (string, error) {
 			page, next, err := countCall(ctx, cs, "25", token)
@@ -97,7 +97,7 @@ func TestCountToAcrossInstances(t *testing.T) {
 	a, b, c := startHTTP(t, keys), startHTTP(t, keys), startHTTP(t, other)
 	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
 		on := map[string]*rt.ClientSession{"a": connectCaps(t, a, era, ""), "b": connectCaps(t, b, era, ""), "c": connectCaps(t, c, era, "")}
-		ctx := context.Background()
+		ctx := testContext(t)
 		token := ""
 		for i, server := range []string{"a", "b", "a"} {
 			page, next, err := countCall(ctx, on[server], "25", token)
@@ -122,7 +122,7 @@ func TestCountToSharedRedis(t *testing.T) {
 	keys := "EVERYTHING_RESUME_KEYS=" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("r", resume.KeySize)))
 	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
 	a, b := startHTTP(t, keys, store), startHTTP(t, keys, store)
-	ctx := context.Background()
+	ctx := testContext(t)
 	on := map[string]*rt.ClientSession{"a": connectCaps(t, a, rt.Modern, ""), "b": connectCaps(t, b, rt.Modern, "")}
 	var tokens []string
 	token := ""
@@ -145,7 +145,7 @@ func TestCountToSharedRedis(t *testing.T) {
 // operation's tokens are still refused as completed.
 func TestCompletedTokensStayRefused(t *testing.T) {
 	cs := connectCaps(t, "", rt.Modern, "")
-	ctx := context.Background()
+	ctx := testContext(t)
 	_, first, err := countCall(ctx, cs, "25", "")
 	if err != nil {
 		t.Fatal(err)

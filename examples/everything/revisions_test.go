@@ -38,7 +38,7 @@ func TestRevisionShapes(t *testing.T) {
 		{"2026-07-28", rt.Modern, []string{`count_to`, `test_trigger_tool_change`, `"resultType":"complete"`, `test_tool_with_task`, `"icons":[{"src":"https://mcpgen.dev/echo.svg","mimeType":"image/svg+xml","sizes":["any"]}]`, `"_meta":{"io.mcpgen/example":"echo"}`}, []string{`test_sampling`}},
 	} {
 		t.Run(c.version, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := testContext(t)
 			cs := connectRevision(t, srv, c.version, c.era)
 			if cs.ProtocolVersion() != c.version {
 				t.Fatalf("negotiated %s", cs.ProtocolVersion())
@@ -117,7 +117,7 @@ func TestInputRoundsBridged(t *testing.T) {
 	}
 	for _, version := range []string{"2025-06-18", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := testContext(t)
 			cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Legacy, ProtocolVersion: version},
 				v2506.Mount(elicitor2506{}), v25.Mount(elicitor25{}))
 			if err != nil {
@@ -155,7 +155,7 @@ func TestDeclaredCompletions(t *testing.T) {
 		era     rt.Era
 	}{{"2024-11-05", rt.Legacy}, {"2025-03-26", rt.Legacy}, {"2025-06-18", rt.Legacy}, {"2025-11-25", rt.Legacy}, {"2026-07-28", rt.Modern}} {
 		t.Run(c.version, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := testContext(t)
 			cs := connectRevision(t, srv, c.version, c.era)
 			var res wire.Raw
 			if err := cs.Call(ctx, "completion/complete", wire.Raw(`{"ref":{"type":"ref/resource","uri":"test://template/{id}/data"},"argument":{"name":"id","value":"1"}}`), &res); err != nil {

@@ -44,7 +44,7 @@ func connectCaps(t *testing.T, url string, era rt.Era, caps string) *rt.ClientSe
 func call(t *testing.T, cs *rt.ClientSession, method, params string) (map[string]any, error) {
 	t.Helper()
 	var raw wire.Raw
-	if err := cs.Call(context.Background(), method, wire.Raw(params), &raw); err != nil {
+	if err := cs.Call(testContext(t), method, wire.Raw(params), &raw); err != nil {
 		return nil, err
 	}
 	var m map[string]any
@@ -294,7 +294,7 @@ func connectTasks(t *testing.T, url string, era rt.Era) *rt.ClientSession {
 func TestTypedCallsWaitForTasks(t *testing.T) { overBoth(t, testTypedCallsWaitForTasks) }
 
 func testTypedCallsWaitForTasks(t *testing.T, url string) {
-	ctx := context.Background()
+	ctx := testContext(t)
 	t.Run("2026", func(t *testing.T) {
 		c := v26.NewClient(connectTasks(t, url, rt.Modern))
 		res, err := c.CallTool(ctx, &v26.CallToolRequestParams{Name: "slow_compute", Arguments: v26.CallToolRequestParamsArguments(`{"seconds":0.2,"label":"typed"}`)})

@@ -162,7 +162,7 @@ func TestTracesOff(t *testing.T) {
 			return next(ctx, m)
 		}
 	}
-	ctx := context.Background()
+	ctx := testContext(t)
 	cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Legacy, Middleware: []rt.Middleware{seen}},
 		v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
 	if err != nil {

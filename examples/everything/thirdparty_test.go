@@ -52,6 +52,7 @@ func startThirdPartyHTTP(t *testing.T, mode string) string {
 	cmd.Env = append(os.Environ(), "PORT="+port, `NODE_OPTIONS=--import="`+filepath.Join(dir, "loopback-preload.mjs")+`"`)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second // a process it started may hold stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

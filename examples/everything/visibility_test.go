@@ -68,7 +68,7 @@ func TestCompletionsAndVisibility(t *testing.T) {
 					if tr == "http" {
 						transport = &streamhttp.ClientTransport{URL: hs.URL, Header: http.Header{"Authorization": {"Bearer " + principal}}}
 					}
-					ctx := context.Background()
+					ctx := testContext(t)
 					cs, err := rt.Connect(ctx, transport, rt.ClientOptions{Era: era}, v25.Mount(struct{}{}), v26.Mount(struct{}{}))
 					if err != nil {
 						t.Fatal(err)

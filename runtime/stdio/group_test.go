@@ -70,3 +70,40 @@ func TestCloseEndsProcessGroup(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseDoesNotWaitForStderrHeldElsewhere: a server whose child left
+// its process group (setsid) keeps the server's stderr open; Close must
+// still return once the server has exited, instead of waiting for the
+// child to end the copying of stderr into a Stderr that is no file.
+func TestCloseDoesNotWaitForStderrHeldElsewhere(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "child")
+	script := "setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 300' & exec cat >/dev/null"
+	var stderr strings.Builder
+	tr := &stdio.CommandTransport{Path: "/bin/sh", Args: []string{"-c", script}, Stderr: &stderr, ShutdownTimeout: 300 * time.Millisecond}
+	conn, err := tr.Dial(context.Background(), jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (wire.Marshaler, error) { return nil, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var child int
+	for deadline := time.Now().Add(5 * time.Second); child == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(pidFile)
+		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	if child == 0 {
+		t.Fatal("the server's child did not start")
+	}
+	defer syscall.Kill(child, syscall.SIGKILL)
+	closed := make(chan error, 1)
+	go func() { closed <- conn.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Close waited for a process that outlived the server and holds its stderr")
+	}
+	if !alive(child) {
+		t.Fatal("the child meant to hold stderr is gone: the test proves nothing")
+	}
+}

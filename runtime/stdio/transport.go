@@ -60,6 +60,14 @@ func (t *CommandTransport) Dial(ctx context.Context, h jsonrpc.Handler) (mcp.Cli
 	if cmd.Stderr == nil {
 		cmd.Stderr = os.Stderr
 	}
+	timeout := t.ShutdownTimeout
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	// Once the server has exited, Wait gives up on copying its stderr (to
+	// a Stderr that is no file) after the timeout: a process it started
+	// may hold the pipe open, and Close must not wait for that one.
+	cmd.WaitDelay = timeout
 	newGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -73,10 +81,7 @@ func (t *CommandTransport) Dial(ctx context.Context, h jsonrpc.Handler) (mcp.Cli
 		return nil, fmt.Errorf("stdio: starting %s: %w", t.Path, err)
 	}
 	conn := jsonrpc.NewConn(NewStream(stdout, stdin, Options{}), h, t.Conn)
-	c := &commandConn{Conn: conn, cmd: cmd, stdin: stdin, served: make(chan error, 1), timeout: t.ShutdownTimeout}
-	if c.timeout == 0 {
-		c.timeout = 5 * time.Second
-	}
+	c := &commandConn{Conn: conn, cmd: cmd, stdin: stdin, served: make(chan error, 1), timeout: timeout}
 	go func() { c.served <- conn.Serve(context.Background()) }()
 	return c, nil
 }
@@ -116,8 +121,8 @@ func (c *commandConn) Close() error {
 	_ = c.Conn.Close()
 	<-c.served
 	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return nil // the server's exit status is its business
+	if errors.As(err, &ee) || errors.Is(err, exec.ErrWaitDelay) {
+		return nil // the server's exit status (and its children's stderr) is its business
 	}
 	return err
 }
