@@ -317,7 +317,7 @@ func (p *httpPeer) post(method, body string, hdr map[string]string) (int, *reply
 			req.Header.Set(k, v)
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		p.t.Fatal(err)
 	}

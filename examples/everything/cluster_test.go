@@ -95,14 +95,23 @@ func TestSessionsAcrossInstances(t *testing.T) {
 		inflight <- err
 	}()
 	victim := -1
-	for victim < 0 {
+	for deadline := time.Now().Add(30 * time.Second); victim < 0; time.Sleep(10 * time.Millisecond) {
 		after := proxy.Served()
 		for i, u := range urls {
 			if after[u] > before[u] {
 				victim = i
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		if victim < 0 && time.Now().After(deadline) {
+			t.Fatalf("the slow call reached no instance (it ended with %v)", func() error {
+				select {
+				case err := <-inflight:
+					return err
+				default:
+					return errors.New("nothing yet")
+				}
+			}())
+		}
 	}
 	time.Sleep(100 * time.Millisecond) // the call is running there
 	if err := procs[victim].Kill(); err != nil {
@@ -134,7 +143,7 @@ func TestSessionsAcrossInstances(t *testing.T) {
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Mcp-Session-Id", sid)
 		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testHTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +199,7 @@ func TestStreamResumedElsewhere(t *testing.T) {
 		req.Header.Set("Mcp-Session-Id", sid)
 		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 		req.Header.Set("Last-Event-ID", last)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testHTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +268,7 @@ func TestAnnouncementsAcrossInstances(t *testing.T) {
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Mcp-Session-Id", sid)
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	stream, err := http.DefaultClient.Do(req)
+	stream, err := testHTTP.Do(req)
 	if err != nil || stream.StatusCode != http.StatusOK {
 		t.Fatalf("GET stream on A: %v %v", stream, err)
 	}
@@ -325,7 +334,7 @@ func postSession(t *testing.T, url, sid, body string) *http.Response {
 		req.Header.Set("Mcp-Session-Id", sid)
 		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +362,7 @@ func postStatelessAs(url, method, name, members, caps string) (*http.Response, e
 	if name != "" {
 		req.Header.Set("Mcp-Name", name)
 	}
-	return http.DefaultClient.Do(req)
+	return testHTTP.Do(req)
 }
 
 // touch announces an update of test://watched-resource on the instance at url.

@@ -170,7 +170,7 @@ func TestHTTPDrain(t *testing.T) {
 func httpDrain(t *testing.T, seconds int, want string) {
 	cmd, url, stderr := launchHTTP(t)
 	defer cmd.Process.Kill()
-	client := &http.Client{Transport: &http.Transport{}}
+	client := &http.Client{Transport: &http.Transport{}, Timeout: 2 * time.Minute}
 	post := func(body string, hdr map[string]string) (int, string, http.Header) {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,11 @@ func testContext(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// testHTTP is the client of the tests' own HTTP requests: an answer that
+// never comes fails its test after two minutes (SSE streams included)
+// instead of hanging the package.
+var testHTTP = &http.Client{Timeout: 2 * time.Minute}
 
 // clientHandler answers the server's requests the way the conformance
 // harness does.

@@ -26,7 +26,7 @@ func openSSE(t *testing.T, url string) *ssePeer {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %v %v", url, resp, err)
 	}
@@ -77,7 +77,7 @@ func (p *ssePeer) next() map[string]any {
 // post POSTs a message to base+path and returns the status.
 func postTo(t *testing.T, url, body string) int {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	resp, err := testHTTP.Post(url, "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func TestStoreOutage(t *testing.T) {
 			del, _ := http.NewRequest(http.MethodDelete, a, nil)
 			del.Header.Set("Mcp-Session-Id", doomed)
 			del.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-			dr, err := http.DefaultClient.Do(del)
+			dr, err := testHTTP.Do(del)
 			if err != nil {
 				t.Fatal(err)
 			}
