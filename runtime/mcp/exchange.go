@@ -150,6 +150,12 @@ func (x *Exchange) OpensSession() bool { return x.opens }
 // with the body -32020, a method the declared revision lacks -32601); on
 // the stateful era, that a declared version is a mounted revision. It is
 // nil when they agree. A notification is not checked.
+//
+// Not inlined: the copy of the exchange it passes would enlarge the stack
+// frame of the transport function calling it, which is on the stack while
+// the handler runs (see "Stack depth" in the doc of package streamhttp).
+//
+//go:noinline
 func (x *Exchange) Check(ctx context.Context, hd mcpheader.Values) *jsonrpc.Error {
 	return x.srv.eras[x.era].check(ctx, *x, hd)
 }

@@ -23,6 +23,20 @@
 // 400 for a batch.
 //
 // The client side is ClientTransport, an mcp.ClientTransport.
+//
+// # Stack depth
+//
+// A request is served on net/http's goroutine of its connection (stateless)
+// or on a parked worker (stateful), under the engine, a generated decoder
+// and the handler. Those goroutines keep an 8 KiB stack between requests;
+// a request whose frames need more grows it, and a garbage collection
+// halves it again while the goroutine waits, so every such request pays a
+// stack copy (runtime.newstack, 1 to 3 % of the server's CPU when it
+// happened). So the functions on that path keep their frames small: error
+// paths and the methods other than POST are not inlined into them
+// (Handler.serveOther, mcp.Exchange.Check, the wire decoder's errors), and a
+// parked worker holds a reserve of stack that keeps its 8 KiB (workers).
+// The whole path of an echo tools/call is about 5 KiB.
 package streamhttp
 
 import (
@@ -333,9 +347,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.leave(key)
-	switch r.Method {
-	case http.MethodPost:
+	if r.Method == http.MethodPost {
 		h.servePost(w, r, addr)
+		return
+	}
+	h.serveOther(w, r, addr)
+}
+
+// serveOther serves the methods other than POST. Not inlined: its
+// exchange would otherwise sit in ServeHTTP's stack frame under every
+// POST's handler (a deeper stack than the goroutine's costs a stack copy
+// per request; see "Stack depth" in the package doc).
+//
+//go:noinline
+func (h *Handler) serveOther(w http.ResponseWriter, r *http.Request, addr string) {
+	switch r.Method {
 	case http.MethodGet:
 		x := h.srv.Accept(nil, via(r, addr))
 		h.eras[x.Era()].get(w, r, &x)

@@ -155,7 +155,7 @@ func (d *Decoder) Object(fn func(key []byte) error) error {
 			return err
 		}
 		if d.pos == i {
-			return errNotConsumed(i, "object member "+strconv.Quote(string(key)))
+			return errMemberNotConsumed(i, key)
 		}
 		d.keys = d.keys[:mark]
 		i = skipSpace(buf, d.pos)
@@ -217,9 +217,20 @@ func (d *Decoder) Array(fn func() error) error {
 }
 
 // errNotConsumed reports a callback that returned nil without consuming its
-// value: a bug in the caller, not in the input.
+// value: a bug in the caller, not in the input. Not inlined (errExpected
+// says why).
+//
+//go:noinline
 func errNotConsumed(off int, what string) error {
 	return &UsageError{Offset: off, Msg: "wire: callback returned without consuming the value of " + what}
+}
+
+// errMemberNotConsumed is errNotConsumed for the value of the object member
+// key (quoted here, not in Object's frame).
+//
+//go:noinline
+func errMemberNotConsumed(off int, key []byte) error {
+	return errNotConsumed(off, "object member "+strconv.Quote(string(key)))
 }
 
 // UsageError reports a Decoder used against its contract, such as an Object

@@ -132,6 +132,11 @@ const hexDigits = "0123456789abcdef"
 func syntaxErr(off int, msg string) error { return &SyntaxError{Offset: off, Msg: msg} }
 
 // errExpected is the syntax error for a missing structural character.
+// Not inlined: its message's temporaries would enlarge the stack frame of
+// every decoding function that can fail this way (Object, on every level of
+// nesting), and a frame grown past the goroutine's stack costs a stack copy.
+//
+//go:noinline
 func errExpected(buf []byte, i int, what string) error {
 	return syntaxErr(i, "expected "+what+", found "+describe(buf, i))
 }
