@@ -43,7 +43,9 @@ type CommandTransport struct {
 	// shutdown (default 5s): for the server to exit after its standard
 	// input is closed, then after an interrupt, before it kills it; and,
 	// on Unix, for the processes the server started to end after an
-	// interrupt, before it kills them.
+	// interrupt, before it kills them. It also bounds how long Close
+	// copies the server's stderr into a Stderr that is not a file once
+	// the server has exited (a process it started may hold the pipe).
 	ShutdownTimeout time.Duration
 }
 
