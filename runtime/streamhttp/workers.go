@@ -4,9 +4,10 @@ import "sync/atomic"
 
 // workers runs the handlers of stateful requests on parked goroutines
 // rather than on a new goroutine each, as jsonrpc.Conn does for stdio: a
-// parked goroutine keeps the stack the previous request grew (until a
-// garbage collection shrinks it), where a new one grows its stack again on
-// every request (runtime.newstack under the tools of examples/everything).
+// parked goroutine keeps the stack the previous request grew (loop keeps a
+// garbage collection from shrinking it), where a new one grows its stack
+// again on every request (runtime.newstack under the tools of
+// examples/everything).
 type workers struct {
 	idle chan func()     // hands a function to a parked worker
 	n    atomic.Int32    // parked workers
@@ -62,7 +63,8 @@ func (w *workers) loop(f func()) {
 // workerReserve is the stack a parked worker holds under it: with the
 // runtime's frames of a parked goroutine, above a quarter of 8 KiB, and
 // small enough that the handling of a request (the engine, a generated
-// decoder and a handler: about 4 KiB) still fits in 8 KiB beside it.
+// decoder and a handler: about 3.5 KiB for an echo tool) still fits in
+// 8 KiB beside it.
 const workerReserve = 2 << 10
 
 // keepStack keeps the reserve a frame of the caller (an array nobody
