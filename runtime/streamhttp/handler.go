@@ -36,7 +36,8 @@
 // paths and the methods other than POST are not inlined into them
 // (Handler.serveOther, mcp.Exchange.Check, the wire decoder's errors), and a
 // parked worker holds a reserve of stack that keeps its 8 KiB (workers).
-// The whole path of an echo tools/call is about 5 KiB.
+// The whole path of an echo tools/call is about 5 KiB; TestServingPathFrames
+// in examples/hello keeps those frames within budgets.
 package streamhttp
 
 import (
