@@ -396,10 +396,11 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream) (status int, replay []byte, refusal *jsonrpc.Error) {
 	id := msg.ID
 	key := idKey(id)
+	// Cancelled by notifications/cancelled (cancelRequest) and by the end
+	// of the session (close cancels what its inflight table holds), not by
+	// the client going away.
 	hctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	stop := context.AfterFunc(s.ctx, cancel)
 	if s.h.draining() {
-		stop()
 		cancel()
 		return http.StatusServiceUnavailable, nil, errShuttingDown
 	}
@@ -407,7 +408,6 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 	if s.closed || s.inflight[key] != nil {
 		closed := s.closed
 		s.mu.Unlock()
-		stop()
 		cancel()
 		if closed {
 			return http.StatusNotFound, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended")
@@ -419,14 +419,12 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 	// says; it answers again what was answered.
 	entry, replay, refusal := s.begin(r.Context(), id, key, st)
 	if replay != nil || refusal != nil {
-		stop()
 		cancel()
 		return http.StatusBadRequest, replay, refusal
 	}
 	s.mu.Lock()
 	if s.closed || s.inflight[key] != nil {
 		s.mu.Unlock()
-		stop()
 		cancel()
 		entry.finish(nil)
 		return http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", id.String())
@@ -439,7 +437,6 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 	hctx = context.WithValue(hctx, streamKey{}, st)
 	s.h.workers.run(func() {
 		defer s.h.wg.Done()
-		defer stop()
 		defer cancel()
 		res, err := x.Serve(hctx, s.ms, st)
 		s.mu.Lock()
@@ -675,8 +672,17 @@ func (s *session) close() {
 	}
 	clear(s.streams)
 	s.standalone = nil
+	// The requests in flight: start registers one only while the session
+	// is open, so these are all of them. Their handlers remove them.
+	cancels := make([]context.CancelFunc, 0, len(s.inflight))
+	for _, ir := range s.inflight {
+		cancels = append(cancels, ir.cancel)
+	}
 	s.mu.Unlock()
 	s.cancel()
+	for _, cancel := range cancels {
+		cancel()
+	}
 	s.calls.Close(ErrSessionClosed)
 	for _, st := range streams {
 		st.end()

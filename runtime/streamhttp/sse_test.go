@@ -361,6 +361,52 @@ func TestStatefulCancel(t *testing.T) {
 	}
 }
 
+// TestSessionEndCancels: the end of a session cancels the handlers of its
+// requests in flight — by DELETE, and by Handler.Close — and their POSTs
+// end without an answer.
+func TestSessionEndCancels(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		end  func(f *fixture, sid string)
+	}{
+		{"DELETE", func(f *fixture, sid string) {
+			resp := f.do(context.Background(), http.MethodDelete, sessHeaders(sid), "")
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("DELETE: %d", resp.StatusCode)
+			}
+		}},
+		{"Handler.Close", func(f *fixture, _ string) { go f.h.Close() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, Options{})
+			sid := f.initSession()
+			done := make(chan int, 1)
+			go func() {
+				resp := f.do(context.Background(), http.MethodPost, sessHeaders(sid), `{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"block","arguments":{"key":"end"}}}`)
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				done <- resp.StatusCode
+			}()
+			<-f.ts.started
+			tc.end(f, sid)
+			select {
+			case k := <-f.ts.cancelled:
+				if k != "end" {
+					t.Fatal(k)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the handler of the request in flight was not cancelled when its session ended")
+			}
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the POST of the cancelled request did not end")
+			}
+		})
+	}
+}
+
 func TestStatelessSSE(t *testing.T) {
 	f := newFixture(t, Options{})
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress",` + meta(`"progressToken":"p","io.modelcontextprotocol/logLevel":"debug"`) + `}}`
