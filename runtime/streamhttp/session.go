@@ -346,7 +346,10 @@ func (s *session) cancelRequest(id jsonrpc.ID) bool {
 	return true
 }
 
-func idKey(id jsonrpc.ID) string { return string(id.AppendKey(nil)) }
+func idKey(id jsonrpc.ID) string {
+	var buf [32]byte // an id's key is built here, and only the string allocated
+	return string(id.AppendKey(buf[:0]))
+}
 
 // serveRequest serves a client request. Its handler runs on its own: a
 // client that disconnects does not cancel it (2025-11-25: disconnection
