@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -17,12 +14,7 @@ import (
 // sizes the compiler prints with -S. A function over budget has an error
 // path or a large value inlined into it: move that out (//go:noinline).
 func TestServingPathFrames(t *testing.T) {
-	cmd := exec.Command("go", "build", "-gcflags=github.com/mcpgen/mcpgen/runtime/...=-S", "-o", filepath.Join(t.TempDir(), "hello"), ".")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go build: %v\n%.2000s", err, out.Bytes())
-	}
+	out := goBuild(t, "-gcflags=github.com/mcpgen/mcpgen/runtime/...=-S")
 	// "pkg.(*T).M STEXT size=... args=0x.. locals=0x.. funcid=..."
 	locals := map[string]int64{}
 	for _, m := range regexp.MustCompile(`(?m)^(\S+) STEXT.* locals=0x([0-9a-f]+)`).FindAllSubmatch(out.Bytes(), -1) {

@@ -17,14 +17,9 @@ import (
 // program, called or not: 2.65 MB of this server (README, "Binary size").
 // The linker marks such functions <ReflectMethod> in -dumpdep's output.
 func TestNoMethodLookupByName(t *testing.T) {
-	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", filepath.Join(t.TempDir(), "hello"), ".")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, stderr.Bytes())
-	}
+	out := goBuild(t, "-ldflags=-dumpdep")
 	var culprits []string
-	sc := bufio.NewScanner(&stderr)
+	sc := bufio.NewScanner(out)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		// "from <ReflectMethod> -> to" or "from -> to <ReflectMethod>":
@@ -47,4 +42,17 @@ func TestNoMethodLookupByName(t *testing.T) {
 		slices.Sort(culprits)
 		t.Errorf("functions that make the linker keep every exported method (reflect's Method or MethodByName by a name it cannot see): %s", strings.Join(slices.Compact(culprits), ", "))
 	}
+}
+
+// goBuild builds the server with flag (into a temporary directory) and
+// returns what go build printed: the linker's and compiler's reports.
+func goBuild(t *testing.T, flag string) *bytes.Buffer {
+	t.Helper()
+	cmd := exec.Command("go", "build", flag, "-o", filepath.Join(t.TempDir(), "hello"), ".")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go build %s: %v\n%.2000s", flag, err, out.Bytes())
+	}
+	return &out
 }

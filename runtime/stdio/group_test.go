@@ -4,6 +4,7 @@ package stdio_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -29,6 +31,29 @@ func alive(pid int) bool {
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }
 
+// dialShell starts /bin/sh -c script as a server (stderr to stderr, nil
+// for the default) whose Close waits 300 ms at each step.
+func dialShell(t *testing.T, script string, stderr io.Writer) mcp.ClientConn {
+	t.Helper()
+	tr := &stdio.CommandTransport{Path: "/bin/sh", Args: []string{"-c", script}, Stderr: stderr, ShutdownTimeout: 300 * time.Millisecond}
+	conn, err := tr.Dial(context.Background(), jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (wire.Marshaler, error) { return nil, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// readPID waits up to 5 s for pidFile to hold a process id; 0 if it does
+// not.
+func readPID(pidFile string) int {
+	var pid int
+	for deadline := time.Now().Add(5 * time.Second); pid == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	return pid
+}
+
 // TestCloseEndsProcessGroup: a server that started processes of its own
 // (here one that ignores interrupts, as a shell's background job does)
 // leaves none behind when the client closes the session, both when the
@@ -42,16 +67,8 @@ func TestCloseEndsProcessGroup(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "child")
 			script := "sleep 300 & echo $! > " + pidFile + "; " + tc.server
-			tr := &stdio.CommandTransport{Path: "/bin/sh", Args: []string{"-c", script}, ShutdownTimeout: 300 * time.Millisecond}
-			conn, err := tr.Dial(context.Background(), jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (wire.Marshaler, error) { return nil, nil }))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var child int
-			for deadline := time.Now().Add(5 * time.Second); child == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-				b, _ := os.ReadFile(pidFile)
-				child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-			}
+			conn := dialShell(t, script, nil)
+			child := readPID(pidFile)
 			if child == 0 || !alive(child) {
 				t.Fatalf("the server's child did not start (pid %d)", child)
 			}
@@ -78,17 +95,8 @@ func TestCloseEndsProcessGroup(t *testing.T) {
 func TestCloseDoesNotWaitForStderrHeldElsewhere(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "child")
 	script := "setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 300' & exec cat >/dev/null"
-	var stderr strings.Builder
-	tr := &stdio.CommandTransport{Path: "/bin/sh", Args: []string{"-c", script}, Stderr: &stderr, ShutdownTimeout: 300 * time.Millisecond}
-	conn, err := tr.Dial(context.Background(), jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (wire.Marshaler, error) { return nil, nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var child int
-	for deadline := time.Now().Add(5 * time.Second); child == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		b, _ := os.ReadFile(pidFile)
-		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	}
+	conn := dialShell(t, script, new(strings.Builder))
+	child := readPID(pidFile)
 	if child == 0 {
 		t.Fatal("the server's child did not start")
 	}
