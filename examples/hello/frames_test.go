@@ -32,6 +32,8 @@ func TestServingPathFrames(t *testing.T) {
 		{fn: rt + "streamhttp.(*Handler).servePost", max: 384},
 		{fn: rt + "streamhttp.(*Handler).serveStateless", max: 640},
 		{fn: rt + "mcp.(*Exchange).Serve", max: 1024},
+		{fn: rt + "streamhttp.(*session).start", max: 512}, // a stateful request, on its POST's goroutine
+		{fn: rt + "streamhttp.(*session).serveStarted", max: 512},
 		{fn: rt + "streamhttp.(*workers).loop", min: 2048}, // the reserve
 	} {
 		n, ok := locals[tc.fn]

@@ -122,6 +122,7 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 		s.h.writeError(w, r, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
 		return
 	}
+	c.post(r, jsonrpc.ID{}, false, http.StatusAccepted)
 	// One more response is owed until every element is dispatched: the
 	// stream cannot end before.
 	st.owe()
@@ -130,7 +131,7 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 		switch m.Kind {
 		case jsonrpc.KindRequest:
 			st.owe()
-			if _, replay, je := s.start(r, m, xs[i], st); replay != nil {
+			if _, replay, je := s.start(r, m, xs[i], st, nil); replay != nil {
 				st.answer(replay)
 			} else if je != nil {
 				st.answer(errorBody(m.ID, true, noID, je))
@@ -143,7 +144,7 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 		}
 	}
 	st.answer(nil)
-	s.await(w, r, st, c, acc, jsonrpc.ID{}, false, http.StatusAccepted)
+	s.await(r, st, c)
 }
 
 // oneWay dispatches a message that gets no answer: a response goes to the

@@ -26,9 +26,11 @@
 //
 // # Stack depth
 //
-// A request is served on net/http's goroutine of its connection (stateless)
-// or on a parked worker (stateful), under the engine, a generated decoder
-// and the handler. Those goroutines keep an 8 KiB stack between requests;
+// A request is served on net/http's goroutine of its connection (stateless,
+// and a stateful request POSTed alone) or on a parked worker (a stateful
+// request of a batch or of the HTTP+SSE transport), under the engine, a
+// generated decoder and the handler. Those goroutines keep an 8 KiB stack
+// between requests;
 // a request whose frames need more grows it, and a garbage collection
 // halves it again while the goroutine waits, so every such request pays a
 // stack copy (runtime.newstack, 1 to 3 % of the server's CPU when it

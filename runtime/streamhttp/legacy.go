@@ -217,7 +217,7 @@ func (s *session) serveLegacy(r *http.Request, body []byte, addr string) (status
 		}
 		st.legacy, st.started, st.forward = true, true, s.forwardLegacy
 	}
-	status, replay, je := s.start(r, msg, x, st)
+	status, replay, je := s.start(r, msg, x, st, nil)
 	switch {
 	case replay != nil:
 		_ = s.send(st, replay)

@@ -143,6 +143,7 @@ const tools = `{"tools":[
 {"name":"progress","inputSchema":{"type":"object"}},
 {"name":"gate","inputSchema":{"type":"object"}},
 {"name":"block","inputSchema":{"type":"object"}},
+{"name":"deaf","inputSchema":{"type":"object"}},
 {"name":"sample","inputSchema":{"type":"object"}},
 {"name":"trigger","inputSchema":{"type":"object"}},
 {"name":"whoami","inputSchema":{"type":"object"}},
@@ -161,7 +162,7 @@ type testServer struct {
 	mu        sync.Mutex
 	toolList  string                   // replaces tools when set
 	gates     map[string]chan struct{} // "gate" waits on gates[args.key]
-	started   chan string              // "block" and "gate" report they run
+	started   chan string              // "block", "gate" and "deaf" report they run
 	cancelled chan string              // "block" reports its cancellation
 }
 
@@ -249,6 +250,11 @@ func (s *testServer) Serve(ctx context.Context, method string, params wire.Raw) 
 		}
 		_ = r.Progress(ctx, 2, 2, "")
 		return text("opened " + a.Key), nil
+	case "deaf":
+		// A handler that does not heed cancellation: it waits for its gate.
+		s.started <- a.Key
+		<-s.gate(a.Key)
+		return text("heard " + a.Key), nil
 	case "block":
 		s.started <- a.Key
 		<-ctx.Done()

@@ -351,17 +351,23 @@ func idKey(id jsonrpc.ID) string {
 	return string(id.AppendKey(buf[:0]))
 }
 
-// serveRequest serves a client request. Its handler runs on its own: a
-// client that disconnects does not cancel it (2025-11-25: disconnection
-// is not cancellation), and its later events are kept for resumption.
+// serveRequest serves a client request. Its handler runs on this, the
+// POST's, goroutine (no hand-off to another and back), but is not the
+// POST's: a client that disconnects does not cancel it (2025-11-25:
+// disconnection is not cancellation), its later events are kept for
+// resumption, and the POST's response is written by whoever ends its
+// connection first (sseConn.inline): the handler's answer, a drain that
+// expires it, or the end of the session.
 func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, acc accept) {
 	st, c, err := s.postStream(w, acc, false)
 	if err != nil {
 		s.h.writeError(w, r, http.StatusNotFound, msg.ID, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
 		return
 	}
+	// Cancelled by the client: no response.
+	c.post(r, msg.ID, true, http.StatusNoContent)
 	st.owe()
-	status, replay, je := s.start(r, msg, x, st)
+	status, replay, je := s.start(r, msg, x, st, c)
 	if replay != nil {
 		s.removeStream(st)
 		writeResponse(w, acc, replay)
@@ -372,8 +378,12 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *json
 		s.h.writeError(w, r, status, msg.ID, true, je)
 		return
 	}
-	// Cancelled by the client: no response.
-	s.await(w, r, st, c, acc, msg.ID, true, http.StatusNoContent)
+	st.mu.Lock()
+	replied := c.replied
+	st.mu.Unlock()
+	if !replied {
+		s.await(r, st, c)
+	}
 }
 
 // postStream makes the stream of a POST and attaches its response to it.
@@ -384,19 +394,22 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 	}
 	st.batch = batch
 	c := newConn(w, acc.sse)
+	c.sess, c.acc = s, acc
 	st.mu.Lock()
 	st.conn = c
 	st.mu.Unlock()
 	return st, c, nil
 }
 
-// start registers a client request and runs its handler on its own
-// goroutine; the handler's related messages go on st and its response is
-// one st owes (owe it first). When the request cannot start (the session
-// ended, or its id is in flight) start returns the HTTP status and error
-// to answer it with; when it was answered before (Options.Requests), the
-// response recorded then (replay), to answer it with again.
-func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream) (status int, replay []byte, refusal *jsonrpc.Error) {
+// start registers a client request and runs its handler: here when c is
+// the connection of the request's own POST (it answers the POST when the
+// handler's answer, or whatever comes first, ends c), else on a worker.
+// The handler's related messages go on st and its response is one st owes
+// (owe it first). When the request cannot start (the session ended, or its
+// id is in flight) start returns the HTTP status and error to answer it
+// with; when it was answered before (Options.Requests), the response
+// recorded then (replay), to answer it with again.
+func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, c *sseConn) (status int, replay []byte, refusal *jsonrpc.Error) {
 	id := msg.ID
 	key := idKey(id)
 	// Cancelled by notifications/cancelled (cancelRequest) and by the end
@@ -438,70 +451,74 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 	s.h.wg.Add(1)
 	s.mu.Unlock()
 	hctx = context.WithValue(hctx, streamKey{}, st)
-	s.h.workers.run(func() {
-		defer s.h.wg.Done()
-		defer cancel()
-		res, err := x.Serve(hctx, s.ms, st)
-		s.mu.Lock()
-		mine := s.inflight[key] == ir
-		if mine {
-			delete(s.inflight, key)
-		}
-		s.mu.Unlock()
-		if !mine {
-			entry.finish(nil)
-			return // a drain answered it
-		}
-		if ir.cancelled || s.ctx.Err() != nil {
-			entry.finish(nil)
-			st.answer(nil)
-			return
-		}
-		var body []byte
-		if err == nil {
-			body, err = encodeResult(id, res)
-		}
-		if err != nil {
-			je, ok := asRPCError(err)
-			if !ok {
-				s.h.log.Error("streamhttp: handler failed", "method", msg.Method, "id", id.String(), "err", err)
-			}
-			body = errorBody(id, true, s.noID(), je)
-			if d, ok := mcp.RetryAfter(je); ok {
-				st.limited(d)
-			}
-		}
-		entry.finish(body)
-		st.answer(body)
-	})
+	if c == nil {
+		s.h.workers.run(func() { s.serveStarted(hctx, cancel, msg, x, st, key, ir, entry, nil) })
+		return 0, nil, nil
+	}
+	st.mu.Lock()
+	c.inline = !c.ended
+	st.mu.Unlock()
+	s.serveStarted(hctx, cancel, msg, x, st, key, ir, entry, c)
 	return 0, nil, nil
+}
+
+// serveStarted runs the handler of a request start registered and hands
+// its answer to the stream, unless a drain answered it first, or it was
+// cancelled, or the session ended. c is the POST's connection when the
+// handler runs on its goroutine (start), else nil.
+func (s *session) serveStarted(ctx context.Context, cancel context.CancelFunc, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, key string, ir *inflightReq, entry *ledgerEntry, c *sseConn) {
+	defer s.h.wg.Done()
+	defer cancel()
+	id := msg.ID
+	res, err := x.Serve(ctx, s.ms, st)
+	if c != nil {
+		// The handler is done: the POST's goroutine replies from here on.
+		st.mu.Lock()
+		c.inline = false
+		st.mu.Unlock()
+	}
+	s.mu.Lock()
+	mine := s.inflight[key] == ir
+	if mine {
+		delete(s.inflight, key)
+	}
+	s.mu.Unlock()
+	if !mine {
+		entry.finish(nil)
+		return // a drain answered it
+	}
+	if ir.cancelled || s.ctx.Err() != nil {
+		entry.finish(nil)
+		st.answer(nil)
+		return
+	}
+	var body []byte
+	if err == nil {
+		body, err = encodeResult(id, res)
+	}
+	if err != nil {
+		je, ok := asRPCError(err)
+		if !ok {
+			s.h.log.Error("streamhttp: handler failed", "method", msg.Method, "id", id.String(), "err", err)
+		}
+		body = errorBody(id, true, s.noID(), je)
+		if d, ok := mcp.RetryAfter(je); ok {
+			st.limited(d)
+		}
+	}
+	entry.finish(body)
+	st.answer(body)
 }
 
 // await waits until the stream of a POST has every response it owes (or
 // the client goes away: the stream goes on without it), then ends the
-// response: the JSON body, the end of the SSE stream, 404 when the session
-// ended (with id, hasID), or status none when there is no response to
-// send (every request was cancelled).
-func (s *session) await(w http.ResponseWriter, r *http.Request, st *stream, c *sseConn, acc accept, id jsonrpc.ID, hasID bool, none int) {
+// response (sseConn.reply).
+func (s *session) await(r *http.Request, st *stream, c *sseConn) {
 	select {
 	case <-c.gone:
-		c.lastWrite()
+		c.reply()
 	case <-r.Context().Done():
 		st.detach(c)
-		return
-	}
-	switch {
-	case c.json != nil && c.retryAfter > 0 && acc.json:
-		setRetryAfter(w, c.retryAfter)
-		writeJSON(w, http.StatusTooManyRequests, c.json)
-	case c.json != nil:
-		writeResponse(w, acc, c.json)
-	case c.began:
-		// The stream ended (its last response was its last event).
-	case s.ctx.Err() != nil:
-		s.h.writeError(w, r, http.StatusNotFound, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
-	default:
-		w.WriteHeader(none)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -402,6 +403,54 @@ func TestSessionEndCancels(t *testing.T) {
 			case <-done:
 			case <-time.After(30 * time.Second):
 				t.Fatal("the POST of the cancelled request did not end")
+			}
+		})
+	}
+}
+
+// TestAnsweredWhileHandlerRuns: the handler of a stateful request runs on
+// its POST's goroutine, yet the POST is answered the moment the session
+// ends or a drain expires, while a handler that does not heed cancellation
+// still runs.
+func TestAnsweredWhileHandlerRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		end  func(f *fixture, sid string)
+		want string
+	}{
+		{"DELETE", func(f *fixture, sid string) {
+			resp := f.do(context.Background(), http.MethodDelete, sessHeaders(sid), "")
+			resp.Body.Close()
+		}, "session ended"},
+		{"drain expires", func(f *fixture, _ string) {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+				defer cancel()
+				_ = f.h.Shutdown(ctx)
+			}()
+		}, "shut down before the request finished"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, Options{})
+			sid := f.initSession()
+			key := strings.ReplaceAll(tc.name, " ", "-")
+			defer close(f.ts.gate(key)) // before the fixture's cleanup waits for the handler
+			got := make(chan string, 1)
+			go func() {
+				resp := f.do(context.Background(), http.MethodPost, sessHeaders(sid), `{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"name":"deaf","arguments":{"key":"`+key+`"}}}`)
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				got <- fmt.Sprintf("%d %s", resp.StatusCode, b)
+			}()
+			<-f.ts.started
+			tc.end(f, sid)
+			select {
+			case g := <-got:
+				if !strings.Contains(g, tc.want) {
+					t.Errorf("the POST got %s, want %q", g, tc.want)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the POST was not answered while its handler ran on")
 			}
 		})
 	}

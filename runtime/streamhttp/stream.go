@@ -273,10 +273,29 @@ type sseConn struct {
 	// the request was rate limited (mcp.CodeRateLimited).
 	retryAfter time.Duration
 	ka         *time.Timer
+
+	// The response of a POST (postStream, post): what reply writes.
+	sess  *session
+	r     *http.Request
+	acc   accept
+	id    jsonrpc.ID
+	hasID bool
+	none  int // the status when no response is owed
+	// inline marks a POST whose ServeHTTP is running its request's
+	// handler (serveRequest): it cannot wait for gone, so end replies, on
+	// the goroutine that ends the connection (a drain's, the session's
+	// end), and flushes the reply; replied records that it did.
+	inline, replied bool
 }
 
 func newConn(w http.ResponseWriter, sse bool) *sseConn {
 	return &sseConn{w: w, rc: http.NewResponseController(w), sse: sse, gone: make(chan struct{})}
+}
+
+// post makes c the response of a POST: its request, the id an error
+// without a response names, and the status when no response is owed.
+func (c *sseConn) post(r *http.Request, id jsonrpc.ID, hasID bool, none int) {
+	c.r, c.id, c.hasID, c.none = r, id, hasID, none
 }
 
 func (c *sseConn) end() {
@@ -288,6 +307,32 @@ func (c *sseConn) end() {
 		c.ka.Stop()
 	}
 	close(c.gone)
+	if c.inline {
+		c.replied = true
+		c.reply()
+		_ = c.rc.Flush()
+	}
+}
+
+// reply ends the response of a POST whose connection ended: the JSON
+// response (a 429 with Retry-After when it refuses a rate-limited
+// request), nothing more when its SSE stream began, 404 when the session
+// ended, else status none (every request was cancelled).
+func (c *sseConn) reply() {
+	c.lastWrite()
+	switch s := c.sess; {
+	case c.json != nil && c.retryAfter > 0 && c.acc.json:
+		setRetryAfter(c.w, c.retryAfter)
+		writeJSON(c.w, http.StatusTooManyRequests, c.json)
+	case c.json != nil:
+		writeResponse(c.w, c.acc, c.json)
+	case c.began:
+		// The stream ended (its last response was its last event).
+	case s.ctx.Err() != nil:
+		s.h.writeError(c.w, c.r, http.StatusNotFound, c.id, c.hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended"))
+	default:
+		c.w.WriteHeader(c.none)
+	}
 }
 
 func (c *sseConn) write(b []byte) error {

@@ -2,11 +2,13 @@ package streamhttp
 
 import "sync/atomic"
 
-// workers runs the handlers of stateful requests on parked goroutines
-// rather than on a new goroutine each, as jsonrpc.Conn does for stdio: a
-// parked goroutine keeps the stack the previous request grew (loop keeps a
-// garbage collection from shrinking it), where a new one grows its stack
-// again on every request (runtime.newstack under the tools of
+// workers runs the handlers of stateful requests that cannot run on their
+// POST's goroutine — those of a batch, which run side by side, and those
+// of the HTTP+SSE transport, whose POST is answered at once — on parked
+// goroutines rather than on a new goroutine each, as jsonrpc.Conn does for
+// stdio: a parked goroutine keeps the stack the previous request grew (loop
+// keeps a garbage collection from shrinking it), where a new one grows its
+// stack again on every request (runtime.newstack under the tools of
 // examples/everything).
 type workers struct {
 	idle chan func()     // hands a function to a parked worker
