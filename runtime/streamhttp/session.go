@@ -732,7 +732,9 @@ func (s *session) newStream(prefix string) (*stream, error) {
 
 func (s *session) newStreamLocked(prefix string) *stream {
 	s.nextStream++
-	st := &stream{sess: s, name: prefix + s.h.inst + strconv.Itoa(s.nextStream)}
+	var buf [32]byte // the name is built here, and only the string allocated
+	name := strconv.AppendInt(append(append(buf[:0], prefix...), s.h.inst...), int64(s.nextStream), 10)
+	st := &stream{sess: s, name: string(name)}
 	s.streams[st.name] = st
 	return st
 }

@@ -38,7 +38,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 	// so does Close, and the end of a drain, which answers it first.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	lr := &liveReq{out: reqOut{h: h, w: w, rc: http.NewResponseController(w), acc: acc}, id: msg.ID, noID: h.noID(r), cancel: cancel}
+	lr := &liveReq{out: reqOut{h: h, w: w, rc: *http.NewResponseController(w), acc: acc}, id: msg.ID, noID: h.noID(r), cancel: cancel}
 	out, noID := &lr.out, lr.noID
 	h.track(lr)
 	defer h.untrack(lr)
@@ -72,7 +72,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 type reqOut struct {
 	h   *Handler
 	w   http.ResponseWriter
-	rc  *http.ResponseController
+	rc  http.ResponseController
 	acc accept
 
 	mu   sync.Mutex

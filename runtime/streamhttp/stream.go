@@ -263,9 +263,9 @@ func (st *stream) detach(c *sseConn) {
 // response must end (its handler then returns).
 type sseConn struct {
 	w     http.ResponseWriter
-	rc    *http.ResponseController
-	sse   bool // the client takes SSE (Accept)
-	began bool // the SSE response began
+	rc    http.ResponseController // a value: one allocation less per connection
+	sse   bool                    // the client takes SSE (Accept)
+	began bool                    // the SSE response began
 	gone  chan struct{}
 	ended bool
 	json  []byte // the response (a batch's: their array), when it ended before SSE began
@@ -289,7 +289,7 @@ type sseConn struct {
 }
 
 func newConn(w http.ResponseWriter, sse bool) *sseConn {
-	return &sseConn{w: w, rc: http.NewResponseController(w), sse: sse, gone: make(chan struct{})}
+	return &sseConn{w: w, rc: *http.NewResponseController(w), sse: sse, gone: make(chan struct{})}
 }
 
 // post makes c the response of a POST: its request, the id an error
