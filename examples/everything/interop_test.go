@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -88,14 +87,14 @@ func startHTTP(t *testing.T, env ...string) string {
 
 // launchHTTP starts the server over Streamable HTTP on a free port and
 // returns the process, its endpoint and its stderr; the caller stops it.
-func launchHTTP(t *testing.T, env ...string) (*exec.Cmd, string, *bytes.Buffer) {
+func launchHTTP(t *testing.T, env ...string) (*exec.Cmd, string, *capturedLog) {
 	t.Helper()
 	addrFile := filepath.Join(t.TempDir(), "addr")
 	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--addr-file", addrFile)
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	stderr := new(bytes.Buffer)
+	stderr := new(capturedLog)
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

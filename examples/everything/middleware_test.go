@@ -385,7 +385,8 @@ func (panickingSampler) CreateMessage(context.Context, *v25.CreateMessageRequest
 	panic("the sampler panicked")
 }
 
-// capturedLog is a logger whose text the test reads.
+// capturedLog collects text a test reads while it may still be written:
+// a logger's (logger), a server process's output.
 type capturedLog struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

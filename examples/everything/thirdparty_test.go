@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -50,7 +49,7 @@ func startThirdPartyHTTP(t *testing.T, mode string) string {
 	ln.Close()
 	cmd := exec.Command(filepath.Join(dir, "node.sh"), filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), mode)
 	cmd.Env = append(os.Environ(), "PORT="+port, `NODE_OPTIONS=--import="`+filepath.Join(dir, "loopback-preload.mjs")+`"`)
-	var stderr strings.Builder
+	var stderr capturedLog
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second // a process it started may hold stderr
 	if err := cmd.Start(); err != nil {

@@ -160,10 +160,18 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string
 	}
 	s := h.legacySession(r, sid)
 	if s == nil {
-		if h.forwardLegacyPOST(r, sid, body) {
+		forwarded, initialized := h.forwardLegacyPOST(r, sid, body)
+		if forwarded {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
+		if initialized {
+			// Initialized by its instance between the two looks at the
+			// store: restorable now.
+			s = h.legacySession(r, sid)
+		}
+	}
+	if s == nil {
 		h.writeError(w, r, http.StatusNotFound, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: its stream ended, or it never was; GET the stream again for a new session"))
 		return
 	}
@@ -231,21 +239,26 @@ func (s *session) serveLegacy(r *http.Request, body []byte, addr string) (status
 // forwardLegacyPOST hands a POST of a session this instance cannot serve
 // yet — one another instance opened and that has not been initialized,
 // so the store holds no state to restore it from — to the instance
-// holding its stream, through the Relay; false when the store knows no
-// such session of the principal.
-func (h *Handler) forwardLegacyPOST(r *http.Request, sid string, body []byte) bool {
+// holding its stream, through the Relay. It reports forwarded false when
+// the store knows no such session of the principal, or when the session
+// has a state now (initialized: its instance answered initialize since
+// the caller looked, so it can be restored here).
+func (h *Handler) forwardLegacyPOST(r *http.Request, sid string, body []byte) (forwarded, initialized bool) {
 	if h.o.SessionStore == nil || h.o.Relay == nil {
-		return false
+		return false, false
 	}
 	st, ok, err := h.o.SessionStore.Load(r.Context(), sid)
-	if err != nil || !ok || st.Transport != transportLegacySSE || st.Revision != "" || st.Principal != mcp.PrincipalFrom(r.Context()) {
-		return false
+	if err != nil || !ok || st.Transport != transportLegacySSE || st.Principal != mcp.PrincipalFrom(r.Context()) {
+		return false, false
+	}
+	if st.Revision != "" {
+		return false, true
 	}
 	if err := h.o.Relay.Publish(r.Context(), legacyInPrefix+sid, body); err != nil {
 		h.log.Error("streamhttp: relaying a message to the HTTP+SSE session's instance failed", "session", sid, "err", err)
-		return false
+		return false, false
 	}
-	return true
+	return true, false
 }
 
 // serveRelayedLegacy serves a message another instance relayed to a legacy

@@ -1,12 +1,14 @@
 package streamhttp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -363,5 +365,98 @@ func TestNotifyListChangedTo(t *testing.T) {
 		if m := p.next(); m.Method != "notifications/tools/list_changed" {
 			t.Errorf("%s got %+v", who, m)
 		}
+	}
+}
+
+// memRelay is a Relay in memory: what one instance publishes reaches every
+// subscriber, in order, on a goroutine of its own.
+type memRelay struct {
+	mu   sync.Mutex
+	subs []chan relayed
+}
+
+type relayed struct {
+	session string
+	msg     []byte
+}
+
+func (r *memRelay) Publish(_ context.Context, session string, msg []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.subs {
+		c <- relayed{session, bytes.Clone(msg)}
+	}
+	return nil
+}
+
+func (r *memRelay) Subscribe(ctx context.Context, deliver func(session string, msg []byte)) error {
+	c := make(chan relayed, 256)
+	r.mu.Lock()
+	r.subs = append(r.subs, c)
+	r.mu.Unlock()
+	go func() {
+		for {
+			select {
+			case m := <-c:
+				deliver(m.session, m.msg)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// firstLookStale is a SessionStore whose first Load of a session finds it
+// without its revision: as a Load that ran just before the session's
+// instance saved what initialize made of it.
+type firstLookStale struct {
+	SessionStore
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (s *firstLookStale) Load(ctx context.Context, id string) (mcp.SessionState, bool, error) {
+	st, ok, err := s.SessionStore.Load(ctx, id)
+	s.mu.Lock()
+	first := !s.seen[id]
+	s.seen[id] = true
+	s.mu.Unlock()
+	if first && ok {
+		st.Revision = ""
+	}
+	return st, ok, err
+}
+
+// TestLegacySSEInitializedMeanwhile: a POST reaching an instance that does
+// not hold the HTTP+SSE session's stream, just as the instance holding it
+// saves the session's initialized state — the first look at the store
+// finds no state to restore, the next one finds it — is served there,
+// not refused with 404 (which TestLegacySSEAcrossInstances in
+// examples/everything met now and then under load).
+func TestLegacySSEInitializedMeanwhile(t *testing.T) {
+	store, relay := NewMemorySessionStore(), &memRelay{}
+	_, a := legacyFixture(t, Options{SessionStore: store, Relay: relay})
+	_, b := legacyFixture(t, Options{SessionStore: &firstLookStale{SessionStore: store, seen: map[string]bool{}}, Relay: relay})
+	alice := map[string]string{"Authorization": "Bearer alice"}
+	p, code := openLegacyPeer(t, a, alice)
+	if code != http.StatusOK {
+		t.Fatalf("GET /sse on A: %d", code)
+	}
+	if code, body := p.post("", legacyInit, alice); code != http.StatusAccepted {
+		t.Fatalf("initialize on A: %d %s", code, body)
+	}
+	if m := p.next(); string(m.ID) != "1" || m.Result == nil {
+		t.Fatalf("initialize answered %+v", m)
+	}
+	if code, body := p.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, alice); code != http.StatusAccepted {
+		t.Fatalf("initialized on A: %d %s", code, body)
+	}
+	onB := &legacyPeer{t: t, base: b, endpoint: p.endpoint}
+	if code, body := onB.post("", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"via B"}}}`, alice); code != http.StatusAccepted {
+		t.Fatalf("tools/call on B, whose first look at the store found no state: %d %s", code, body)
+	}
+	if m := p.next(); string(m.ID) != "2" || !strings.Contains(string(m.Result), "via B") {
+		t.Fatalf("the call on B answered on A's stream %+v", m)
 	}
 }
