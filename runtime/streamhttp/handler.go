@@ -30,16 +30,16 @@
 // and a stateful request POSTed alone) or on a parked worker (a stateful
 // request of a batch or of the HTTP+SSE transport), under the engine, a
 // generated decoder and the handler. Those goroutines keep an 8 KiB stack
-// between requests;
-// a request whose frames need more grows it, and a garbage collection
-// halves it again while the goroutine waits, so every such request pays a
-// stack copy (runtime.newstack, 1 to 3 % of the server's CPU when it
-// happened). So the functions on that path keep their frames small: error
-// paths and the methods other than POST are not inlined into them
-// (Handler.serveOther, mcp.Exchange.Check, the wire decoder's errors), and a
-// parked worker holds a reserve of stack that keeps its 8 KiB (workers).
-// The whole path of an echo tools/call is about 5 KiB; TestServingPathFrames
-// in examples/hello keeps those frames within budgets.
+// between requests; a request whose frames need more grows it, and a
+// garbage collection halves it again while the goroutine waits, so every
+// such request pays a stack copy (runtime.newstack, 1 to 3 % of the
+// server's CPU when it happened). So the functions on that path keep their
+// frames small: error paths and the methods other than POST are not
+// inlined into them (Handler.serveOther, mcp.Exchange.Check, the wire
+// decoder's errors), and a parked worker holds a reserve of stack that
+// keeps its 8 KiB (workers). The whole path of an echo tools/call is about
+// 5 KiB (6 for a stateful one); TestServingPathFrames in examples/hello
+// keeps those frames within budgets.
 package streamhttp
 
 import (
