@@ -378,12 +378,7 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *json
 		s.h.writeError(w, r, status, msg.ID, true, je)
 		return
 	}
-	st.mu.Lock()
-	replied := c.replied
-	st.mu.Unlock()
-	if !replied {
-		s.await(r, st, c)
-	}
+	s.await(r, st, c)
 }
 
 // postStream makes the stream of a POST and attaches its response to it.
@@ -512,11 +507,14 @@ func (s *session) serveStarted(ctx context.Context, cancel context.CancelFunc, m
 
 // await waits until the stream of a POST has every response it owes (or
 // the client goes away: the stream goes on without it), then ends the
-// response (sseConn.reply).
+// response (sseConn.reply), unless the goroutine that ended the
+// connection did.
 func (s *session) await(r *http.Request, st *stream, c *sseConn) {
 	select {
 	case <-c.gone:
-		c.reply()
+		if !c.replied { // else the goroutine that ended c replied
+			c.reply()
+		}
 	case <-r.Context().Done():
 		st.detach(c)
 	}

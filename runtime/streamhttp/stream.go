@@ -284,7 +284,8 @@ type sseConn struct {
 	// inline marks a POST whose ServeHTTP is running its request's
 	// handler (serveRequest): it cannot wait for gone, so end replies, on
 	// the goroutine that ends the connection (a drain's, the session's
-	// end), and flushes the reply; replied records that it did.
+	// end), and flushes the reply; replied records that it does (await
+	// then has nothing to write).
 	inline, replied bool
 }
 
@@ -306,9 +307,10 @@ func (c *sseConn) end() {
 	if c.ka != nil {
 		c.ka.Stop()
 	}
+	// Set before gone closes, so whoever sees gone closed sees it too.
+	c.replied = c.inline
 	close(c.gone)
-	if c.inline {
-		c.replied = true
+	if c.replied {
 		c.reply()
 		_ = c.rc.Flush()
 	}
