@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -40,14 +39,14 @@ func TestSessionsAcrossInstances(t *testing.T) {
 		urls, procs = append(urls, u), append(procs, cmd.Process)
 	}
 	proxy := rrproxy.New(urls, nil)
-	ps := httptest.NewServer(proxy)
-	defer ps.Close()
+	ps := serveProxy(t, proxy)
 
 	ctx := testContext(t)
 	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{}))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer cs.Close() // a step that fails leaves it open; closed again below is fine
 	c := v25.NewClient(cs)
 	echo := func(text string) error {
 		res, err := c.CallTool(ctx, &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"` + text + `"}`)})
@@ -161,14 +160,16 @@ func TestSessionsAcrossInstances(t *testing.T) {
 		t.Errorf("initialize with redis down: %v", err)
 	}
 	redis.Restart()
+	// The instances' store clients find the restarted server again within
+	// their reconnection backoff; tries are spaced, not counted.
 	var cs2 *rt.ClientSession
-	for range 100 {
-		if cs2, err = rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{})); err == nil {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if cs2, err = rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{})); err == nil || time.Now().After(deadline) {
 			break
 		}
 	}
 	if err != nil {
-		t.Fatalf("initialize after the restart: %v", err)
+		t.Fatalf("initialize 30 s after the restart: %v", err)
 	}
 	defer cs2.Close()
 	if _, err := v25.NewClient(cs2).Ping(ctx, nil); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,29 @@ func testContext(t testing.TB) context.Context {
 // never comes fails its test after two minutes (SSE streams included)
 // instead of hanging the package.
 var testHTTP = &http.Client{Timeout: 2 * time.Minute}
+
+// serveProxy serves a proxy in front of bin/everything instances on a
+// test server that ends with the test, its client connections first.
+// httptest.Server.Close waits for the requests it serves, and a session's
+// stream passed through from an instance that outlives the test's body
+// (a session a failing test left open) would hold it for ever: the test's
+// failure would be lost behind go test's timeout.
+func serveProxy(t *testing.T, p http.Handler) *httptest.Server {
+	ps := httptest.NewServer(p)
+	t.Cleanup(func() {
+		closed := make(chan struct{})
+		go func() { ps.Close(); close(closed) }()
+		for {
+			ps.CloseClientConnections()
+			select {
+			case <-closed:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+	return ps
+}
 
 // clientHandler answers the server's requests the way the conformance
 // harness does.

@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -40,8 +39,7 @@ func TestKilledMidCall(t *testing.T) {
 		urls, procs = append(urls, u), append(procs, cmd.Process)
 	}
 	proxy := rrproxy.New(urls, nil)
-	ps := httptest.NewServer(proxy)
-	defer ps.Close()
+	ps := serveProxy(t, proxy)
 	resp := postSession(t, ps.URL, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	resp.Body.Close()

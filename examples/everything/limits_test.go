@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -126,8 +125,7 @@ func TestTrustedProxyKeys(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			backend := startHTTP(t, tc.env...)
-			ps := httptest.NewServer(rrproxy.New([]string{backend}, nil))
-			defer ps.Close()
+			ps := serveProxy(t, rrproxy.New([]string{backend}, nil))
 			// The proxy dials the backend from 127.0.0.1; the clients
 			// reach the proxy from addresses of their own.
 			fill(t, ps.URL, []*http.Client{from("127.0.0.20")}, 50)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"sort"
@@ -402,8 +401,7 @@ func TestTraceAcrossInstances(t *testing.T) {
 		})
 		urls = append(urls, u)
 	}
-	ps := httptest.NewServer(rrproxy.New(urls, nil))
-	defer ps.Close()
+	ps := serveProxy(t, rrproxy.New(urls, nil))
 
 	var traces []string
 	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {

@@ -7,6 +7,13 @@
 // decides (a request sent again with the same session and id runs at most
 // once: see streamhttp.RequestLedger). Streams (SSE) are passed through as
 // they come.
+//
+// Every request goes to its backend on a connection of its own, so that
+// "reached" means a live process took the request: a connection kept from
+// an earlier request to a backend that has died since may still look open,
+// and a request written on it fails after the write although no backend
+// ever read it — the client would get 502 for a request that could have
+// gone to the next backend.
 package rrproxy
 
 import (
@@ -42,7 +49,8 @@ func New(backends []string, log *slog.Logger) *Proxy {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Proxy{backends: backends, client: &http.Client{}, log: log, sent: map[string]int{}, served: map[string]int{}}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	return &Proxy{backends: backends, client: client, log: log, sent: map[string]int{}, served: map[string]int{}}
 }
 
 // Sent returns how many requests were sent to each backend, answered or
