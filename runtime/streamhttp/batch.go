@@ -66,7 +66,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	xs := make([]*mcp.Exchange, len(msgs))
 	era := protocol.Stateful
 	for i, m := range msgs {
-		xs[i] = h.accept(m, r, addr)
+		xs[i] = h.accept(m, via(r, addr))
 		if xs[i].Era() == protocol.Stateless {
 			era = protocol.Stateless
 		}
@@ -131,7 +131,7 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 		switch m.Kind {
 		case jsonrpc.KindRequest:
 			st.owe()
-			if _, replay, je := s.start(r, m, xs[i], st, nil); replay != nil {
+			if _, replay, je := s.start(r, m, xs[i], st, nil, backlogHold{}); replay != nil {
 				st.answer(replay)
 			} else if je != nil {
 				st.answer(errorBody(m.ID, true, noID, je))

@@ -85,32 +85,44 @@ func TestFairSessions(t *testing.T) {
 }
 
 // TestTrustedProxies: behind a trusted proxy the client is the address it
-// forwards (the last one that is not itself a trusted proxy); from anyone
-// else the headers are ignored.
+// forwards in the header the proxies write (the last one that is not
+// itself a trusted proxy: what the client wrote before it does not
+// count); the other header, which only the client can have written, is
+// never read; from anyone else the headers are ignored.
 func TestTrustedProxies(t *testing.T) {
-	h := newLimitsHandler(t, Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}})
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	xff := newLimitsHandler(t, Options{TrustedProxies: trusted})
+	fwd := newLimitsHandler(t, Options{TrustedProxies: trusted, ForwardedHeader: "forwarded"})
 	for _, tc := range []struct {
+		h      *Handler
 		remote string
 		hdr    map[string]string
 		want   string
 	}{
-		{"192.0.2.1:5", nil, "192.0.2.1"},
-		{"192.0.2.1:5", map[string]string{"X-Forwarded-For": "203.0.113.9"}, "192.0.2.1"},
-		{"10.1.2.3:5", nil, "10.1.2.3"},
-		{"10.1.2.3:5", map[string]string{"X-Forwarded-For": "203.0.113.9"}, "203.0.113.9"},
-		{"10.1.2.3:5", map[string]string{"X-Forwarded-For": "1.1.1.1, 203.0.113.9, 10.9.9.9"}, "203.0.113.9"},
-		{"10.1.2.3:5", map[string]string{"X-Forwarded-For": "10.7.7.7, 10.9.9.9"}, "10.7.7.7"},
-		{"[::1]:5", map[string]string{"Forwarded": `for=192.0.2.60;proto=http, for="[2001:db8::17]:4711"`}, "2001:db8::17"},
-		{"[::1]:5", map[string]string{"Forwarded": `for=_hidden`, "X-Forwarded-For": "203.0.113.9"}, "_hidden"},
-		{"[::ffff:10.1.2.3]:5", map[string]string{"X-Forwarded-For": "203.0.113.9:443"}, "203.0.113.9"},
+		{xff, "192.0.2.1:5", nil, "192.0.2.1"},
+		{xff, "192.0.2.1:5", map[string]string{"X-Forwarded-For": "203.0.113.9"}, "192.0.2.1"},
+		{xff, "10.1.2.3:5", nil, "10.1.2.3"},
+		{xff, "10.1.2.3:5", map[string]string{"X-Forwarded-For": "203.0.113.9"}, "203.0.113.9"},
+		{xff, "10.1.2.3:5", map[string]string{"X-Forwarded-For": "1.1.1.1, 203.0.113.9, 10.9.9.9"}, "203.0.113.9"},
+		{xff, "10.1.2.3:5", map[string]string{"X-Forwarded-For": "10.7.7.7, 10.9.9.9"}, "10.7.7.7"},
+		{xff, "[::ffff:10.1.2.3]:5", map[string]string{"X-Forwarded-For": "203.0.113.9:443"}, "203.0.113.9"},
+		// The proxy appends to X-Forwarded-For; the client's own
+		// Forwarded, naming a victim, is not read.
+		{xff, "10.1.2.3:5", map[string]string{"Forwarded": "for=198.51.100.7", "X-Forwarded-For": "203.0.113.9"}, "203.0.113.9"},
+		{xff, "10.1.2.3:5", map[string]string{"Forwarded": "for=198.51.100.7"}, "10.1.2.3"},
+		{fwd, "[::1]:5", map[string]string{"Forwarded": `for=192.0.2.60;proto=http, for="[2001:db8::17]:4711"`}, "2001:db8::17"},
+		{fwd, "[::1]:5", map[string]string{"Forwarded": `for=_hidden`, "X-Forwarded-For": "203.0.113.9"}, "_hidden"},
+		{fwd, "[::1]:5", map[string]string{"X-Forwarded-For": "198.51.100.7"}, "::1"},
+		// What the client wrote before the proxy's own element.
+		{fwd, "10.1.2.3:5", map[string]string{"Forwarded": "for=198.51.100.7, for=203.0.113.9"}, "203.0.113.9"},
 	} {
 		r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
 		r.RemoteAddr = tc.remote
 		for k, v := range tc.hdr {
 			r.Header.Set(k, v)
 		}
-		if got := h.clientAddr(r); got != tc.want {
-			t.Errorf("%s %v: %q, want %q", tc.remote, tc.hdr, got, tc.want)
+		if got := tc.h.clientAddr(r); got != tc.want {
+			t.Errorf("%s %s %v: %q, want %q", tc.h.o.ForwardedHeader, tc.remote, tc.hdr, got, tc.want)
 		}
 	}
 }

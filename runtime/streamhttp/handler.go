@@ -92,6 +92,21 @@ type Options struct {
 	// unread and their connection closed. It bounds the connections a
 	// client can keep busy.
 	MaxRequestsPerClient int
+	// MaxSSEPending bounds the requests of one HTTP+SSE session (see
+	// LegacySSE) in progress at once (default 32). Its POSTs are answered
+	// 202 before their handlers run, so each request holds, until its
+	// handler returns, a place among the session's MaxSSEPending and one
+	// among its client's MaxRequestsPerClient; a POST beyond either gets
+	// 429 with Retry-After, and the request is not served.
+	MaxSSEPending int
+	// MaxSSEPendingBytes bounds the bytes one HTTP+SSE session holds
+	// (default 8 MiB): the bodies of its requests in progress and the
+	// messages waiting to be written to its stream. A POST that would go
+	// beyond gets 429 (a session holding nothing takes any message up to
+	// MaxBodyBytes). When the messages waiting alone go beyond, the
+	// client is not reading its stream: the stream is cut, and its
+	// session ends, cancelling its requests in progress.
+	MaxSSEPendingBytes int64
 	// MaxBatchMessages bounds the messages of a JSON-RPC batch POSTed to a
 	// session whose revision has batches (2025-03-26) (default 100); a
 	// larger batch gets 400 and a -32600 error. Each request of a batch is
@@ -128,11 +143,20 @@ type Options struct {
 	ClientKey func(r *http.Request) string
 	// TrustedProxies lists the reverse proxies whose forwarded client
 	// address is believed: for a request from one of them, the client is
-	// the last address in Forwarded's for= (RFC 7239), else in
-	// X-Forwarded-For, that is not itself a trusted proxy. The headers of
-	// any other peer are ignored (anyone can send them). Without it,
-	// every client behind a proxy is the proxy, and they share its limits.
+	// the last address of ForwardedHeader that is not itself a trusted
+	// proxy — the one the nearest trusted proxy appended, whatever the
+	// client wrote before it. The headers of any other peer are ignored
+	// (anyone can send them). Without it, every client behind a proxy is
+	// the proxy, and they share its limits. See docs/security.md for the
+	// rule a deployment follows (each trusted proxy appends the address
+	// it received from, or the edge one overwrites the header).
 	TrustedProxies []netip.Prefix
+	// ForwardedHeader names the header the TrustedProxies write the
+	// client's address into, the only one read: "X-Forwarded-For" (the
+	// default; nginx's $proxy_add_x_forwarded_for, Envoy, most load
+	// balancers) or "Forwarded" (RFC 7239, its for= parameters). A client
+	// that sends the other header itself is not believed.
+	ForwardedHeader string
 	// EventStore keeps the events of stateful SSE streams for resumption
 	// (default NewMemoryEventStore(1000, 100)).
 	EventStore EventStore
@@ -164,6 +188,11 @@ type Options struct {
 	// KeepAlive is the interval of SSE comment pings on open streams
 	// (default 15s; negative disables).
 	KeepAlive time.Duration
+	// StallTimeout bounds one write to a client (default 30s): a client
+	// that reads nothing for that long has its response cut, and, for an
+	// SSE stream, the stream (an HTTP+SSE session's stream ends its
+	// session and cancels its requests in progress).
+	StallTimeout time.Duration
 	// Auth, when set, authenticates every request to the endpoint. It
 	// returns the context the request is served with (carrying, say, the
 	// token's claims; nil keeps the request's). An *AuthError chooses the
@@ -241,6 +270,21 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 	if o.MaxBatchMessages <= 0 {
 		o.MaxBatchMessages = 100
 	}
+	switch http.CanonicalHeaderKey(o.ForwardedHeader) {
+	case "", hdrXForwardedFor:
+		o.ForwardedHeader = hdrXForwardedFor
+	case hdrForwarded:
+		o.ForwardedHeader = hdrForwarded
+	default:
+		srv.Logger().Error("streamhttp: Options.ForwardedHeader names neither X-Forwarded-For nor Forwarded: no forwarded address is believed", "header", o.ForwardedHeader)
+		o.TrustedProxies = nil
+	}
+	if o.MaxSSEPending <= 0 {
+		o.MaxSSEPending = defaultMaxSSEPending
+	}
+	if o.MaxSSEPendingBytes <= 0 {
+		o.MaxSSEPendingBytes = defaultMaxSSEPendingBytes
+	}
 	if o.RequestLease <= 0 {
 		o.RequestLease = defaultRequestLease
 	}
@@ -271,6 +315,9 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 	}
 	if o.KeepAlive == 0 {
 		o.KeepAlive = 15 * time.Second
+	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = defaultStallTimeout
 	}
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = defaultDrainTimeout
@@ -394,10 +441,12 @@ func (h *Handler) guard(w http.ResponseWriter, r *http.Request) (_ *http.Request
 	// The same checks guard the endpoint and its metadata (which names the
 	// endpoint, so it must not be derived from a Host nobody vetted).
 	if !h.originOK(r.Header.Get("Origin")) {
+		dropBody(w)
 		h.writeError(w, r, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Origin %q is not allowed", r.Header.Get("Origin")))
 		return nil, "", key, false
 	}
 	if !h.hostOK(r.Host) {
+		dropBody(w)
 		h.writeError(w, r, http.StatusForbidden, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "forbidden: Host %q is not allowed", r.Host))
 		return nil, "", key, false
 	}
@@ -406,12 +455,14 @@ func (h *Handler) guard(w http.ResponseWriter, r *http.Request) (_ *http.Request
 		return nil, "", key, false
 	}
 	if h.isClosed() {
+		dropBody(w)
 		h.writeError(w, r, http.StatusServiceUnavailable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError, "the server is shutting down"))
 		return nil, "", key, false
 	}
 	if h.o.Auth != nil {
 		ctx, err := h.o.Auth(r)
 		if err != nil {
+			dropBody(w)
 			h.challenge(w, r, err)
 			return nil, "", key, false
 		}
@@ -424,12 +475,22 @@ func (h *Handler) guard(w http.ResponseWriter, r *http.Request) (_ *http.Request
 	addr = h.clientAddr(r)
 	key = h.requester(r, addr)
 	if !h.enter(key) {
-		w.Header().Set("Connection", "close")
+		dropBody(w)
 		h.writeError(w, r, http.StatusTooManyRequests, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInternalError,
 			"too many requests in progress for this client (%d)", h.o.MaxRequestsPerClient))
 		return nil, "", key, false
 	}
 	return r, addr, key, true
+}
+
+// dropBody makes the connection of a request refused before its body was
+// read close once the answer is written: net/http would otherwise read
+// what is left of the body (to reuse the connection) for as long as its
+// read timeout lets a client trickle it, holding a descriptor per refused
+// request.
+func dropBody(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 func (h *Handler) isClosed() bool {
@@ -465,7 +526,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, addr string)
 	}
 	// The engine reads the message once and picks its era; the header
 	// rules and the serving use what it found.
-	x := h.accept(msg, r, addr)
+	x := h.accept(msg, via(r, addr))
 	h.eras[x.Era()].post(w, r, msg, x, acc)
 }
 
@@ -503,7 +564,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	}
 	// The body is in: from now on the connection's read deadline would
 	// only cut long handlers short (and cancel their context).
-	clearDeadlines(rc)
+	h.clearDeadlines(rc)
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSON(ct) {
 		id, ok := jsonrpc.PeekID(body)
 		h.writeError(w, r, http.StatusUnsupportedMediaType, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json"))
@@ -524,20 +585,20 @@ func isJSON(ct string) bool {
 }
 
 // accept hands a message to the engine, which reads it and picks its era
-// (a response, which has no method, only gets the era of r); addr is the
-// client's address (clientAddr).
-func (h *Handler) accept(msg *jsonrpc.Message, r *http.Request, addr string) *mcp.Exchange {
+// (a response, which has no method, only gets the era of what v says);
+// v is what the transport knows of it besides (via).
+func (h *Handler) accept(msg *jsonrpc.Message, v mcp.Via) *mcp.Exchange {
 	// One allocation holds the request and what the engine read of it.
 	c := &struct {
 		req jsonrpc.Request
 		x   mcp.Exchange
 	}{}
 	if msg.Kind != jsonrpc.KindRequest && msg.Kind != jsonrpc.KindNotification {
-		c.x = h.srv.Accept(nil, via(r, addr))
+		c.x = h.srv.Accept(nil, v)
 		return &c.x
 	}
 	c.req = jsonrpc.Request{ID: msg.ID, IsNotification: msg.Kind == jsonrpc.KindNotification, Method: msg.Method, Params: msg.Params}
-	c.x = h.srv.Accept(&c.req, via(r, addr))
+	c.x = h.srv.Accept(&c.req, v)
 	return &c.x
 }
 
@@ -637,16 +698,16 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-// writeStall bounds one write to a client that stopped reading.
-const writeStall = 30 * time.Second
+// defaultStallTimeout is the default Options.StallTimeout.
+const defaultStallTimeout = 30 * time.Second
 
 // clearDeadlines lifts the server's read timeout for a response that may
 // take long or stream (it would cancel the request's context), and gives
-// the first write writeStall; the writes that come later set their own
+// the first write StallTimeout; the writes that come later set their own
 // deadline.
-func clearDeadlines(rc *http.ResponseController) {
+func (h *Handler) clearDeadlines(rc *http.ResponseController) {
 	_ = rc.SetReadDeadline(time.Time{})
-	_ = rc.SetWriteDeadline(time.Now().Add(writeStall))
+	_ = rc.SetWriteDeadline(time.Now().Add(h.o.StallTimeout))
 }
 
 // sseHeaders starts an SSE response.

@@ -58,7 +58,7 @@ func (e legacyEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet:
 		h.openLegacy(w, r)
 	case http.MethodPost:
-		h.postLegacy(w, r, addr)
+		h.postLegacy(w, r, addr, key)
 	default:
 		w.Header().Set("Allow", "GET, POST")
 		h.writeError(w, r, http.StatusMethodNotAllowed, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed: GET opens the stream, POST sends a message"))
@@ -100,14 +100,15 @@ func (h *Handler) openLegacy(w http.ResponseWriter, r *http.Request) {
 	// The stream holds the session in use: it is not idle while open.
 	s.mu.Lock()
 	s.active++
-	c := newConn(w, true)
+	c := h.newConn(w, true)
+	c.wake = make(chan struct{}, 1)
 	st := s.newStreamLocked("l")
 	st.legacy = true
 	st.conn = c
 	s.standalone = st
 	s.mu.Unlock()
 	defer h.endLegacy(s)
-	clearDeadlines(http.NewResponseController(w))
+	h.clearDeadlines(http.NewResponseController(w))
 	endpoint := url.URL{Path: r.URL.Path, RawQuery: url.Values{legacySessionParam: {s.id}}.Encode()}
 	st.mu.Lock()
 	st.started, c.began = true, true
@@ -120,11 +121,22 @@ func (h *Handler) openLegacy(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	select {
-	case <-c.gone:
-		c.lastWrite()
-	case <-r.Context().Done():
-		st.detach(c)
+	// This goroutine writes the stream: what the session sends waits in
+	// the connection's queue (stream.queueLocked), so that no handler
+	// waits for a client that does not read.
+	for {
+		select {
+		case <-c.wake:
+			if !st.flush(c) {
+				return
+			}
+		case <-c.gone:
+			st.flush(c)
+			return
+		case <-r.Context().Done():
+			st.detach(c)
+			return
+		}
 	}
 }
 
@@ -148,7 +160,7 @@ func (h *Handler) endLegacy(s *session) {
 
 // postLegacy serves one message POSTed to a legacy session: it answers
 // 202 Accepted and the server's answer goes on the session's stream.
-func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string) {
+func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string, key requesterKey) {
 	sid := r.URL.Query().Get(legacySessionParam)
 	if sid == "" {
 		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing ?%s=: POST to the URL of the stream's endpoint event", legacySessionParam))
@@ -176,7 +188,10 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string
 		return
 	}
 	defer s.leave()
-	if status, id, hasID, je := s.serveLegacy(r, body, addr); je != nil {
+	if status, id, hasID, je := s.serveLegacy(r, body, addr, key); je != nil {
+		if status == http.StatusTooManyRequests {
+			setRetryAfter(w, time.Second)
+		}
 		h.writeError(w, r, status, id, hasID, je)
 		return
 	}
@@ -186,7 +201,7 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string
 // serveLegacy serves one message of a legacy session: answers and refusals
 // go on the session's stream; a refusal is returned too, with the HTTP
 // status to answer the POST with (nil: 202 Accepted).
-func (s *session) serveLegacy(r *http.Request, body []byte, addr string) (status int, id jsonrpc.ID, hasID bool, je *jsonrpc.Error) {
+func (s *session) serveLegacy(r *http.Request, body []byte, addr string, key requesterKey) (status int, id jsonrpc.ID, hasID bool, je *jsonrpc.Error) {
 	h := s.h
 	if jsonrpc.IsBatch(body) {
 		return http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported("the HTTP+SSE transport takes one message per POST")
@@ -203,7 +218,12 @@ func (s *session) serveLegacy(r *http.Request, body []byte, addr string) (status
 		_ = s.send(s.legacyStream(), errorBody(id, hasID, s.noID(), je))
 		return http.StatusBadRequest, id, hasID, je
 	}
-	x := h.accept(msg, r, addr)
+	// The session is named by ?sessionId=, not Mcp-Session-Id: the
+	// engine hears of it all the same, so that the message is the
+	// session's (an unknown method -32601, like any other).
+	v := via(r, addr)
+	v.Session = true
+	x := h.accept(msg, v)
 	if x.Era() != protocol.Stateful {
 		je := jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the HTTP+SSE transport carries the stateful revisions only")
 		_ = s.send(s.legacyStream(), errorBody(msg.ID, msg.HasID, s.noID(), je))
@@ -225,7 +245,14 @@ func (s *session) serveLegacy(r *http.Request, body []byte, addr string) (status
 		}
 		st.legacy, st.started, st.forward = true, true, s.forwardLegacy
 	}
-	status, replay, je := s.start(r, msg, x, st, nil)
+	held, status, refusal := s.hold(st, key, len(body))
+	if refusal != nil {
+		return status, msg.ID, true, refusal
+	}
+	status, replay, je := s.start(r, msg, x, st, nil, held)
+	if replay != nil || je != nil {
+		s.release(held)
+	}
 	switch {
 	case replay != nil:
 		_ = s.send(st, replay)
@@ -279,7 +306,7 @@ func (h *Handler) serveRelayedLegacy(sid string, body []byte) {
 	}
 	defer s.leave()
 	r := (&http.Request{Method: http.MethodPost, Header: http.Header{}}).WithContext(mcp.WithPrincipal(s.ctx, s.principal))
-	_, _, _, _ = s.serveLegacy(r, body, "")
+	_, _, _, _ = s.serveLegacy(r, body, "", h.requester(r, ""))
 }
 
 // legacySession finds the HTTP+SSE session sid for the principal of r
@@ -386,4 +413,69 @@ func (h *Handler) localLegacy(sid string) *session {
 		return nil
 	}
 	return s
+}
+
+// backlogHold is what a request of an HTTP+SSE session holds from its
+// POST until its handler returns (session.hold): bytes of the session's
+// MaxSSEPendingBytes, one of its MaxSSEPending, and one of its client's
+// MaxRequestsPerClient. The zero value holds nothing.
+type backlogHold struct {
+	bytes  int64
+	client requesterKey
+}
+
+// hold takes a place for one more request of the HTTP+SSE session, whose
+// body has size bytes, for client key; st is the stream its answer goes
+// on. The POST that carries it is answered before its handler runs, so
+// these bounds, not the POST, keep what one client may have the server
+// hold. It returns the refusal and its HTTP status when the session or
+// the client is at its bound (429), or the stream is gone (404).
+func (s *session) hold(st *stream, key requesterKey, size int) (backlogHold, int, *jsonrpc.Error) {
+	h := s.h
+	var queued int64
+	st.mu.Lock()
+	gone := st.forward == nil && st.conn == nil
+	if st.conn != nil {
+		queued = st.conn.queued
+	}
+	st.mu.Unlock()
+	if gone {
+		// Cut (its client did not read) or left: the session is ending.
+		return backlogHold{}, http.StatusNotFound, errSessionNotFound
+	}
+	s.mu.Lock()
+	busy := s.backlog > 0 || queued > 0
+	switch {
+	case s.backlog >= h.o.MaxSSEPending:
+		n := s.backlog
+		s.mu.Unlock()
+		return backlogHold{}, http.StatusTooManyRequests, jsonrpc.NewError(jsonrpc.CodeInternalError,
+			"this session has %d requests in progress (the most it may have): wait for their answers on its stream", n)
+	case busy && s.backlogBytes+queued+int64(size) > h.o.MaxSSEPendingBytes:
+		n := s.backlogBytes + queued
+		s.mu.Unlock()
+		return backlogHold{}, http.StatusTooManyRequests, jsonrpc.NewError(jsonrpc.CodeInternalError,
+			"this session holds %d bytes of requests in progress and of messages its stream has not taken yet (at most %d): read the stream, or wait for its answers", n, h.o.MaxSSEPendingBytes)
+	}
+	s.backlog++
+	s.backlogBytes += int64(size)
+	s.mu.Unlock()
+	if !h.enter(key) {
+		s.mu.Lock()
+		s.backlog--
+		s.backlogBytes -= int64(size)
+		s.mu.Unlock()
+		return backlogHold{}, http.StatusTooManyRequests, jsonrpc.NewError(jsonrpc.CodeInternalError,
+			"too many requests in progress for this client (%d)", h.o.MaxRequestsPerClient)
+	}
+	return backlogHold{bytes: int64(size), client: key}, 0, nil
+}
+
+// release gives back what hold took.
+func (s *session) release(b backlogHold) {
+	s.mu.Lock()
+	s.backlog--
+	s.backlogBytes -= b.bytes
+	s.mu.Unlock()
+	s.h.leave(b.client)
 }

@@ -49,6 +49,8 @@ const (
 	defaultEvictIdleAfter       = time.Minute
 	defaultBodyTimeout          = 10 * time.Second
 	defaultMaxRequestsPerClient = 256
+	defaultMaxSSEPending        = 32
+	defaultMaxSSEPendingBytes   = 8 << 20
 )
 
 // requesterKey names a client without building a string on each request
@@ -118,9 +120,9 @@ func (h *Handler) clientKey(r *http.Request) string {
 
 // clientAddr is the address of the client a request comes from: its
 // remote address, unless that is a trusted proxy (Options.TrustedProxies),
-// which forwards the client's: the last address of Forwarded (RFC 7239)
-// for=, else of X-Forwarded-For, that is not itself a trusted proxy.
-// Headers from anyone else are never read.
+// which forwards the client's: the last address of
+// Options.ForwardedHeader that is not itself a trusted proxy. Headers from
+// anyone else are never read, nor the header the proxies do not write.
 func (h *Handler) clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -129,7 +131,7 @@ func (h *Handler) clientAddr(r *http.Request) string {
 	if len(h.o.TrustedProxies) == 0 || !h.trusted(host) {
 		return host
 	}
-	hops := forwardedFor(r.Header)
+	hops := forwardedFor(r.Header, h.o.ForwardedHeader)
 	for i := len(hops) - 1; i >= 0; i-- {
 		if !h.trusted(hops[i]) {
 			return hops[i]
@@ -156,15 +158,21 @@ func (h *Handler) trusted(addr string) bool {
 	return false
 }
 
-// forwardedFor lists the client addresses proxies forwarded, nearest
-// last: the for= of every Forwarded element when there is one, else
-// X-Forwarded-For. Ports, brackets and quotes are removed; obfuscated and
+// The headers a proxy forwards the client's address in.
+const (
+	hdrXForwardedFor = "X-Forwarded-For"
+	hdrForwarded     = "Forwarded"
+)
+
+// forwardedFor lists the client addresses proxies forwarded in header
+// (Forwarded: the for= of every element; X-Forwarded-For: its list),
+// nearest last. Ports, brackets and quotes are removed; obfuscated and
 // unknown identifiers ("_hidden", "unknown") are kept, so that they are
 // not mistaken for trusted proxies and are keyed as they are.
-func forwardedFor(hd http.Header) []string {
+func forwardedFor(hd http.Header, header string) []string {
 	var out []string
-	if fw := hd.Values("Forwarded"); len(fw) > 0 {
-		for _, line := range fw {
+	if header == hdrForwarded {
+		for _, line := range hd.Values(hdrForwarded) {
 			for _, elem := range strings.Split(line, ",") {
 				for _, pair := range strings.Split(elem, ";") {
 					k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
@@ -176,7 +184,7 @@ func forwardedFor(hd http.Header) []string {
 		}
 		return out
 	}
-	for _, line := range hd.Values("X-Forwarded-For") {
+	for _, line := range hd.Values(hdrXForwardedFor) {
 		for _, a := range strings.Split(line, ",") {
 			if a = strings.TrimSpace(a); a != "" {
 				out = append(out, hostOnly(a))

@@ -12,7 +12,7 @@ import (
 // The timeouts of the http.Server that ListenAndServe runs. Handler lifts
 // the read and write deadlines of a request once its body is read, so long
 // calls and SSE streams are not cut short; each SSE write then has
-// writeStall.
+// Options.StallTimeout.
 const (
 	readHeaderTimeout = 5 * time.Second
 	readTimeout       = 60 * time.Second

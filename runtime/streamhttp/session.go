@@ -49,6 +49,11 @@ type session struct {
 	// legacy marks a session of the HTTP+SSE transport (legacy.go):
 	// everything the server sends goes on its one stream.
 	legacy bool
+	// backlog and backlogBytes are an HTTP+SSE session's requests in
+	// progress and the bytes of their bodies (Options.MaxSSEPending,
+	// MaxSSEPendingBytes; see session.hold).
+	backlog      int
+	backlogBytes int64
 
 	// With a SessionStore: shared reports a session other instances may
 	// serve too (its events stay when it ends here, unless deleted);
@@ -69,6 +74,9 @@ type inflightReq struct {
 	st        *stream // the stream its answer goes on
 	cancel    context.CancelFunc
 	cancelled bool
+	// held is what a request of an HTTP+SSE session holds until its
+	// handler returns (session.hold); zero for others.
+	held backlogHold
 }
 
 var (
@@ -367,7 +375,7 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *json
 	// Cancelled by the client: no response.
 	c.post(r, msg.ID, true, http.StatusNoContent)
 	st.owe()
-	status, replay, je := s.start(r, msg, x, st, c)
+	status, replay, je := s.start(r, msg, x, st, c, backlogHold{})
 	if replay != nil {
 		s.removeStream(st)
 		writeResponse(w, acc, replay)
@@ -388,7 +396,7 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 		return nil, nil, err
 	}
 	st.batch = batch
-	c := newConn(w, acc.sse)
+	c := s.h.newConn(w, acc.sse)
 	c.sess, c.acc = s, acc
 	st.mu.Lock()
 	st.conn = c
@@ -404,7 +412,7 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 // id is in flight) start returns the HTTP status and error to answer it
 // with; when it was answered before (Options.Requests), the response
 // recorded then (replay), to answer it with again.
-func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, c *sseConn) (status int, replay []byte, refusal *jsonrpc.Error) {
+func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, c *sseConn, held backlogHold) (status int, replay []byte, refusal *jsonrpc.Error) {
 	id := msg.ID
 	key := idKey(id)
 	// Cancelled by notifications/cancelled (cancelRequest) and by the end
@@ -440,7 +448,7 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 		entry.finish(nil)
 		return http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", id.String())
 	}
-	ir := &inflightReq{id: id, st: st, cancel: cancel}
+	ir := &inflightReq{id: id, st: st, cancel: cancel, held: held}
 	s.inflight[key] = ir
 	// Under s.mu, before close (which precedes Handler.Close's Wait).
 	s.h.wg.Add(1)
@@ -466,6 +474,9 @@ func (s *session) serveStarted(ctx context.Context, cancel context.CancelFunc, m
 	defer cancel()
 	id := msg.ID
 	res, err := x.Serve(ctx, s.ms, st)
+	if ir.held.bytes > 0 {
+		s.release(ir.held)
+	}
 	if c != nil {
 		// The handler is done: the POST's goroutine replies from here on.
 		st.mu.Lock()
@@ -535,12 +546,12 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, x *mcp.Exchan
 		return
 	}
 	defer s.leave()
-	clearDeadlines(http.NewResponseController(w))
+	h.clearDeadlines(http.NewResponseController(w))
 	if last := strings.TrimSpace(r.Header.Get(hdrLastEventID)); last != "" {
 		s.resume(w, r, last)
 		return
 	}
-	c := newConn(w, true)
+	c := h.newConn(w, true)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -585,7 +596,7 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
 	s.mu.Lock()
 	st := s.streams[name]
 	s.mu.Unlock()
-	c := newConn(w, true)
+	c := s.h.newConn(w, true)
 	if st == nil {
 		// The stream is over here, or another instance serves it: what it
 		// had left is in the store, and what it still owes the ledger

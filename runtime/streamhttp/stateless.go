@@ -113,7 +113,7 @@ func (o *reqOut) startLocked() {
 }
 
 func (o *reqOut) writeLocked(msg []byte) error {
-	_ = o.rc.SetWriteDeadline(time.Now().Add(writeStall))
+	_ = o.rc.SetWriteDeadline(time.Now().Add(o.h.o.StallTimeout))
 	buf := make([]byte, 0, len(msg)+8)
 	buf = append(buf, "data: "...)
 	buf = append(buf, msg...)
@@ -131,7 +131,7 @@ func (o *reqOut) ping() {
 	if o.done {
 		return
 	}
-	_ = o.rc.SetWriteDeadline(time.Now().Add(writeStall))
+	_ = o.rc.SetWriteDeadline(time.Now().Add(o.h.o.StallTimeout))
 	if _, err := o.w.Write([]byte(":\n\n")); err == nil && o.rc.Flush() == nil {
 		o.ka.Reset(o.h.o.KeepAlive)
 	}
@@ -154,7 +154,7 @@ func (o *reqOut) final(status int, body []byte) {
 		_ = o.writeLocked(body)
 		return
 	}
-	_ = o.rc.SetWriteDeadline(time.Now().Add(writeStall))
+	_ = o.rc.SetWriteDeadline(time.Now().Add(o.h.o.StallTimeout))
 	writeJSON(o.w, status, body)
 }
 

@@ -130,13 +130,76 @@ func (st *stream) writeLocked(id string, msg []byte) {
 	if c == nil {
 		return
 	}
-	write := c.writeEvent
 	if st.legacy {
-		write = c.writeMessageEvent
+		st.queueLocked(c, messageEvent(msg))
+		return
 	}
-	if write(id, msg) != nil {
+	if c.writeEvent(id, msg) != nil {
 		c.end()
 		st.conn = nil
+	}
+}
+
+// queueLocked hands an event of an HTTP+SSE stream to the goroutine that
+// writes it (flush, on the stream's GET). When more than one event waits
+// and together they go beyond Options.MaxSSEPendingBytes, the client is
+// not reading: the stream is cut, which ends its session and cancels the
+// session's requests in progress.
+func (st *stream) queueLocked(c *sseConn, ev []byte) {
+	c.queue = append(c.queue, ev)
+	c.queued += int64(len(ev))
+	if len(c.queue) > 1 && c.queued > st.sess.h.o.MaxSSEPendingBytes {
+		st.sess.h.log.Warn("streamhttp: an HTTP+SSE client is not reading its stream; cutting it and ending its session",
+			"session", st.sess.id, "waiting_bytes", c.queued, "waiting_events", len(c.queue))
+		c.cut = true
+		c.end()
+		st.conn = nil
+		// A write blocked on the client returns now: the writer ends the
+		// session at once.
+		_ = c.rc.SetWriteDeadline(time.Now())
+		return
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// flush writes the events waiting on c, an HTTP+SSE stream's connection,
+// until none waits. It reports whether c goes on: false once c has ended
+// — after writing what waits, when its session ended (a drain's last
+// answers), not when the stream was cut (a write failed, or stalled for
+// StallTimeout, or the client read too little: queueLocked).
+func (st *stream) flush(c *sseConn) bool {
+	for {
+		st.mu.Lock()
+		if c.cut {
+			st.mu.Unlock()
+			return false
+		}
+		batch, ended := c.queue, c.ended
+		c.queue = nil
+		st.mu.Unlock()
+		if len(batch) == 0 {
+			return !ended
+		}
+		var n int64
+		for _, ev := range batch {
+			if err := c.write(ev); err != nil {
+				st.mu.Lock()
+				if st.conn == c {
+					st.conn = nil
+				}
+				c.cut = true
+				c.end()
+				st.mu.Unlock()
+				return false
+			}
+			n += int64(len(ev))
+		}
+		st.mu.Lock()
+		c.queued -= n
+		st.mu.Unlock()
 	}
 }
 
@@ -150,6 +213,14 @@ func (st *stream) keepAliveLocked(c *sseConn) {
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		if st.conn != c || c.ended {
+			return
+		}
+		if c.wake != nil {
+			// An HTTP+SSE stream: its writer pings, when nothing waits.
+			if len(c.queue) == 0 {
+				st.queueLocked(c, []byte(":\n\n"))
+			}
+			c.ka.Reset(ka)
 			return
 		}
 		if c.writeComment() != nil {
@@ -273,6 +344,15 @@ type sseConn struct {
 	// the request was rate limited (mcp.CodeRateLimited).
 	retryAfter time.Duration
 	ka         *time.Timer
+	stall      time.Duration // Options.StallTimeout
+
+	// An HTTP+SSE stream's events wait in queue (queued bytes) for the
+	// goroutine of its GET, which wake calls to write them (see
+	// stream.queueLocked and flush); wake is nil on other connections.
+	queue  [][]byte
+	queued int64
+	wake   chan struct{}
+	cut    bool // the stream was cut: its client does not read
 
 	// The response of a POST (postStream, post): what reply writes.
 	sess  *session
@@ -289,8 +369,8 @@ type sseConn struct {
 	inline, replied bool
 }
 
-func newConn(w http.ResponseWriter, sse bool) *sseConn {
-	return &sseConn{w: w, rc: *http.NewResponseController(w), sse: sse, gone: make(chan struct{})}
+func (h *Handler) newConn(w http.ResponseWriter, sse bool) *sseConn {
+	return &sseConn{w: w, rc: *http.NewResponseController(w), sse: sse, gone: make(chan struct{}), stall: h.o.StallTimeout}
 }
 
 // post makes c the response of a POST: its request, the id an error
@@ -338,7 +418,7 @@ func (c *sseConn) reply() {
 }
 
 func (c *sseConn) write(b []byte) error {
-	_ = c.rc.SetWriteDeadline(time.Now().Add(writeStall))
+	_ = c.rc.SetWriteDeadline(time.Now().Add(c.stall))
 	if _, err := c.w.Write(b); err != nil {
 		return err
 	}
@@ -358,14 +438,13 @@ func (c *sseConn) writeEvent(id string, data []byte) error {
 	return c.write(buf)
 }
 
-// writeMessageEvent writes a "message" event, as the HTTP+SSE transport
-// names them (without an id: its clients do not resume).
-func (c *sseConn) writeMessageEvent(_ string, data []byte) error {
+// messageEvent is a "message" event, as the HTTP+SSE transport names
+// them (without an id: its clients do not resume).
+func messageEvent(data []byte) []byte {
 	buf := make([]byte, 0, len(data)+24)
 	buf = append(buf, "event: message\ndata: "...)
 	buf = append(buf, data...)
-	buf = append(buf, "\n\n"...)
-	return c.write(buf)
+	return append(buf, "\n\n"...)
 }
 
 func (c *sseConn) writePriming(id string, retry time.Duration) error {
@@ -389,4 +468,4 @@ func (c *sseConn) writeComment() error { return c.write([]byte(":\n\n")) }
 
 // lastWrite gives the rest of the response (the JSON body, or the end of
 // the stream) a fresh write deadline.
-func (c *sseConn) lastWrite() { _ = c.rc.SetWriteDeadline(time.Now().Add(writeStall)) }
+func (c *sseConn) lastWrite() { _ = c.rc.SetWriteDeadline(time.Now().Add(c.stall)) }
