@@ -40,6 +40,8 @@ type Request struct {
 	in     inbound
 	// header is the transport's header of the request (HTTP).
 	header http.Header
+	// addr is the client's address as the transport sees it (Via.Client).
+	addr string
 	// ctx is the request's context (tasks outlive the request but keep its
 	// values).
 	ctx context.Context
@@ -117,6 +119,12 @@ func RequestFrom(ctx context.Context) *Request {
 // request's headers on Streamable HTTP (of the POST that carried it), nil
 // on stdio. It must not be modified.
 func (r *Request) Header() http.Header { return r.header }
+
+// ClientAddress is the address of the client as the transport sees it:
+// on HTTP the remote address, or the one a trusted proxy forwards; "" on
+// stdio, whose connection is the client. With the principal
+// (PrincipalFrom), it names who a bound kept per client is kept for.
+func (r *Request) ClientAddress() string { return r.addr }
 
 // Server is the server serving the request (to announce changes from a
 // handler: Server.NotifyResourceUpdated, NotifyListChanged).

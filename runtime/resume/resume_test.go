@@ -293,3 +293,65 @@ func mustBegin(t *testing.T, tok *resume.Tokens, params string) *resume.Op {
 	}
 	return op
 }
+
+// TestOwnerShare: one client cannot fill the store for the others. An
+// owner (its principal, else its address) holding MemoryStore.PerOwner
+// operations is refused one more with ErrOwnerFull, while other owners
+// are served; when the states are at their bound, the owner holding the
+// most bytes of state loses its oldest, not another owner's.
+func TestOwnerShare(t *testing.T) {
+	const params = `{"name":"count_to","arguments":{"n":25}}`
+	tok := resume.NewTokens(ring(t, key(1)))
+	store := resume.NewMemoryStore(100, 3000)
+	store.PerOwner = 3
+	tok.Store = store
+	tok.MaxInline = 1 // every state in the store
+	alice := mcp.WithPrincipal(context.Background(), "alice")
+	bob := mcp.WithPrincipal(context.Background(), "bob")
+	open := func(ctx context.Context, state []byte) (string, error) {
+		c := call(params, "")
+		op, err := tok.Begin(ctx, c)
+		if err != nil {
+			return "", err
+		}
+		return tok.Next(ctx, c, op, state)
+	}
+	var bobsFirst string
+	for i := range 3 {
+		if _, err := open(alice, bytes.Repeat([]byte("a"), 600)); err != nil {
+			t.Fatalf("alice's operation %d: %v", i, err)
+		}
+	}
+	if _, err := open(alice, []byte("x")); !errors.Is(err, resume.ErrOwnerFull) {
+		t.Fatalf("alice's fourth operation: %v, want ErrOwnerFull", err)
+	}
+	var je *jsonrpc.Error
+	if !errors.As(resume.ErrOwnerFull, &je) || !strings.Contains(je.Message, "for this client") {
+		t.Errorf("ErrOwnerFull: %v", resume.ErrOwnerFull)
+	}
+	var err error
+	if bobsFirst, err = open(bob, bytes.Repeat([]byte("b"), 500)); err != nil {
+		t.Fatalf("bob while alice is at her share: %v", err)
+	}
+	// stdio's one client ("" owner) has the whole store.
+	for i := range 5 {
+		if _, err := open(context.Background(), []byte("s")); err != nil {
+			t.Fatalf("an operation without owner %d: %v", i, err)
+		}
+	}
+	// A continued operation is not a new one: alice goes on at her share.
+	// States: alice's 1800 bytes and bob's 500 (and the ownerless ones)
+	// under 3000; bob's second state of 700 goes beyond, and alice's
+	// oldest goes (she holds the most), not bob's.
+	c := call(params, bobsFirst)
+	op, err := tok.Begin(bob, c)
+	if err != nil {
+		t.Fatalf("bob's token: %v", err)
+	}
+	if _, err := tok.Next(bob, c, op, bytes.Repeat([]byte("B"), 700)); err != nil {
+		t.Fatalf("bob's second page: %v", err)
+	}
+	if _, err := tok.Begin(bob, call(params, bobsFirst)); err != nil {
+		t.Errorf("bob's first state was pushed out by alice's: %v", err)
+	}
+}

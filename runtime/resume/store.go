@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
 )
 
 // Store keeps what does not fit in a token: states bigger than
@@ -46,27 +47,61 @@ type Reserver interface {
 // client tries again later.
 var ErrStoreFull error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many resumable operations in progress to remember one more: try again later"}
 
+// ErrOwnerFull is the error of a Store refusing one more operation of a
+// client that holds its share of the store already (MemoryStore.PerOwner):
+// others are still served. The client finishes the operations it has (or
+// lets their tokens expire) first.
+var ErrOwnerFull error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many resumable operations in progress for this client: finish the ones it has, or try again once their tokens expire"}
+
+// Owner names whom a Store keeps an operation or a state for, for the
+// share of each (MemoryStore.PerOwner): the principal the request acts
+// for (mcp.PrincipalFrom), else the client's address (HTTP without
+// authentication: mcp.Request.ClientAddress), else "" (stdio, whose one
+// client has the whole store).
+func Owner(ctx context.Context) string {
+	if p := mcp.PrincipalFrom(ctx); p != "" {
+		return "principal " + p
+	}
+	if r := mcp.RequestFrom(ctx); r != nil && r.ClientAddress() != "" {
+		return "address " + r.ClientAddress()
+	}
+	return ""
+}
+
 // Default bounds of NewMemoryStore.
 const (
 	// DefaultStoreEntries bounds the states and, apart, the operations a
 	// MemoryStore remembers. Operations are remembered until their last
 	// token expires (Tokens.TTL): 1,048,576 of them sustain about 1,700
 	// operations of more than one call a second with the default TTL, in
-	// 36 MB at worst (12 bytes an entry, and the table's room to grow).
+	// 48 MB at worst (16 bytes an entry, and the table's room to grow).
 	// Busier servers share a store (Redis) or shorten the TTL.
 	DefaultStoreEntries = 1 << 20
 	DefaultStoreBytes   = 64 << 20
+	// DefaultOwnerShare is the part of the operations one owner may hold
+	// by default: MemoryStore.PerOwner is the entries over it (16,384 of
+	// the default 1,048,576).
+	DefaultOwnerShare = 64
 )
 
 // MemoryStore is a Store in memory. States are bounded by a number of
 // entries and of bytes: at the bounds expired states go first, then the
-// oldest (whose tokens then fail: "its state is gone"). Operations — the
-// room reserved for a completion while a token lives (Reserver), and the
-// completions — are bounded by the number of entries apart, in a compact
-// table, and kept until they expire: a completed operation's tokens are
-// never honoured again; when every entry is an operation whose tokens
-// live, Reserve refuses a new one (ErrStoreFull).
+// oldest of the owner holding the most bytes of state (whose tokens then
+// fail: "its state is gone"), so one client's states cannot push out
+// another's. Operations — the room reserved for a completion while a token
+// lives (Reserver), and the completions — are bounded by the number of
+// entries apart, in a compact table, and kept until they expire: a
+// completed operation's tokens are never honoured again; when every entry
+// is an operation whose tokens live, Reserve refuses a new one
+// (ErrStoreFull), and an owner (see Owner) holding PerOwner of them is
+// refused one more (ErrOwnerFull) while others are not.
 type MemoryStore struct {
+	// PerOwner bounds the operations of one owner (Owner) the store keeps
+	// at once (default: the entries over DefaultOwnerShare, at least 1);
+	// set it before the store is used. The owner "" (stdio) has no share
+	// but the whole store.
+	PerOwner int
+
 	maxEntries, maxBytes int
 	now                  func() time.Time
 
@@ -74,19 +109,36 @@ type MemoryStore struct {
 	bytes int
 	order *list.List // of *storeEntry (states), oldest first
 	index map[string]*list.Element
-	// ops is the table of operations: 12 bytes an entry.
-	ops map[tableKey]opEntry
+	// ops is the table of operations: 16 bytes an entry.
+	ops map[tableKey]opSlot
 	// epoch is the time the table's expiries count seconds from.
 	epoch time.Time
 	// soonest is the earliest expiry in ops, or zero when unknown: no
 	// sweep of ops frees anything before it.
 	soonest opEntry
+	// owners are the owners holding operations or states, by name and,
+	// for the table's entries, by number (ownerAt).
+	owners  map[string]*owner
+	ownerAt []*owner
+	freeIDs []uint32
 }
 
 type storeEntry struct {
 	key     string
 	state   []byte
 	expires time.Time
+	owner   *owner
+	mine    *list.Element // in owner.states
+}
+
+// owner is what one owner holds: operations in the table, and states
+// (oldest first).
+type owner struct {
+	name       string
+	id         uint32
+	ops        int
+	states     list.List // of *list.Element of MemoryStore.order
+	stateBytes int
 }
 
 // tableKey is an operation's key in the table: the first 8 of the 16 random
@@ -104,6 +156,12 @@ const opDone opEntry = 1 << 31
 
 func (e opEntry) expires() opEntry { return e &^ opDone }
 
+// opSlot is an operation's entry and its owner's number.
+type opSlot struct {
+	e     opEntry
+	owner uint32
+}
+
 // NewMemoryStore returns an empty MemoryStore holding at most maxEntries
 // states, maxBytes bytes of state and, apart, maxEntries operations
 // (defaults for values <= 0).
@@ -114,19 +172,23 @@ func NewMemoryStore(maxEntries, maxBytes int) *MemoryStore {
 	if maxBytes <= 0 {
 		maxBytes = DefaultStoreBytes
 	}
-	return &MemoryStore{maxEntries: maxEntries, maxBytes: maxBytes, now: time.Now, order: list.New(), index: map[string]*list.Element{}, ops: map[tableKey]opEntry{}, epoch: time.Now()}
+	return &MemoryStore{maxEntries: maxEntries, maxBytes: maxBytes, now: time.Now, order: list.New(), index: map[string]*list.Element{}, ops: map[tableKey]opSlot{}, epoch: time.Now(), owners: map[string]*owner{}}
 }
 
 // PutState implements Store.
-func (s *MemoryStore) PutState(_ context.Context, key string, state []byte, expires time.Time) error {
+func (s *MemoryStore) PutState(ctx context.Context, key string, state []byte, expires time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := &storeEntry{key: key, state: append([]byte(nil), state...), expires: expires}
 	if el := s.index[key]; el != nil {
 		s.removeLocked(el)
 	}
-	s.index[key] = s.order.PushBack(e)
+	o := s.ownerLocked(Owner(ctx))
+	e := &storeEntry{key: key, state: append([]byte(nil), state...), expires: expires, owner: o}
+	el := s.order.PushBack(e)
+	s.index[key] = el
 	s.bytes += len(e.state)
+	e.mine = o.states.PushBack(el)
+	o.stateBytes += len(e.state)
 	now := s.now()
 	over := func() bool { return s.order.Len() > s.maxEntries || s.bytes > s.maxBytes }
 	for el := s.order.Front(); el != nil && over(); {
@@ -137,9 +199,22 @@ func (s *MemoryStore) PutState(_ context.Context, key string, state []byte, expi
 		el = next
 	}
 	for over() {
-		s.removeLocked(s.order.Front())
+		s.removeLocked(s.evictableLocked())
 	}
 	return nil
+}
+
+// evictableLocked is the state that goes first at the bounds once the
+// expired ones went: the oldest of the owner holding the most bytes of
+// state.
+func (s *MemoryStore) evictableLocked() *list.Element {
+	var top *owner
+	for _, o := range s.owners {
+		if o.states.Len() > 0 && (top == nil || o.stateBytes > top.stateBytes) {
+			top = o
+		}
+	}
+	return top.states.Front().Value.(*list.Element)
 }
 
 // State implements Store.
@@ -158,38 +233,50 @@ func (s *MemoryStore) State(_ context.Context, key string) ([]byte, bool, error)
 	return e.state, true, nil
 }
 
-// Reserve implements Reserver.
-func (s *MemoryStore) Reserve(_ context.Context, op string, expires time.Time) error {
+// Reserve implements Reserver. An owner (Owner of ctx) holding PerOwner
+// operations is refused one more with ErrOwnerFull.
+func (s *MemoryStore) Reserve(ctx context.Context, op string, expires time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key, exp := toTableKey(op), s.at(expires)
-	if e, ok := s.ops[key]; ok && e.expires() > s.at(s.now()) {
-		if e&opDone == 0 && exp > e {
-			s.setOpLocked(key, exp)
+	if e, ok := s.ops[key]; ok && e.e.expires() > s.at(s.now()) {
+		if e.e&opDone == 0 && exp > e.e {
+			s.setOpLocked(key, opSlot{exp, e.owner})
 		}
 		return nil // done meanwhile: the token will be refused
+	}
+	name := Owner(ctx)
+	if o := s.owners[name]; name != "" && o != nil && o.ops >= s.perOwner() {
+		// (The owner "", stdio's one client, has the whole store.)
+		if !s.sweepOpsLocked() || o.ops >= s.perOwner() {
+			return ErrOwnerFull
+		}
 	}
 	if len(s.ops) >= s.maxEntries && !s.sweepOpsLocked() {
 		return ErrStoreFull
 	}
-	s.setOpLocked(key, exp)
+	s.setOpLocked(key, opSlot{exp, s.ownerLocked(name).id})
 	return nil
 }
 
 // Complete implements Store. It takes the room Reserve kept; a completion
 // without one is kept too, past the bound if it must (only a Store
 // without reservations gets there).
-func (s *MemoryStore) Complete(_ context.Context, op string, expires time.Time) error {
+func (s *MemoryStore) Complete(ctx context.Context, op string, expires time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key, exp := toTableKey(op), s.at(expires)
-	if e, ok := s.ops[key]; ok && e.expires() > exp {
-		exp = e.expires()
+	e, ok := s.ops[key]
+	if ok && e.e.expires() > exp {
+		exp = e.e.expires()
 	}
-	if len(s.ops) >= s.maxEntries {
-		s.sweepOpsLocked()
+	if !ok {
+		if len(s.ops) >= s.maxEntries {
+			s.sweepOpsLocked()
+		}
+		e.owner = s.ownerLocked(Owner(ctx)).id
 	}
-	s.setOpLocked(key, exp|opDone)
+	s.setOpLocked(key, opSlot{exp | opDone, e.owner})
 	return nil
 }
 
@@ -198,7 +285,7 @@ func (s *MemoryStore) Completed(_ context.Context, op string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.ops[toTableKey(op)]
-	return ok && e&opDone != 0 && e.expires() > s.at(s.now()), nil
+	return ok && e.e&opDone != 0 && e.e.expires() > s.at(s.now()), nil
 }
 
 // Len reports the number of entries: states and operations.
@@ -206,6 +293,13 @@ func (s *MemoryStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.order.Len() + len(s.ops)
+}
+
+func (s *MemoryStore) perOwner() int {
+	if s.PerOwner > 0 {
+		return s.PerOwner
+	}
+	return max(s.maxEntries/DefaultOwnerShare, 1)
 }
 
 // at is t in the table's seconds, rounded up.
@@ -217,10 +311,20 @@ func (s *MemoryStore) at(t time.Time) opEntry {
 	return opEntry(min((d+time.Second-1)/time.Second, time.Duration(opDone-1)))
 }
 
-func (s *MemoryStore) setOpLocked(key tableKey, e opEntry) {
+// setOpLocked sets the table's entry of key; a new entry counts for its
+// owner.
+func (s *MemoryStore) setOpLocked(key tableKey, e opSlot) {
+	if old, ok := s.ops[key]; ok {
+		if old.owner != e.owner {
+			s.dropOpLocked(old.owner)
+			s.holdOpLocked(e.owner)
+		}
+	} else {
+		s.holdOpLocked(e.owner)
+	}
 	s.ops[key] = e
-	if s.soonest == 0 || e.expires() < s.soonest {
-		s.soonest = e.expires()
+	if s.soonest == 0 || e.e.expires() < s.soonest {
+		s.soonest = e.e.expires()
 	}
 }
 
@@ -234,14 +338,51 @@ func (s *MemoryStore) sweepOpsLocked() bool {
 	freed := false
 	s.soonest = 0
 	for key, e := range s.ops {
-		if e.expires() <= now {
+		if e.e.expires() <= now {
 			delete(s.ops, key)
+			s.dropOpLocked(e.owner)
 			freed = true
-		} else if s.soonest == 0 || e.expires() < s.soonest {
-			s.soonest = e.expires()
+		} else if s.soonest == 0 || e.e.expires() < s.soonest {
+			s.soonest = e.e.expires()
 		}
 	}
 	return freed
+}
+
+// ownerLocked is the owner named name, made if new.
+func (s *MemoryStore) ownerLocked(name string) *owner {
+	o := s.owners[name]
+	if o == nil {
+		o = &owner{name: name}
+		if n := len(s.freeIDs); n > 0 {
+			o.id = s.freeIDs[n-1]
+			s.freeIDs = s.freeIDs[:n-1]
+			s.ownerAt[o.id] = o
+		} else {
+			o.id = uint32(len(s.ownerAt))
+			s.ownerAt = append(s.ownerAt, o)
+		}
+		s.owners[name] = o
+	}
+	return o
+}
+
+func (s *MemoryStore) holdOpLocked(id uint32) { s.ownerAt[id].ops++ }
+
+func (s *MemoryStore) dropOpLocked(id uint32) {
+	o := s.ownerAt[id]
+	o.ops--
+	s.forgetIfEmptyLocked(o)
+}
+
+// forgetIfEmptyLocked forgets an owner that holds nothing.
+func (s *MemoryStore) forgetIfEmptyLocked(o *owner) {
+	if o.ops > 0 || o.states.Len() > 0 {
+		return
+	}
+	delete(s.owners, o.name)
+	s.ownerAt[o.id] = nil
+	s.freeIDs = append(s.freeIDs, o.id)
 }
 
 // toTableKey is the table key of operation op: the first 8 bytes of the id
@@ -261,4 +402,8 @@ func (s *MemoryStore) removeLocked(el *list.Element) {
 	e := s.order.Remove(el).(*storeEntry)
 	delete(s.index, e.key)
 	s.bytes -= len(e.state)
+	o := e.owner
+	o.states.Remove(e.mine)
+	o.stateBytes -= len(e.state)
+	s.forgetIfEmptyLocked(o)
 }

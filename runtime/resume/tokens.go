@@ -146,7 +146,7 @@ func (t *Tokens) Next(ctx context.Context, c Call, op *Op, state []byte) (string
 		// Room to remember the operation's completion as long as this
 		// token lives.
 		if err := r.Reserve(ctx, opKey(op.id), expires); err != nil {
-			if errors.Is(err, ErrStoreFull) {
+			if errors.Is(err, ErrStoreFull) || errors.Is(err, ErrOwnerFull) {
 				return "", err
 			}
 			return "", fmt.Errorf("resume: %w", err)

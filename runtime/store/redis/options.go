@@ -1,6 +1,10 @@
 package redis
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/resume"
+)
 
 // Options configures the stores. The zero value uses the defaults.
 type Options struct {
@@ -12,6 +16,18 @@ type Options struct {
 	// TTL is how long a session's events are kept after its last event
 	// (default 1 hour).
 	TTL time.Duration
+	// ResumePerOwner bounds the resumable operations whose tokens live of
+	// one owner (resume.Owner: a principal, else a client address) in a
+	// ResumeStore (default 16384, resume.DefaultStoreEntries over
+	// resume.DefaultOwnerShare, as the in-memory store's).
+	ResumePerOwner int
+}
+
+func (o Options) resumePerOwner() int {
+	if o.ResumePerOwner <= 0 {
+		return resume.DefaultStoreEntries / resume.DefaultOwnerShare
+	}
+	return o.ResumePerOwner
 }
 
 func (o Options) prefix() string {

@@ -3,6 +3,7 @@ package redis_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -257,6 +258,14 @@ func TestCluster(t *testing.T) {
 		if done, err := redis.NewResumeStore(cl.Client(), redis.Options{}).Completed(ctx, "op1"); err != nil || !done {
 			t.Fatalf("Completed = %v %v", done, err)
 		}
+		alice := mcp.WithPrincipal(ctx, "alice")
+		one := redis.NewResumeStore(c, redis.Options{ResumePerOwner: 1})
+		if err := one.Reserve(alice, "op2", time.Now().Add(time.Minute)); err != nil {
+			t.Fatalf("Reserve: %v", err)
+		}
+		if err := redis.NewResumeStore(cl.Client(), redis.Options{ResumePerOwner: 1}).Reserve(alice, "op3", time.Now().Add(time.Minute)); !errors.Is(err, resume.ErrOwnerFull) {
+			t.Fatalf("Reserve beyond the share on another client: %v", err)
+		}
 	})
 	t.Run("a session's keys share its hash tag", func(t *testing.T) {
 		o := redis.Options{Prefix: "tag:"}
@@ -324,5 +333,55 @@ func TestRateLimiter(t *testing.T) {
 	}
 	if ttl := srv.Client().PTTL(ctx, "mcpgen:rl:{alice}").Val(); ttl <= 0 || ttl > 2*time.Second {
 		t.Errorf("the bucket's key expires in %v, want once it would be full (and a second)", ttl)
+	}
+}
+
+// TestResumeOwnerShare: one owner cannot fill the Redis resume store for
+// the others: at Options.ResumePerOwner operations whose tokens live, its
+// next operation is refused with ErrOwnerFull, another owner's is not,
+// and a continued operation takes no new place. The share counts over
+// every instance sharing the store.
+func TestResumeOwnerShare(t *testing.T) {
+	srv := redistest.Start(t)
+	keys, err := resume.NewKeyRing(bytes.Repeat([]byte{9}, resume.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	instance := func() *resume.Tokens {
+		tok := resume.NewTokens(keys)
+		tok.Store = redis.NewResumeStore(srv.Client(), redis.Options{ResumePerOwner: 3})
+		return tok
+	}
+	a, b := instance(), instance()
+	call := func(token string) resume.Call {
+		return resume.Call{Method: "tools/call", Tool: "count_to", Params: wire.Raw(`{"name":"count_to","arguments":{"n":25}}`), Token: token}
+	}
+	open := func(tok *resume.Tokens, ctx context.Context) (string, error) {
+		op, err := tok.Begin(ctx, call(""))
+		if err != nil {
+			return "", err
+		}
+		return tok.Next(ctx, call(""), op, []byte("11"))
+	}
+	alice := mcp.WithPrincipal(context.Background(), "alice")
+	bob := mcp.WithPrincipal(context.Background(), "bob")
+	var token string
+	for i, tok := range []*resume.Tokens{a, b, a} {
+		if token, err = open(tok, alice); err != nil {
+			t.Fatalf("alice's operation %d: %v", i, err)
+		}
+	}
+	if _, err := open(b, alice); !errors.Is(err, resume.ErrOwnerFull) {
+		t.Fatalf("alice's fourth operation: %v, want ErrOwnerFull", err)
+	}
+	if _, err := open(a, bob); err != nil {
+		t.Fatalf("bob while alice is at her share: %v", err)
+	}
+	op, err := b.Begin(alice, call(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Next(alice, call(token), op, []byte("21")); err != nil {
+		t.Fatalf("alice continuing an operation at her share: %v", err)
 	}
 }

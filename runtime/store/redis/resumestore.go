@@ -2,6 +2,8 @@ package redis
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -15,12 +17,59 @@ import (
 // that expire with the tokens they serve. Instances sharing it (and a key
 // ring) continue each other's operations and refuse the tokens of
 // operations any of them completed.
+//
+// It is a resume.Reserver too: each owner (resume.Owner: the principal,
+// else the client's address) may have at most Options.ResumePerOwner
+// operations whose tokens live, counted in a sorted set of its own, so
+// that one client cannot fill Redis for the others; one more is refused
+// with resume.ErrOwnerFull.
 type ResumeStore struct {
 	c goredis.UniversalClient
 	o Options
 }
 
-var _ resume.Store = (*ResumeStore)(nil)
+var (
+	_ resume.Store    = (*ResumeStore)(nil)
+	_ resume.Reserver = (*ResumeStore)(nil)
+)
+
+// reserveScript keeps operation ARGV[1] in owner KEYS[1]'s sorted set
+// until ARGV[2] (Unix ms), unless the owner holds ARGV[4] operations
+// unexpired at ARGV[3] already (0 then); the set expires with its last
+// operation.
+var reserveScript = goredis.NewScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < 0 then
+  redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+else
+  redis.call('PEXPIREAT', KEYS[1], ARGV[2], 'GT')
+end
+return 1
+`)
+
+// Reserve implements resume.Reserver: it counts op for the owner of ctx
+// (resume.Owner) until expires; the owner "" (stdio's one client) is not
+// counted.
+func (s *ResumeStore) Reserve(ctx context.Context, op string, expires time.Time) error {
+	owner := resume.Owner(ctx)
+	if owner == "" {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(owner))
+	key := s.o.prefix() + "resume:owner:" + hex.EncodeToString(sum[:16])
+	ok, err := reserveScript.Run(ctx, s.c, []string{key}, op, expires.UnixMilli(), time.Now().UnixMilli(), s.o.resumePerOwner()).Int()
+	if err != nil {
+		return fmt.Errorf("redis resume store: %w", err)
+	}
+	if ok == 0 {
+		return resume.ErrOwnerFull
+	}
+	return nil
+}
 
 // NewResumeStore returns a ResumeStore on c.
 func NewResumeStore(c goredis.UniversalClient, o Options) *ResumeStore {
