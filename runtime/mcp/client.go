@@ -733,7 +733,10 @@ func (w *withMeta) own(e *wire.Encoder, theirs callerMeta) {
 	}
 }
 
-// handle serves the server's requests and notifications.
+// handle serves the server's requests and notifications. A notification
+// reaches the handler (its typed method, else OnNotification) before any
+// Listen stream yields it: who sees it on a stream finds the handler's
+// record of it already made.
 func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
 	switch cs.roles[req.Method] {
 	case protocol.RolePing:
@@ -747,10 +750,17 @@ func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire
 	}
 	if req.IsNotification {
 		cs.invalidate(req.Method, req.Params)
+		res, err := cs.serve(ctx, req)
 		if !cs.deliverListen(req.Method, req.Params) && cs.era != nil && !cs.Stateless() {
 			cs.deliverStateful(req.Method, req.Params)
 		}
+		return res, err
 	}
+	return cs.serve(ctx, req)
+}
+
+// serve hands a request or notification of the server to the handler.
+func (cs *ClientSession) serve(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
 	m := cs.mount
 	if m == nil {
 		return nil, jsonrpc.MethodNotFound(req.Method)

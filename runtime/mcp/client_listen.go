@@ -41,8 +41,9 @@ var ErrNoListen = errors.New("mcp: the negotiated revision has no subscriptions/
 // error.
 //
 // Notifications wait in an unbounded queue for the loop, so that a slow
-// consumer never stalls the connection's other traffic; the cache and
-// OnNotification see them as they arrive.
+// consumer never stalls the connection's other traffic; the cache and the
+// handler (its typed method, else OnNotification) see them as they
+// arrive, before the loop does.
 //
 // On a session of the stateful era, which has no subscriptions/listen,
 // Listen does what the stream would: it subscribes to the filter's

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -29,11 +30,17 @@ type statefulEra struct{}
 // session it keeps for it: a bug of the transport.
 var errNoSession = jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error: the transport gave the stateful era no session")
 
-// check refuses a declared version the server does not serve statefully.
+// check refuses a declared version the server does not serve statefully,
+// naming those it does (in the message, and in data as -32022 does:
+// supported and requested).
 func (statefulEra) check(_ context.Context, x Exchange, _ mcpheader.Values) *jsonrpc.Error {
 	if v := x.via.Version; v != "" {
 		if m := x.srv.byRev[v]; m == nil || m.Protocol.Stateless() {
-			return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q", v)
+			served := versions(x.srv.stateful)
+			je := unsupportedVersion(v, served)
+			je.Code = jsonrpc.CodeInvalidRequest
+			je.Message = "unsupported MCP-Protocol-Version " + strconv.Quote(v) + ": sessions of this server speak " + strings.Join(served, ", ")
+			return je
 		}
 	}
 	return nil
@@ -168,7 +175,7 @@ func (s *Server) newRequest(ctx context.Context, x *Exchange, rt *route, out Out
 	} else {
 		rc = &reqCtx{Context: ctx}
 	}
-	rc.r = Request{Method: x.in.req.Method, ID: x.in.req.ID, server: s, route: rt, out: out, in: x.in, header: x.via.Header}
+	rc.r = Request{Method: x.in.req.Method, ID: x.in.req.ID, server: s, route: rt, out: out, in: x.in, header: x.via.Header, addr: x.via.Client}
 	rc.r.ctx = rc
 	return rc
 }

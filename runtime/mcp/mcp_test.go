@@ -342,6 +342,39 @@ func TestRequestState(t *testing.T) {
 	}
 }
 
+// TestStateKeyRotation: instances sharing StateKey open each other's
+// requestState; after a rotation, a server whose PreviousStateKeys hold
+// the old key still opens what the old key sealed (and seals with the
+// new one only), and one without it refuses them.
+func TestStateKeyRotation(t *testing.T) {
+	_, p := testProtocols()
+	sealed := func(s *Server) string {
+		return statelessRequest(s, p, "tools/call", "2026-07-28", "tool-a", nil).SealState([]byte("step-2"))
+	}
+	open := func(s *Server, state string) ([]byte, error) {
+		return statelessRequest(s, p, "tools/call", "2026-07-28", "tool-a", nil).OpenState(state)
+	}
+	a, b := newTestServer(t, ServerOptions{StateKey: []byte("old")}), newTestServer(t, ServerOptions{StateKey: []byte("old")})
+	byOld := sealed(a)
+	if got, err := open(b, byOld); err != nil || string(got) != "step-2" {
+		t.Fatalf("another instance with the same key: %q %v", got, err)
+	}
+	rotated := newTestServer(t, ServerOptions{StateKey: []byte("new"), PreviousStateKeys: [][]byte{[]byte("old")}})
+	if got, err := open(rotated, byOld); err != nil || string(got) != "step-2" {
+		t.Errorf("a state sealed before the rotation: %q %v", got, err)
+	}
+	byNew := sealed(rotated)
+	if _, err := open(a, byNew); err != ErrBadState {
+		t.Errorf("the new key's state opened with the old key alone: %v (it must seal with the new one)", err)
+	}
+	if _, err := open(newTestServer(t, ServerOptions{StateKey: []byte("new")}), byOld); err != ErrBadState {
+		t.Errorf("the old key's state once the old key is dropped: %v", err)
+	}
+	if _, err := NewServer(ServerOptions{Name: "x", Version: "1", PreviousStateKeys: [][]byte{nil}}); err == nil {
+		t.Error("an empty previous key accepted")
+	}
+}
+
 func TestMissingCapabilityError(t *testing.T) {
 	_, p := testProtocols()
 	err := MissingCapability(p, "elicitation", "form")

@@ -38,8 +38,17 @@ type ServerOptions struct {
 	// StateKey seals the requestState of input-required results: they are
 	// encrypted and authenticated (AES-256-GCM under a key derived from
 	// it) and bound to their request (see Request.SealState). Servers
-	// behind a load balancer share one; default: a random key per Server.
+	// behind a load balancer share one, so that the retry of a round
+	// reaching another instance opens the state the first one sealed;
+	// default: a random key per Server (a retry must then reach the same
+	// process).
 	StateKey []byte
+	// PreviousStateKeys open requestState too (they never seal), for a
+	// rotation of StateKey over instances that share it, in three steps:
+	// every instance gets the new key here (still sealing with the old
+	// one); then every instance seals with the new one (StateKey), the
+	// old one here; once StateTTL has passed, the old one goes.
+	PreviousStateKeys [][]byte
 	// StateTTL is how long a requestState stays valid (default 10 minutes).
 	StateTTL time.Duration
 	// DefaultLogLevel is the level below which a stateful session's log
@@ -120,8 +129,10 @@ type Server struct {
 	// Mcp-Name header mirrors in a mounted revision.
 	nameKeys []string
 	key      []byte
-	// stateAEAD seals requestState (state.go), from key.
+	// stateAEAD seals requestState (state.go), from key; openAEAD opens
+	// it: stateAEAD, then those of the PreviousStateKeys.
 	stateAEAD cipher.AEAD
+	openAEAD  []cipher.AEAD
 	tools     toolSchemas
 	states    stateLedger
 	validate  bool // ValidateResults resolved
@@ -196,6 +207,17 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 		return nil, fmt.Errorf("mcp: state key: %w", err)
 	}
 	s.stateAEAD = aead
+	s.openAEAD = []cipher.AEAD{aead}
+	for i, k := range opts.PreviousStateKeys {
+		if len(k) == 0 {
+			return nil, fmt.Errorf("mcp: PreviousStateKeys[%d] is empty", i)
+		}
+		old, err := stateAEAD(k)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: PreviousStateKeys[%d]: %w", i, err)
+		}
+		s.openAEAD = append(s.openAEAD, old)
+	}
 	if opts.Catalog != nil {
 		// A catalog's items may change while the server runs.
 		s.opts.ListChanged = true

@@ -109,7 +109,14 @@ func (r *Request) OpenState(state string) ([]byte, error) {
 	if err != nil || len(buf) < 1+ns+aead.Overhead()+stateHeader || buf[0] != stateVersion {
 		return nil, ErrBadState
 	}
-	body, err := aead.Open(nil, buf[1:1+ns], buf[1+ns:], r.stateBinding())
+	binding := r.stateBinding()
+	var body []byte
+	for _, aead := range r.server.openAEAD {
+		// The current key first; after a rotation, the previous ones.
+		if body, err = aead.Open(nil, buf[1:1+ns], buf[1+ns:], binding); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, ErrBadState
 	}

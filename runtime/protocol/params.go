@@ -151,9 +151,11 @@ func ParamsOf[T any, P interface {
 // retries one request before giving up.
 const MaxInputRounds = 10
 
-// TooManyInputRounds is the error after MaxInputRounds.
+// TooManyInputRounds is the error after MaxInputRounds: -32603 saying why,
+// so that the client of a bridge that gives up learns it (the answers it
+// gave did not satisfy the server) instead of a bare internal error.
 func TooManyInputRounds(method string) error {
-	return errors.New("mcp: " + method + ": the server asked for input more than " + strconv.Itoa(MaxInputRounds) + " times")
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": the server asked for input more than " + strconv.Itoa(MaxInputRounds) + " times (the answers given did not satisfy it); the request ends here"}
 }
 
 // UnexpectedAlternative is the error for a result of a kind the call did
