@@ -30,8 +30,10 @@ await() {
 	exit 1
 }
 
-# One key ring for all instances: each honours the others' resume tokens.
+# One key ring for all instances: each honours the others' resume tokens;
+# and one state key: a 2026 input round's retry may reach any of them.
 resume_key=$(head -c 32 /dev/urandom | base64)
+state_key=$(head -c 32 /dev/urandom | base64)
 
 redis_port=0
 start_redis() {
@@ -56,7 +58,7 @@ start_cluster() {
 		inst=$((inst + 1))
 		# The instances trust the proxy's X-Forwarded-For: the clients
 		# behind it are told apart for the per-client limits.
-		local flags=(--trusted-proxies 127.0.0.1/32)
+		local flags=(--trusted-proxies 127.0.0.1/32 --state-keys "$state_key")
 		[ "$2" = yes ] && flags+=(--redis "redis://127.0.0.1:$redis_port/0" --resume-keys "$resume_key")
 		bin/everything --http 127.0.0.1:0 --addr-file "$tmp/addr$inst" "${flags[@]}" 2>>"$tmp/everything.log" &
 		pids+=($!)

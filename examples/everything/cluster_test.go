@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,9 +10,11 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/store/redis/redistest"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/examples/everything/internal/rrproxy"
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
+	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
 )
 
 // TestSessionsAcrossInstances: three bin/everything instances sharing a
@@ -508,5 +512,203 @@ func TestTasksAcrossInstances(t *testing.T) {
 		if fin["status"] != "cancelled" {
 			t.Errorf("%s after the cancellation on B: %v", url, fin)
 		}
+	}
+}
+
+// TestInputRoundsAcrossInstances: 2026-07-28 calls whose tools ask for
+// input in rounds (InputRequiredResult with a sealed requestState: two
+// elicitation rounds; elicitation, sampling and roots at once; a
+// single-use state), through a round-robin proxy in front of three
+// bin/everything instances, so that each retry reaches another instance
+// than the round before. Instances sharing --state-keys open each other's
+// states: 9/9 calls complete. Without a shared key (each instance's
+// random one) the retry is refused -32602 naming requestState — what every
+// such call got before --state-keys (0/9).
+func TestInputRoundsAcrossInstances(t *testing.T) {
+	old := "EVERYTHING_STATE_KEYS=" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("o", 32)))
+	oldThenNew := old + "," + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("n", 32)))
+	newThenOld := "EVERYTHING_STATE_KEYS=" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("n", 32))) + "," + strings.TrimPrefix(old, "EVERYTHING_STATE_KEYS=")
+	for _, tc := range []struct {
+		name   string
+		envs   [3]string // each instance's
+		shared bool
+	}{
+		{"shared key", [3]string{old, old, old}, true},
+		// A rotation rolling out: every instance opens both keys, one
+		// still seals with the old one, two with the new one.
+		{"rotation", [3]string{oldThenNew, newThenOld, newThenOld}, true},
+		{"a key each", [3]string{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var urls []string
+			for _, env := range tc.envs {
+				if env == "" {
+					urls = append(urls, startHTTP(t))
+				} else {
+					urls = append(urls, startHTTP(t, env))
+				}
+			}
+			ps := serveProxy(t, rrproxy.New(urls, nil))
+			ctx := testContext(t)
+			cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(modernHandler{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			c := v26.NewClient(cs)
+			want := map[string]string{
+				"test_input_required_result_multi_round":     "Alice likes Alice.",
+				"test_input_required_result_multiple_inputs": "All three inputs received.",
+				"test_input_required_result_request_state":   "Confirmed: state-ok",
+			}
+			done := 0
+			for i := range 9 {
+				name := []string{"test_input_required_result_multi_round", "test_input_required_result_multiple_inputs", "test_input_required_result_request_state"}[i%3]
+				res, err := c.CallTool(ctx, &v26.CallToolRequestParams{Name: name, Arguments: v26.CallToolRequestParamsArguments(`{}`)})
+				if !tc.shared {
+					var je *jsonrpc.Error
+					if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, "requestState") {
+						t.Errorf("%s with a key per instance: %v, want -32602 naming requestState", name, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				if got := textOf(t, res); !strings.Contains(got, want[name]) {
+					t.Errorf("%s: %s, want %q", name, got, want[name])
+					continue
+				}
+				done++
+			}
+			if tc.shared && done != 9 {
+				t.Errorf("%d of 9 calls with input rounds completed through the proxy", done)
+			}
+			t.Logf("%s: %d/9 calls with input rounds completed", tc.name, done)
+		})
+	}
+}
+
+// TestClusterFailover: three bin/everything instances on a Redis Cluster
+// of three masters, each with a replica (--redis-cluster), behind the
+// round-robin proxy. A stateful session with a task and an answered
+// request runs through the proxy; the master holding the session's slot
+// is killed with SIGKILL while calls go on. Every call meanwhile is
+// answered or fails with an error that says why (never a hang, never a
+// bare 500); once the replica took over, the session goes on, the task
+// answers, and the request answered before — sent again with other
+// arguments — gets its first answer again: nothing ran twice. (What a
+// master acknowledged and had not yet replicated when it died is lost:
+// Redis replicates asynchronously; the test syncs the replicas before the
+// kill. See docs/deployment.md.)
+func TestClusterFailover(t *testing.T) {
+	cluster := redistest.StartClusterWithReplicas(t, 3, 1)
+	env := []string{"EVERYTHING_REDIS_CLUSTER=" + cluster.URL(), "EVERYTHING_REQUEST_LEASE=1s",
+		"EVERYTHING_STATE_KEYS=" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("f", 32)))}
+	var urls []string
+	for range 3 {
+		urls = append(urls, startHTTP(t, env...))
+	}
+	proxy := rrproxy.New(urls, nil)
+	ps := serveProxy(t, proxy)
+	ctx := testContext(t)
+
+	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	echo := func(text string) error {
+		res, err := v25.NewClient(cs).CallTool(ctx, &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"` + text + `"}`)})
+		if err != nil {
+			return err
+		}
+		if b, _ := wire.Marshal(res); !strings.Contains(string(b), text) {
+			return errors.New("echo answered " + string(b))
+		}
+		return nil
+	}
+	for i := range 6 {
+		if err := echo(fmt.Sprint("before ", i)); err != nil {
+			t.Fatalf("call %d before the failover: %v", i, err)
+		}
+	}
+	got, err := call(t, cs, "tools/call", `{"name":"slow_compute","arguments":{"seconds":0.1},"task":{"ttl":600000}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taskID, _ := got["task"].(map[string]any)["taskId"].(string)
+	if taskID == "" {
+		t.Fatalf("CreateTaskResult: %v", got)
+	}
+	// A request answered once, by raw HTTP in the same session.
+	sid := proxy.LastSession()
+	answered := postSession(t, ps.URL, sid, `{"jsonrpc":"2.0","id":"once","method":"tools/call","params":{"name":"echo","arguments":{"text":"first time"}}}`)
+	first, _ := io.ReadAll(answered.Body)
+	answered.Body.Close()
+	if !strings.Contains(string(first), "first time") {
+		t.Fatalf("the request to send again: %s", first)
+	}
+
+	cluster.Sync()
+	victim := cluster.MasterOf("mcpgen:session:{" + sid + "}")
+	type outcome struct {
+		err error
+		at  time.Duration
+	}
+	outcomes := make(chan outcome, 1000)
+	stop := make(chan struct{})
+	var traffic sync.WaitGroup
+	start := time.Now()
+	traffic.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			outcomes <- outcome{echo(fmt.Sprint("during ", i)), time.Since(start)}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	time.Sleep(200 * time.Millisecond)
+	victim.Kill()
+	cluster.AwaitFailover(victim)
+	failedOver := time.Since(start)
+	// The instances' cluster clients learn the new master (a MOVED, or
+	// their periodic reload of the slots); calls go on meanwhile.
+	var after error
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if after = echo("after the failover"); after == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	close(stop)
+	traffic.Wait()
+	close(outcomes)
+	served, failed := 0, 0
+	for o := range outcomes {
+		if o.err == nil {
+			served++
+			continue
+		}
+		failed++
+		if msg := o.err.Error(); !strings.Contains(msg, "session store unavailable") && !strings.Contains(msg, "try again") {
+			t.Errorf("a call at %v during the failover failed without saying why: %v", o.at.Round(time.Millisecond), o.err)
+		}
+	}
+	t.Logf("the master of the session's slot killed at 200ms; failed over at %v; calls meanwhile: %d served, %d failed saying why", failedOver.Round(time.Millisecond), served, failed)
+	if after != nil {
+		t.Fatalf("the session 30 s after the failover: %v", after)
+	}
+	if res, err := call(t, cs, "tasks/result", `{"taskId":"`+taskID+`"}`); err != nil || !strings.Contains(mustJSON(res), "Computed") {
+		t.Errorf("the task after the failover: %v %v", res, err)
+	}
+	again := postSession(t, ps.URL, sid, `{"jsonrpc":"2.0","id":"once","method":"tools/call","params":{"name":"echo","arguments":{"text":"second time"}}}`)
+	b, _ := io.ReadAll(again.Body)
+	again.Body.Close()
+	if strings.Contains(string(b), "second time") || !strings.Contains(string(b), "first time") {
+		t.Errorf("a request answered before the failover, sent again after it: %s; want its first answer (it must not run twice)", b)
 	}
 }

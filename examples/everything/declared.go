@@ -148,7 +148,8 @@ func toolWithProgress(ctx context.Context, r *rt.Request) (string, error) {
 
 // SlowIn is how long slow sleeps.
 type SlowIn struct {
-	Seconds float64 `json:"seconds"`
+	// Seconds is how long to sleep, at most an hour.
+	Seconds float64 `json:"seconds" mcp:"minimum=0,maximum=3600"`
 }
 
 // Sleeps for the given number of seconds, or until cancelled; reports
@@ -183,7 +184,7 @@ func greet(_ context.Context, in GreetIn) (string, error) { return "Hello, " + i
 
 // SlowComputeIn is slow_compute's arguments.
 type SlowComputeIn struct {
-	Seconds float64 `json:"seconds" mcp:"minimum=0"`
+	Seconds float64 `json:"seconds" mcp:"minimum=0,maximum=3600"`
 	Label   string  `json:"label,omitempty"`
 }
 

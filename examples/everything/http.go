@@ -21,6 +21,8 @@ type limits struct {
 	bodyTimeout    time.Duration
 	requestLease   time.Duration
 	trustedProxies []netip.Prefix
+	// forwardedHeader is the header the trusted proxies write.
+	forwardedHeader string
 }
 
 // serveHTTP serves Streamable HTTP at /mcp on addr, both eras on the one
@@ -33,7 +35,7 @@ type limits struct {
 func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *slog.Logger, shared sharedState, lim limits) error {
 	h := streamhttp.NewHandler(srv, streamhttp.Options{
 		Logger: log, EventStore: shared.events, SessionStore: shared.sessions, Relay: shared.relay, Requests: shared.requests, RequestLease: lim.requestLease,
-		MaxSessions: lim.maxSessions, BodyTimeout: lim.bodyTimeout, TrustedProxies: lim.trustedProxies,
+		MaxSessions: lim.maxSessions, BodyTimeout: lim.bodyTimeout, TrustedProxies: lim.trustedProxies, ForwardedHeader: lim.forwardedHeader,
 	})
 	defer h.Close()
 	mux := http.NewServeMux()

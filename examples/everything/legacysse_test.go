@@ -4,9 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -143,4 +148,115 @@ func TestLegacySSEAcrossInstances(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestLegacySSEClientNeverReads: a client opens its HTTP+SSE stream on
+// bin/everything and never reads it, POSTing 256 KiB echo calls as fast as
+// it can (8 at a time). The server takes what its bounds allow (the
+// session's requests in progress and the bytes waiting for its stream;
+// Options.MaxSSEPending, MaxSSEPendingBytes) and refuses the rest with 429
+// and Retry-After; once the answers waiting alone go beyond the bound it
+// cuts the stream, ending the session (its POSTs then get 404). Its memory
+// stays flat: before the bounds, every POST was accepted and the answers
+// waited behind the stalled stream (RSS 22 -> 1,039 MB for 2,400 such
+// calls). Another client is served meanwhile.
+func TestLegacySSEClientNeverReads(t *testing.T) {
+	cmd, url, stderr := launchHTTP(t)
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	base := strings.TrimSuffix(url, "/mcp")
+	host := strings.TrimPrefix(base, "http://")
+
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.(*net.TCPConn).SetReadBuffer(4096)
+	fmt.Fprintf(conn, "GET /sse HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", host)
+	rd := bufio.NewReaderSize(conn, 512)
+	endpoint := ""
+	for endpoint == "" {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the stream's head: %v", err)
+		}
+		if e, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
+			endpoint = e
+		}
+	}
+	post := base + endpoint
+	if st := postTo(t, post, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); st != http.StatusAccepted {
+		t.Fatalf("initialize: %d", st)
+	}
+	postTo(t, post, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	before := vmKiB(t, cmd.Process.Pid, "VmRSS")
+
+	text := strings.Repeat("x", 256<<10)
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var refusal string
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for i := range next {
+				resp, err := testHTTP.Post(post, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`+text+`"}}}`))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				statuses[resp.StatusCode]++
+				if resp.StatusCode == http.StatusTooManyRequests && refusal == "" {
+					refusal = resp.Header.Get("Retry-After") + " " + string(b)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range 1200 {
+		next <- i + 2
+	}
+	close(next)
+	wg.Wait()
+	peak := vmKiB(t, cmd.Process.Pid, "VmHWM")
+	t.Logf("1200 POSTs of 256 KiB to a stream never read: %v; RSS %d MiB before, peak %d MiB (a -race build)", statuses, before>>10, peak>>10)
+	// Refused while the stream holds what it may (429, with Retry-After
+	// and the reason), or, once the answers waiting for the stream alone
+	// go beyond the bound, after the server cut the stream and ended the
+	// session (404).
+	if statuses[http.StatusAccepted] > 200 || statuses[http.StatusAccepted]+statuses[http.StatusTooManyRequests]+statuses[http.StatusNotFound] != 1200 {
+		t.Errorf("POSTs to a session whose stream is never read: %v; want at most 200 accepted, the rest refused", statuses)
+	}
+	if statuses[http.StatusTooManyRequests] > 0 && (!strings.Contains(refusal, "read the stream") || strings.HasPrefix(refusal, " ")) {
+		t.Errorf("a 429 without Retry-After and its reason: %q", refusal)
+	}
+	if grew := (peak - before) >> 10; grew > 400 {
+		t.Errorf("the server's peak RSS grew by %d MiB for a client that never reads\n%s", grew, stderr.String())
+	}
+	// Another client is served meanwhile.
+	p := openSSE(t, base+"/sse")
+	postTo(t, base+p.endpoint, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := p.next(); m["id"] != float64(1) || m["result"] == nil {
+		t.Fatalf("another client's initialize: %v", m)
+	}
+}
+
+// vmKiB is a field of /proc/PID/status (VmRSS, VmHWM) in KiB.
+func vmKiB(t *testing.T, pid int, field string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	t.Fatalf("/proc/%d/status has no %s", pid, field)
+	return 0
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,11 +44,14 @@ func run() error {
 	addrFile := flag.String("addr-file", "", "with --http, write the address listened on to `FILE`")
 	verbose := flag.Bool("v", false, "log debug messages to stderr")
 	redisURL := flag.String("redis", os.Getenv("EVERYTHING_REDIS"), "share state with other instances in Redis at `URL` (redis://host:port/db): stateful sessions, SSE event logs and count_to's operations (default $EVERYTHING_REDIS)")
+	redisCluster := flag.String("redis-cluster", os.Getenv("EVERYTHING_REDIS_CLUSTER"), "as --redis, on a Redis Cluster reached at `URL` (redis://host:port?addr=host2:port2&addr=…: any of its nodes; the others are discovered) (default $EVERYTHING_REDIS_CLUSTER)")
+	stateKeys := flag.String("state-keys", os.Getenv("EVERYTHING_STATE_KEYS"), "comma-separated base64 `KEYS` (at least 16 bytes each) sealing the requestState of 2026-07-28 input rounds: the first seals, the others still open states sealed before a rotation; instances behind one load balancer share them, so that a round's retry may reach any of them (default $EVERYTHING_STATE_KEYS, else a random key)")
 	resumeKeys := flag.String("resume-keys", os.Getenv("EVERYTHING_RESUME_KEYS"), "comma-separated base64 `KEYS` (32 bytes each, the sealing key first) for count_to's resume tokens, shared by instances that honour each other's tokens (default $EVERYTHING_RESUME_KEYS, else a random key)")
 	maxSessions := flag.Int("max-sessions", envInt("EVERYTHING_MAX_SESSIONS"), "with --http, bound the stateful sessions of all clients to `N`, shared fairly among them (default $EVERYTHING_MAX_SESSIONS, else 10000)")
 	lease := flag.Duration("request-lease", envDuration("EVERYTHING_REQUEST_LEASE"), "with --http and --redis, hold a request `D` without renewing (default $EVERYTHING_REQUEST_LEASE, else 10s): how soon another instance calls it lost after this one stopped")
 	bodyTimeout := flag.Duration("body-timeout", envDuration("EVERYTHING_BODY_TIMEOUT"), "with --http, give a POST body `D` to arrive after its headers (default $EVERYTHING_BODY_TIMEOUT, else 10s)")
 	trusted := flag.String("trusted-proxies", os.Getenv("EVERYTHING_TRUSTED_PROXIES"), "with --http, believe the client address that the reverse proxies in these comma-separated `CIDRS` forward (Forwarded, X-Forwarded-For), for the per-client limits (default $EVERYTHING_TRUSTED_PROXIES, else none)")
+	forwardedHeader := flag.String("forwarded-header", os.Getenv("EVERYTHING_FORWARDED_HEADER"), "with --trusted-proxies, the `HEADER` they write the client's address into, the only one read: X-Forwarded-For or Forwarded (default $EVERYTHING_FORWARDED_HEADER, else X-Forwarded-For)")
 	rateLimit := flag.Float64("rate-limit", envFloat("EVERYTHING_RATE_LIMIT"), "limit each client (principal, else address, else the stdio connection) to `RATE` requests a second, 0 for no limit (default $EVERYTHING_RATE_LIMIT); with --redis the instances share each client's quota")
 	rateBurst := flag.Float64("rate-burst", envFloat("EVERYTHING_RATE_BURST"), "with --rate-limit, let a client spend `N` requests at once (default $EVERYTHING_RATE_BURST, else the rate, at least 1)")
 	revisions := flag.String("revisions", os.Getenv("EVERYTHING_REVISIONS"), "serve only these protocol `REVISIONS` (comma-separated, e.g. 2025-06-18; default $EVERYTHING_REVISIONS, else every one)")
@@ -87,20 +91,19 @@ func run() error {
 		}
 	}
 	var shared sharedState
-	if *redisURL != "" {
-		opt, err := goredis.ParseURL(*redisURL)
+	if *stateKeys != "" {
+		if shared.stateKeys, err = parseStateKeys(*stateKeys); err != nil {
+			return fmt.Errorf("--state-keys: %w", err)
+		}
+	}
+	if *redisURL != "" && *redisCluster != "" {
+		return errors.New("--redis and --redis-cluster: name one")
+	}
+	if *redisURL != "" || *redisCluster != "" {
+		client, err := redisClient(*redisURL, *redisCluster)
 		if err != nil {
-			return fmt.Errorf("--redis: %w", err)
+			return err
 		}
-		// Fail fast when Redis is down (the URL's max_retries and
-		// dial_timeout still apply): the sessions this instance holds go
-		// on being served meanwhile, and a request should not wait
-		// seconds for each store call to give up.
-		opt.DialerRetries = 1
-		if !strings.Contains(*redisURL, "max_retries") {
-			opt.MaxRetries = 1
-		}
-		client := goredis.NewClient(opt)
 		defer client.Close()
 		shared = sharedState{
 			events:   redisstore.NewEventStore(client, redisstore.Options{}),
@@ -138,7 +141,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
-		lim := limits{maxSessions: *maxSessions, bodyTimeout: *bodyTimeout, requestLease: *lease}
+		lim := limits{maxSessions: *maxSessions, bodyTimeout: *bodyTimeout, requestLease: *lease, forwardedHeader: *forwardedHeader}
 		for _, c := range strings.FieldsFunc(*trusted, func(r rune) bool { return r == ',' }) {
 			p, err := netip.ParsePrefix(strings.TrimSpace(c))
 			if err != nil {
@@ -199,6 +202,9 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 		Logger:          logger,
 		Middleware:      middleware(shared.rateLimit),
 	}
+	if len(shared.stateKeys) > 0 {
+		opts.StateKey, opts.PreviousStateKeys = shared.stateKeys[0], shared.stateKeys[1:]
+	}
 	if shared.telemetry != nil {
 		shared.telemetry.InstrumentServer(&opts)
 	}
@@ -241,16 +247,72 @@ func envDuration(name string) time.Duration {
 	return d
 }
 
+// redisClient is the client of the Redis --redis names (one server), or
+// of the Redis Cluster --redis-cluster names. Both fail fast when Redis is
+// down (the URL's max_retries and dial_timeout still apply): the sessions
+// this instance holds go on being served meanwhile, and a request should
+// not wait seconds for each store call to give up. The Cluster client
+// reloads the map of slots as soon as a call fails (FollowFailovers), so
+// it reaches a replica promoted after its master died at once.
+func redisClient(single, cluster string) (goredis.UniversalClient, error) {
+	if cluster != "" {
+		opt, err := goredis.ParseClusterURL(cluster)
+		if err != nil {
+			return nil, fmt.Errorf("--redis-cluster: %w", err)
+		}
+		opt.DialerRetries = 1
+		if !strings.Contains(cluster, "max_retries") {
+			opt.MaxRetries = 1
+		}
+		c := goredis.NewClusterClient(opt)
+		redisstore.FollowFailovers(c)
+		return c, nil
+	}
+	opt, err := goredis.ParseURL(single)
+	if err != nil {
+		return nil, fmt.Errorf("--redis: %w", err)
+	}
+	opt.DialerRetries = 1
+	if !strings.Contains(single, "max_retries") {
+		opt.MaxRetries = 1
+	}
+	return goredis.NewClient(opt), nil
+}
+
+// parseStateKeys reads --state-keys: comma-separated base64 keys, the
+// sealing one first.
+func parseStateKeys(s string) ([][]byte, error) {
+	var keys [][]byte
+	for i, k := range strings.Split(s, ",") {
+		k = strings.TrimSpace(k)
+		b, err := base64.StdEncoding.DecodeString(k)
+		if err != nil {
+			b, err = base64.RawURLEncoding.DecodeString(k)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("key %d is not base64: %w", i+1, err)
+		}
+		if len(b) < 16 {
+			return nil, fmt.Errorf("key %d has %d bytes; at least 16, please (32 random ones: head -c 32 /dev/urandom | base64)", i+1, len(b))
+		}
+		keys = append(keys, b)
+	}
+	return keys, nil
+}
+
 // sharedState is what instances started with the same --redis share; the
 // zero value keeps everything in this process.
 type sharedState struct {
-	events   streamhttp.EventStore
-	sessions streamhttp.SessionStore
-	relay    streamhttp.Relay
-	announce rt.Broadcast
-	tasks    rt.TaskStore
-	resume   resume.Store
-	requests streamhttp.RequestLedger
+	// stateKeys seal requestState (the first) and open it (all): shared
+	// by instances behind one load balancer (--state-keys).
+	stateKeys [][]byte
+	events    streamhttp.EventStore
+	sessions  streamhttp.SessionStore
+	relay     streamhttp.Relay
+	announce  rt.Broadcast
+	tasks     rt.TaskStore
+	resume    resume.Store
+	requests  streamhttp.RequestLedger
 	// redis is the client of the shared Redis (nil: none).
 	redis goredis.UniversalClient
 	// rateLimit limits each client's requests (nil: no limit); with

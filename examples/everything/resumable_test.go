@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -11,6 +14,7 @@ import (
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/resume"
 	"github.com/mcpgen/mcpgen/runtime/store/redis/redistest"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
 	v26 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
@@ -163,4 +167,56 @@ func TestCompletedTokensStayRefused(t *testing.T) {
 	}
 	_, _, err = countCall(ctx, cs, "25", first)
 	wantInvalidToken(t, err, "completed")
+}
+
+// TestResumeShareOverHTTP: behind bearer tokens, one principal that opens
+// count_to operations without finishing them fills its share of the
+// resume store (MemoryStore.PerOwner, here 20; 16,384 by default) and is
+// then refused one more with a -32603 saying so, while another
+// principal's multi-page call is served: before the share, one principal
+// filled the whole table (1,048,576 operations in 86 s) and every
+// principal got "too many resumable operations" for ten minutes.
+func TestResumeShareOverHTTP(t *testing.T) {
+	store := resume.NewMemoryStore(0, 0)
+	store.PerOwner = 20
+	srv, err := newEverything(slog.New(slog.DiscardHandler), rt.ValidateResultsAuto, nil, sharedState{resume: store}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := streamhttp.NewHandler(srv, streamhttp.Options{Auth: func(r *http.Request) (context.Context, error) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			return nil, &streamhttp.AuthError{Description: "a bearer token"}
+		}
+		return rt.WithPrincipal(r.Context(), tok), nil
+	}})
+	hs := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); hs.Close() })
+	as := func(principal string) *rt.ClientSession {
+		cs, err := rt.Connect(testContext(t), &streamhttp.ClientTransport{URL: hs.URL, Header: http.Header{"Authorization": {"Bearer " + principal}}}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(modernHandler{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	alice, bob := as("alice"), as("bob")
+	ctx := testContext(t)
+	for i := range 20 {
+		if _, next, err := countCall(ctx, alice, "11", ""); err != nil || next == "" {
+			t.Fatalf("alice's operation %d: %q %v", i, next, err)
+		}
+	}
+	_, _, err = countCall(ctx, alice, "11", "")
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInternalError || !strings.Contains(je.Message, "for this client") {
+		t.Fatalf("alice's operation beyond her share: %v, want -32603 saying this client has too many", err)
+	}
+	page, next, err := countCall(ctx, bob, "11", "")
+	if err != nil || next == "" {
+		t.Fatalf("bob's first page while alice is at her share: %v", err)
+	}
+	if page2, last, err := countCall(ctx, bob, "11", next); err != nil || last != "" || page2 != "11" {
+		t.Fatalf("bob's last page: %q %q %v (first %q)", page2, last, err, page)
+	}
 }

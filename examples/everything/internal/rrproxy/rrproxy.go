@@ -139,19 +139,25 @@ func unreached(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// forwardFor appends the address of the client, remote, to the
-// X-Forwarded-For of a request the proxy sends on, as reverse proxies do:
-// a backend that trusts the proxy (streamhttp.Options.TrustedProxies)
-// keys its per-client limits by it.
+// forwardFor writes the address of the client, remote, into the
+// X-Forwarded-For and Forwarded headers of a request the proxy sends on,
+// replacing whatever the client sent in them: the proxy faces the
+// clients (it is the first hop a backend trusts), so what came before it
+// is only the client's claim, and a backend that trusts the proxy
+// (streamhttp.Options.TrustedProxies) keys its per-client limits by what
+// the proxy vouches for. A proxy behind another trusted one appends
+// instead (see docs/security.md).
 func forwardFor(hd http.Header, remote string) {
 	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
 		host = remote
 	}
-	if prior := hd.Values("X-Forwarded-For"); len(prior) > 0 {
-		host = strings.Join(prior, ", ") + ", " + host
-	}
 	hd.Set("X-Forwarded-For", host)
+	node := host
+	if strings.Contains(host, ":") {
+		node = `"[` + host + `]"` // RFC 7239: an IPv6 node is quoted and bracketed
+	}
+	hd.Set("Forwarded", "for="+node)
 }
 
 // copyResponse writes resp to w, flushing as it comes (SSE).
