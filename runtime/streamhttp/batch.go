@@ -131,7 +131,7 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 		switch m.Kind {
 		case jsonrpc.KindRequest:
 			st.owe()
-			if _, replay, je := s.start(r, m, xs[i], st, nil, backlogHold{}); replay != nil {
+			if _, replay, je := s.start(r, m, xs[i], st, nil, nil); replay != nil {
 				st.answer(replay)
 			} else if je != nil {
 				st.answer(errorBody(m.ID, true, noID, je))

@@ -101,7 +101,7 @@ func (h *Handler) openLegacy(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.active++
 	c := h.newConn(w, true)
-	c.wake = make(chan struct{}, 1)
+	c.q = &sseQueue{wake: make(chan struct{}, 1)}
 	st := s.newStreamLocked("l")
 	st.legacy = true
 	st.conn = c
@@ -126,7 +126,7 @@ func (h *Handler) openLegacy(w http.ResponseWriter, r *http.Request) {
 	// waits for a client that does not read.
 	for {
 		select {
-		case <-c.wake:
+		case <-c.q.wake:
 			if !st.flush(c) {
 				return
 			}
@@ -418,7 +418,7 @@ func (h *Handler) localLegacy(sid string) *session {
 // backlogHold is what a request of an HTTP+SSE session holds from its
 // POST until its handler returns (session.hold): bytes of the session's
 // MaxSSEPendingBytes, one of its MaxSSEPending, and one of its client's
-// MaxRequestsPerClient. The zero value holds nothing.
+// MaxRequestsPerClient.
 type backlogHold struct {
 	bytes  int64
 	client requesterKey
@@ -430,18 +430,18 @@ type backlogHold struct {
 // these bounds, not the POST, keep what one client may have the server
 // hold. It returns the refusal and its HTTP status when the session or
 // the client is at its bound (429), or the stream is gone (404).
-func (s *session) hold(st *stream, key requesterKey, size int) (backlogHold, int, *jsonrpc.Error) {
+func (s *session) hold(st *stream, key requesterKey, size int) (*backlogHold, int, *jsonrpc.Error) {
 	h := s.h
 	var queued int64
 	st.mu.Lock()
 	gone := st.forward == nil && st.conn == nil
-	if st.conn != nil {
-		queued = st.conn.queued
+	if st.conn != nil && st.conn.q != nil {
+		queued = st.conn.q.queued
 	}
 	st.mu.Unlock()
 	if gone {
 		// Cut (its client did not read) or left: the session is ending.
-		return backlogHold{}, http.StatusNotFound, errSessionNotFound
+		return nil, http.StatusNotFound, errSessionNotFound
 	}
 	s.mu.Lock()
 	busy := s.backlog > 0 || queued > 0
@@ -449,12 +449,12 @@ func (s *session) hold(st *stream, key requesterKey, size int) (backlogHold, int
 	case s.backlog >= h.o.MaxSSEPending:
 		n := s.backlog
 		s.mu.Unlock()
-		return backlogHold{}, http.StatusTooManyRequests, jsonrpc.NewError(jsonrpc.CodeInternalError,
+		return nil, http.StatusTooManyRequests, jsonrpc.NewError(jsonrpc.CodeInternalError,
 			"this session has %d requests in progress (the most it may have): wait for their answers on its stream", n)
 	case busy && s.backlogBytes+queued+int64(size) > h.o.MaxSSEPendingBytes:
 		n := s.backlogBytes + queued
 		s.mu.Unlock()
-		return backlogHold{}, http.StatusTooManyRequests, jsonrpc.NewError(jsonrpc.CodeInternalError,
+		return nil, http.StatusTooManyRequests, jsonrpc.NewError(jsonrpc.CodeInternalError,
 			"this session holds %d bytes of requests in progress and of messages its stream has not taken yet (at most %d): read the stream, or wait for its answers", n, h.o.MaxSSEPendingBytes)
 	}
 	s.backlog++
@@ -465,14 +465,14 @@ func (s *session) hold(st *stream, key requesterKey, size int) (backlogHold, int
 		s.backlog--
 		s.backlogBytes -= int64(size)
 		s.mu.Unlock()
-		return backlogHold{}, http.StatusTooManyRequests, jsonrpc.NewError(jsonrpc.CodeInternalError,
+		return nil, http.StatusTooManyRequests, jsonrpc.NewError(jsonrpc.CodeInternalError,
 			"too many requests in progress for this client (%d)", h.o.MaxRequestsPerClient)
 	}
-	return backlogHold{bytes: int64(size), client: key}, 0, nil
+	return &backlogHold{bytes: int64(size), client: key}, 0, nil
 }
 
 // release gives back what hold took.
-func (s *session) release(b backlogHold) {
+func (s *session) release(b *backlogHold) {
 	s.mu.Lock()
 	s.backlog--
 	s.backlogBytes -= b.bytes

@@ -75,8 +75,8 @@ type inflightReq struct {
 	cancel    context.CancelFunc
 	cancelled bool
 	// held is what a request of an HTTP+SSE session holds until its
-	// handler returns (session.hold); zero for others.
-	held backlogHold
+	// handler returns (session.hold); nil for others.
+	held *backlogHold
 }
 
 var (
@@ -375,7 +375,7 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *json
 	// Cancelled by the client: no response.
 	c.post(r, msg.ID, true, http.StatusNoContent)
 	st.owe()
-	status, replay, je := s.start(r, msg, x, st, c, backlogHold{})
+	status, replay, je := s.start(r, msg, x, st, c, nil)
 	if replay != nil {
 		s.removeStream(st)
 		writeResponse(w, acc, replay)
@@ -412,7 +412,7 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 // id is in flight) start returns the HTTP status and error to answer it
 // with; when it was answered before (Options.Requests), the response
 // recorded then (replay), to answer it with again.
-func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, c *sseConn, held backlogHold) (status int, replay []byte, refusal *jsonrpc.Error) {
+func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, c *sseConn, held *backlogHold) (status int, replay []byte, refusal *jsonrpc.Error) {
 	id := msg.ID
 	key := idKey(id)
 	// Cancelled by notifications/cancelled (cancelRequest) and by the end
@@ -474,7 +474,7 @@ func (s *session) serveStarted(ctx context.Context, cancel context.CancelFunc, m
 	defer cancel()
 	id := msg.ID
 	res, err := x.Serve(ctx, s.ms, st)
-	if ir.held.bytes > 0 {
+	if ir.held != nil {
 		s.release(ir.held)
 	}
 	if c != nil {

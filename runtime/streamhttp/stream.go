@@ -146,12 +146,13 @@ func (st *stream) writeLocked(id string, msg []byte) {
 // not reading: the stream is cut, which ends its session and cancels the
 // session's requests in progress.
 func (st *stream) queueLocked(c *sseConn, ev []byte) {
-	c.queue = append(c.queue, ev)
-	c.queued += int64(len(ev))
-	if len(c.queue) > 1 && c.queued > st.sess.h.o.MaxSSEPendingBytes {
+	q := c.q
+	q.events = append(q.events, ev)
+	q.queued += int64(len(ev))
+	if len(q.events) > 1 && q.queued > st.sess.h.o.MaxSSEPendingBytes {
 		st.sess.h.log.Warn("streamhttp: an HTTP+SSE client is not reading its stream; cutting it and ending its session",
-			"session", st.sess.id, "waiting_bytes", c.queued, "waiting_events", len(c.queue))
-		c.cut = true
+			"session", st.sess.id, "waiting_bytes", q.queued, "waiting_events", len(q.events))
+		q.cut = true
 		c.end()
 		st.conn = nil
 		// A write blocked on the client returns now: the writer ends the
@@ -160,7 +161,7 @@ func (st *stream) queueLocked(c *sseConn, ev []byte) {
 		return
 	}
 	select {
-	case c.wake <- struct{}{}:
+	case q.wake <- struct{}{}:
 	default:
 	}
 }
@@ -171,14 +172,15 @@ func (st *stream) queueLocked(c *sseConn, ev []byte) {
 // answers), not when the stream was cut (a write failed, or stalled for
 // StallTimeout, or the client read too little: queueLocked).
 func (st *stream) flush(c *sseConn) bool {
+	q := c.q
 	for {
 		st.mu.Lock()
-		if c.cut {
+		if q.cut {
 			st.mu.Unlock()
 			return false
 		}
-		batch, ended := c.queue, c.ended
-		c.queue = nil
+		batch, ended := q.events, c.ended
+		q.events = nil
 		st.mu.Unlock()
 		if len(batch) == 0 {
 			return !ended
@@ -190,7 +192,7 @@ func (st *stream) flush(c *sseConn) bool {
 				if st.conn == c {
 					st.conn = nil
 				}
-				c.cut = true
+				q.cut = true
 				c.end()
 				st.mu.Unlock()
 				return false
@@ -198,7 +200,7 @@ func (st *stream) flush(c *sseConn) bool {
 			n += int64(len(ev))
 		}
 		st.mu.Lock()
-		c.queued -= n
+		q.queued -= n
 		st.mu.Unlock()
 	}
 }
@@ -215,9 +217,9 @@ func (st *stream) keepAliveLocked(c *sseConn) {
 		if st.conn != c || c.ended {
 			return
 		}
-		if c.wake != nil {
+		if c.q != nil {
 			// An HTTP+SSE stream: its writer pings, when nothing waits.
-			if len(c.queue) == 0 {
+			if len(c.q.events) == 0 {
 				st.queueLocked(c, []byte(":\n\n"))
 			}
 			c.ka.Reset(ka)
@@ -346,13 +348,8 @@ type sseConn struct {
 	ka         *time.Timer
 	stall      time.Duration // Options.StallTimeout
 
-	// An HTTP+SSE stream's events wait in queue (queued bytes) for the
-	// goroutine of its GET, which wake calls to write them (see
-	// stream.queueLocked and flush); wake is nil on other connections.
-	queue  [][]byte
-	queued int64
-	wake   chan struct{}
-	cut    bool // the stream was cut: its client does not read
+	// q is the queue of an HTTP+SSE stream's connection (nil on others).
+	q *sseQueue
 
 	// The response of a POST (postStream, post): what reply writes.
 	sess  *session
@@ -367,6 +364,17 @@ type sseConn struct {
 	// end), and flushes the reply; replied records that it does (await
 	// then has nothing to write).
 	inline, replied bool
+}
+
+// sseQueue holds an HTTP+SSE stream's events (queued bytes) for the
+// goroutine of its GET, which wake calls to write them (see
+// stream.queueLocked and flush). Its fields are guarded by the stream's
+// lock, as the connection's.
+type sseQueue struct {
+	events [][]byte
+	queued int64
+	wake   chan struct{}
+	cut    bool // the stream was cut: its client does not read
 }
 
 func (h *Handler) newConn(w http.ResponseWriter, sse bool) *sseConn {
