@@ -170,15 +170,16 @@ func TestCompletedTokensStayRefused(t *testing.T) {
 }
 
 // TestResumeShareOverHTTP: behind bearer tokens, one principal that opens
-// count_to operations without finishing them fills its share of the
-// resume store (MemoryStore.PerOwner, here 20; 16,384 by default) and is
-// then refused one more with a -32603 saying so, while another
-// principal's multi-page call is served: before the share, one principal
-// filled the whole table (1,048,576 operations in 86 s) and every
-// principal got "too many resumable operations" for ten minutes.
+// count_to operations without finishing them fills half the resume store
+// (here 64 entries; 1,048,576 by default), beyond its share
+// (MemoryStore.PerOwner, here 8; 16,384 by default), and is then refused
+// one more with a -32603 saying so, while another principal's multi-page
+// call is served: before the share, one principal filled the whole table
+// (1,048,576 operations in 86 s) and every principal got "too many
+// resumable operations" for ten minutes.
 func TestResumeShareOverHTTP(t *testing.T) {
-	store := resume.NewMemoryStore(0, 0)
-	store.PerOwner = 20
+	store := resume.NewMemoryStore(64, 0)
+	store.PerOwner = 8
 	srv, err := newEverything(slog.New(slog.DiscardHandler), rt.ValidateResultsAuto, nil, sharedState{resume: store}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +203,7 @@ func TestResumeShareOverHTTP(t *testing.T) {
 	}
 	alice, bob := as("alice"), as("bob")
 	ctx := testContext(t)
-	for i := range 20 {
+	for i := range 32 {
 		if _, next, err := countCall(ctx, alice, "11", ""); err != nil || next == "" {
 			t.Fatalf("alice's operation %d: %q %v", i, next, err)
 		}

@@ -294,15 +294,17 @@ func mustBegin(t *testing.T, tok *resume.Tokens, params string) *resume.Op {
 	return op
 }
 
-// TestOwnerShare: one client cannot fill the store for the others. An
-// owner (its principal, else its address) holding MemoryStore.PerOwner
-// operations is refused one more with ErrOwnerFull, while other owners
-// are served; when the states are at their bound, the owner holding the
-// most bytes of state loses its oldest, not another owner's.
+// TestOwnerShare: one client cannot fill the store for the others. Once
+// the table is half full, an owner (its principal, else its address)
+// holding MemoryStore.PerOwner operations or more is refused one more
+// with ErrOwnerFull, while other owners are served; before, a lone busy
+// client may use half the table. When the states are at their bound, the
+// owner holding the most bytes of state loses its oldest, not another
+// owner's.
 func TestOwnerShare(t *testing.T) {
 	const params = `{"name":"count_to","arguments":{"n":25}}`
 	tok := resume.NewTokens(ring(t, key(1)))
-	store := resume.NewMemoryStore(100, 3000)
+	store := resume.NewMemoryStore(16, 3000)
 	store.PerOwner = 3
 	tok.Store = store
 	tok.MaxInline = 1 // every state in the store
@@ -316,31 +318,40 @@ func TestOwnerShare(t *testing.T) {
 		}
 		return tok.Next(ctx, c, op, state)
 	}
-	var bobsFirst string
-	for i := range 3 {
-		if _, err := open(alice, bytes.Repeat([]byte("a"), 600)); err != nil {
+	// Alone, alice goes past her share until half the table (8) is used.
+	for i := range 8 {
+		state := []byte("x")
+		if i < 3 {
+			state = bytes.Repeat([]byte("a"), 600)
+		}
+		if _, err := open(alice, state); err != nil {
 			t.Fatalf("alice's operation %d: %v", i, err)
 		}
 	}
 	if _, err := open(alice, []byte("x")); !errors.Is(err, resume.ErrOwnerFull) {
-		t.Fatalf("alice's fourth operation: %v, want ErrOwnerFull", err)
+		t.Fatalf("alice's ninth operation, the table half full: %v, want ErrOwnerFull", err)
 	}
 	var je *jsonrpc.Error
 	if !errors.As(resume.ErrOwnerFull, &je) || !strings.Contains(je.Message, "for this client") {
 		t.Errorf("ErrOwnerFull: %v", resume.ErrOwnerFull)
 	}
-	var err error
-	if bobsFirst, err = open(bob, bytes.Repeat([]byte("b"), 500)); err != nil {
-		t.Fatalf("bob while alice is at her share: %v", err)
+	bobsFirst, err := open(bob, bytes.Repeat([]byte("b"), 500))
+	if err != nil {
+		t.Fatalf("bob while alice is over her share: %v", err)
+	}
+	for i := range 2 {
+		if _, err := open(bob, []byte("b")); err != nil {
+			t.Fatalf("bob's operation %d within his share: %v", i+2, err)
+		}
 	}
 	// stdio's one client ("" owner) has the whole store.
-	for i := range 5 {
+	for i := range 3 {
 		if _, err := open(context.Background(), []byte("s")); err != nil {
 			t.Fatalf("an operation without owner %d: %v", i, err)
 		}
 	}
-	// A continued operation is not a new one: alice goes on at her share.
-	// States: alice's 1800 bytes and bob's 500 (and the ownerless ones)
+	// A continued operation is not a new one: bob goes on at his share.
+	// States: alice's 1805 bytes, bob's 502 (and the ownerless ones)
 	// under 3000; bob's second state of 700 goes beyond, and alice's
 	// oldest goes (she holds the most), not bob's.
 	c := call(params, bobsFirst)

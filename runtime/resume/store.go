@@ -48,8 +48,9 @@ type Reserver interface {
 var ErrStoreFull error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many resumable operations in progress to remember one more: try again later"}
 
 // ErrOwnerFull is the error of a Store refusing one more operation of a
-// client that holds its share of the store already (MemoryStore.PerOwner):
-// others are still served. The client finishes the operations it has (or
+// client that holds more than its share of the store
+// (MemoryStore.PerOwner, redis.Options.ResumePerOwner): others are still
+// served. The client finishes the operations it has (or
 // lets their tokens expire) first.
 var ErrOwnerFull error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many resumable operations in progress for this client: finish the ones it has, or try again once their tokens expire"}
 
@@ -93,12 +94,15 @@ const (
 // entries apart, in a compact table, and kept until they expire: a
 // completed operation's tokens are never honoured again; when every entry
 // is an operation whose tokens live, Reserve refuses a new one
-// (ErrStoreFull), and an owner (see Owner) holding PerOwner of them is
-// refused one more (ErrOwnerFull) while others are not.
+// (ErrStoreFull). Once the table is half full, an owner (see Owner)
+// holding PerOwner operations or more is refused one more (ErrOwnerFull)
+// while the others are not: one client may use half the table, the rest
+// stays for the others, each of whom is sure of PerOwner.
 type MemoryStore struct {
-	// PerOwner bounds the operations of one owner (Owner) the store keeps
-	// at once (default: the entries over DefaultOwnerShare, at least 1);
-	// set it before the store is used. The owner "" (stdio) has no share
+	// PerOwner is the share of operations each owner (Owner) is sure of
+	// (default: the entries over DefaultOwnerShare, at least 1): beyond
+	// it, an owner is refused new operations once the table is half full.
+	// Set it before the store is used. The owner "" (stdio) has no share
 	// but the whole store.
 	PerOwner int
 
@@ -246,11 +250,8 @@ func (s *MemoryStore) Reserve(ctx context.Context, op string, expires time.Time)
 		return nil // done meanwhile: the token will be refused
 	}
 	name := Owner(ctx)
-	if o := s.owners[name]; name != "" && o != nil && o.ops >= s.perOwner() {
-		// (The owner "", stdio's one client, has the whole store.)
-		if !s.sweepOpsLocked() || o.ops >= s.perOwner() {
-			return ErrOwnerFull
-		}
+	if s.overShareLocked(name) && (!s.sweepOpsLocked() || s.overShareLocked(name)) {
+		return ErrOwnerFull
 	}
 	if len(s.ops) >= s.maxEntries && !s.sweepOpsLocked() {
 		return ErrStoreFull
@@ -293,6 +294,14 @@ func (s *MemoryStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.order.Len() + len(s.ops)
+}
+
+// overShareLocked reports an owner that may not reserve one more
+// operation now: it holds PerOwner or more while the table is half full.
+// The owner "" (stdio's one client) has the whole store.
+func (s *MemoryStore) overShareLocked(name string) bool {
+	o := s.owners[name]
+	return name != "" && o != nil && o.ops >= s.perOwner() && len(s.ops) >= s.maxEntries/2
 }
 
 func (s *MemoryStore) perOwner() int {

@@ -1,10 +1,6 @@
 package redis
 
-import (
-	"time"
-
-	"github.com/mcpgen/mcpgen/runtime/resume"
-)
+import "time"
 
 // Options configures the stores. The zero value uses the defaults.
 type Options struct {
@@ -16,16 +12,20 @@ type Options struct {
 	// TTL is how long a session's events are kept after its last event
 	// (default 1 hour).
 	TTL time.Duration
-	// ResumePerOwner bounds the resumable operations whose tokens live of
-	// one owner (resume.Owner: a principal, else a client address) in a
-	// ResumeStore (default 16384, resume.DefaultStoreEntries over
-	// resume.DefaultOwnerShare, as the in-memory store's).
+	// ResumePerOwner bounds the resumable operations whose tokens live
+	// (in progress, or completed and still remembered) of one owner
+	// (resume.Owner: a principal, else a client address) in a ResumeStore
+	// (default 262,144: about 440 operations a second per client with the
+	// default 10-minute token TTL, some 25 MB of Redis at worst).
 	ResumePerOwner int
 }
 
+// defaultResumePerOwner is ResumePerOwner's default.
+const defaultResumePerOwner = 1 << 18
+
 func (o Options) resumePerOwner() int {
 	if o.ResumePerOwner <= 0 {
-		return resume.DefaultStoreEntries / resume.DefaultOwnerShare
+		return defaultResumePerOwner
 	}
 	return o.ResumePerOwner
 }

@@ -21,8 +21,8 @@ import (
 // It is a resume.Reserver too: each owner (resume.Owner: the principal,
 // else the client's address) may have at most Options.ResumePerOwner
 // operations whose tokens live, counted in a sorted set of its own, so
-// that one client cannot fill Redis for the others; one more is refused
-// with resume.ErrOwnerFull.
+// that one client cannot fill Redis's memory; one more is refused with
+// resume.ErrOwnerFull while other owners are served.
 type ResumeStore struct {
 	c goredis.UniversalClient
 	o Options
