@@ -59,7 +59,7 @@ test-go:
 	# Generator logic that needs no race detector and takes ten times longer with it.
 	$(GOTEST) -run '^(TestRuntimeAPI|TestHistory)$$' -v ./gen/...
 	# The smaller build without jsonschema (bench/size.sh): only flat tool schemas are checked.
-	$(GO) vet -tags mcpgen_nojsonschema ./runtime/mcp && $(GOTEST) -tags mcpgen_nojsonschema ./runtime/mcp
+	$(GO) vet -tags mcpgen_nojsonschema ./runtime/mcp ./runtime/toolschema && $(GOTEST) -tags mcpgen_nojsonschema ./runtime/mcp ./runtime/toolschema
 
 ## test-history: generate, compile and serve every version of the spec's history (prints "history: N/112 generate, compile, serve; warnings W"); UPDATE=-update rewrites its golden report
 test-history:

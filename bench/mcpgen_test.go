@@ -94,14 +94,14 @@ func (s *mcpgenSession) close() error { return s.cs.Close() }
 
 // openMCPGen opens a stateful (2025-11-25, initialize) session.
 func openMCPGen(tb testing.TB, args json.RawMessage) session {
-	return openMCPGenEra(tb, rt.Legacy, args)
+	return openMCPGenEra(tb, rt.Stateful, args)
 }
 
 // openMCPGenStateless opens a stateless (2026-07-28) session: every
 // request carries the protocol version, client capabilities and client
 // info in _meta, and the server serves each request on its own.
 func openMCPGenStateless(tb testing.TB, args json.RawMessage) session {
-	return openMCPGenEra(tb, rt.Modern, args)
+	return openMCPGenEra(tb, rt.Stateless, args)
 }
 
 // openMCPGenEra connects a client of era to a new server.

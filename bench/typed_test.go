@@ -42,8 +42,8 @@ type typedStack struct {
 
 func typedStacks() []typedStack {
 	return []typedStack{
-		{"mcpgen", func(tb testing.TB) typedSession { return openTypedMCPGen(tb, rt.Legacy) }},
-		{"mcpgen-stateless", func(tb testing.TB) typedSession { return openTypedMCPGen(tb, rt.Modern) }},
+		{"mcpgen", func(tb testing.TB) typedSession { return openTypedMCPGen(tb, rt.Stateful) }},
+		{"mcpgen-stateless", func(tb testing.TB) typedSession { return openTypedMCPGen(tb, rt.Stateless) }},
 		{"go-sdk", openTypedGoSDK},
 		{"mcp-go", openTypedMCPGo},
 	}
@@ -59,7 +59,7 @@ type mcpgenTyped struct {
 
 func openTypedMCPGen(tb testing.TB, era rt.Era) typedSession {
 	tb.Helper()
-	srv, err := rt.NewServer(rt.ServerOptions{Name: "mcpgen-typed", Version: "bench", Catalog: mcpgentools.Features()}, v25.Mount(nil), v26.Mount(nil))
+	srv, err := rt.NewServer(rt.ServerOptions{Name: "mcpgen-typed", Version: "bench", Features: []rt.Feature{mcpgentools.Features()}}, v25.Mount(nil), v26.Mount(nil))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package schema
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+)
 
 // Side is a party of an MCP conversation.
 type Side int
@@ -40,24 +44,18 @@ func (k MethodKind) String() string {
 	return "kind?"
 }
 
-// Era is the protocol family a revision belongs to.
-type Era int
+// Era is the protocol family a revision belongs to: the runtime's
+// protocol.Era, which generated packages write into their descriptor.
+type Era = protocol.Era
 
 // The eras.
 const (
 	// Stateful revisions (2024-11-05 … 2025-11-25) open with initialize.
-	Stateful Era = iota + 1
+	Stateful = protocol.Stateful
 	// Stateless revisions (2026-07-28 on) carry version and capabilities
 	// in every request's _meta.
-	Stateless
+	Stateless = protocol.Stateless
 )
-
-func (e Era) String() string {
-	if e == Stateless {
-		return "stateless"
-	}
-	return "stateful"
-}
 
 // Era tells the revision's era: a revision that defines initialize is
 // stateful.

@@ -37,7 +37,7 @@ func cacheClients(t *testing.T, h *cacheServer, store cache.Store, parts ...stri
 	var clients []*mcp20260728.Client
 	for _, part := range parts {
 		cs, err := mcp.Connect(t.Context(), &stdio.InProcessTransport{Server: srv},
-			mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Modern, Cache: store,
+			mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Stateless, Cache: store,
 				CachePartition: func(context.Context) string { return part }},
 			mcp20260728.Mount(struct{}{}))
 		if err != nil {

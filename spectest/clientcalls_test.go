@@ -32,7 +32,7 @@ func TestTypedRuntimeCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	legacy, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Legacy},
+	legacy, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Stateful},
 		mcp20251125.Mount(struct{}{}), mcp20260728.Mount(struct{}{}))
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestTypedRuntimeCalls(t *testing.T) {
 		t.Errorf("Unsubscribe: %v", err)
 	}
 
-	modern, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Modern},
+	modern, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Stateless},
 		mcp20251125.Mount(struct{}{}), mcp20260728.Mount(struct{}{}))
 	if err != nil {
 		t.Fatal(err)

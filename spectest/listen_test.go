@@ -53,7 +53,7 @@ func TestListen(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := &drainable{srv: srv}
-	cs, err := mcp.Connect(t.Context(), tr, mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Modern}, mcp20260728.Mount(struct{}{}))
+	cs, err := mcp.Connect(t.Context(), tr, mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Stateless}, mcp20260728.Mount(struct{}{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,9 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/listen"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 	"github.com/mcpgen/mcpgen/spectest/mcp/mcp20241105"
 	"github.com/mcpgen/mcpgen/spectest/mcp/mcp20250326"
@@ -84,7 +86,7 @@ func TestRuntimeData(t *testing.T) {
 			if owned == 0 {
 				t.Error("no method is the runtime's")
 			}
-			if _, err := mcp.NewServer(mcp.ServerOptions{Name: "t", Version: "1", Tasks: &mcp.TaskOptions{}}, mcp.Mount{Protocol: p, Handler: struct{}{}}); err != nil {
+			if _, err := mcp.NewServer(mcp.ServerOptions{Name: "t", Version: "1", Features: []mcp.Feature{tasks.Feature(tasks.Options{}), listen.Feature(listen.Options{})}}, mcp.Mount{Protocol: p, Handler: struct{}{}}); err != nil {
 				t.Errorf("NewServer: %v", err)
 			}
 		})

@@ -39,7 +39,7 @@ func runTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 package declares with //mcp: directives on plain functions: the JSON Schemas
 of their argument and result types, reflection-free decoders, validators and
 encoders, and a function returning a *features.Set of them, for
-mcp.ServerOptions.Catalog (see package runtime/features).
+mcp.ServerOptions.Features (see package runtime/features).
 
 Usage:
   mcpgen tools [--func NAME] [--file NAME] [--check] [PACKAGE]
@@ -75,6 +75,9 @@ Flags:
 	out, err := fromgo.Generate(opts)
 	if err != nil {
 		return err
+	}
+	for _, w := range out.Warnings {
+		fmt.Fprintf(stderr, "mcpgen tools: warning: %s\n", w)
 	}
 	files := []struct {
 		path    string

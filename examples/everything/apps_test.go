@@ -39,7 +39,7 @@ func TestMCPApp(t *testing.T) {
 		version   string
 		era       rt.Era
 		meta, ext bool
-	}{{"2024-11-05", rt.Legacy, false, false}, {"2025-03-26", rt.Legacy, false, false}, {"2025-06-18", rt.Legacy, true, false}, {"2025-11-25", rt.Legacy, true, false}, {"2026-07-28", rt.Modern, true, true}} {
+	}{{"2024-11-05", rt.Stateful, false, false}, {"2025-03-26", rt.Stateful, false, false}, {"2025-06-18", rt.Stateful, true, false}, {"2025-11-25", rt.Stateful, true, false}, {"2026-07-28", rt.Stateless, true, true}} {
 		t.Run(c.version, func(t *testing.T) {
 			ctx := testContext(t)
 			cs := connectRevision(t, srv, c.version, c.era)

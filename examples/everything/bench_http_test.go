@@ -23,8 +23,8 @@ func BenchmarkToolsCallHTTP(b *testing.B) {
 		name string
 		era  rt.Era
 	}{
-		{"stateful", rt.Legacy},
-		{"stateless", rt.Modern},
+		{"stateful", rt.Stateful},
+		{"stateless", rt.Stateless},
 	} {
 		b.Run(era.name, func(b *testing.B) {
 			ctx := context.Background()

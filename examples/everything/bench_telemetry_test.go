@@ -40,7 +40,7 @@ func BenchmarkOperations(b *testing.B) {
 	for _, era := range []struct {
 		name string
 		era  rt.Era
-	}{{"stateful", rt.Legacy}, {"stateless", rt.Modern}} {
+	}{{"stateful", rt.Stateful}, {"stateless", rt.Stateless}} {
 		for _, row := range []struct {
 			name  string
 			setup func(*rt.ServerOptions) func()

@@ -22,7 +22,7 @@ import (
 // or not (a test binary would by default).
 func newServer(tb testing.TB, validate rt.ResultValidation) *rt.Server {
 	f := newFixtures(nil)
-	srv, err := rt.NewServer(rt.ServerOptions{Name: "everything", Version: "bench", ListChanged: true, ValidateResults: validate, Logger: slog.New(slog.DiscardHandler), Catalog: f.set},
+	srv, err := rt.NewServer(rt.ServerOptions{Name: "everything", Version: "bench", ListChanged: true, ValidateResults: validate, Logger: slog.New(slog.DiscardHandler), Features: []rt.Feature{f.set}},
 		bridge25.Mount(&handlers{f}), v26.Mount(&handlers{f}))
 	if err != nil {
 		tb.Fatal(err)
@@ -39,13 +39,13 @@ func newServer(tb testing.TB, validate rt.ResultValidation) *rt.Server {
 func BenchmarkToolsCallRoundTrip(b *testing.B) {
 	for _, era := range []struct {
 		name     string
-		era      rt.Era
+		era      protocol.Era
 		validate rt.ResultValidation
 	}{
-		{"stateful", rt.Legacy, rt.ValidateResultsOff},
-		{"stateless", rt.Modern, rt.ValidateResultsOff},
-		{"stateful-validated", rt.Legacy, rt.ValidateResultsOn},
-		{"stateless-validated", rt.Modern, rt.ValidateResultsOn},
+		{"stateful", rt.Stateful, rt.ValidateResultsOff},
+		{"stateless", rt.Stateless, rt.ValidateResultsOff},
+		{"stateful-validated", rt.Stateful, rt.ValidateResultsOn},
+		{"stateless-validated", rt.Stateless, rt.ValidateResultsOn},
 	} {
 		b.Run(era.name, func(b *testing.B) {
 			ctx := context.Background()
@@ -87,9 +87,9 @@ func loopEcho(b *testing.B, cs *rt.ClientSession) {
 // benchSession is a session of era with the everything server in
 // process over stdio pipes, served with opts (and its catalog, without
 // result validation or logs); it closes when b ends.
-func benchSession(b *testing.B, opts rt.ServerOptions, era rt.Era) *rt.ClientSession {
+func benchSession(b *testing.B, opts rt.ServerOptions, era protocol.Era) *rt.ClientSession {
 	f := newFixtures(nil)
-	opts.Name, opts.Version, opts.Catalog = "everything", "bench", f.set
+	opts.Name, opts.Version, opts.Features = "everything", "bench", []rt.Feature{f.set}
 	opts.ValidateResults, opts.Logger = rt.ValidateResultsOff, slog.New(slog.DiscardHandler)
 	srv, err := rt.NewServer(opts, bridge25.Mount(&handlers{f}), v26.Mount(&handlers{f}))
 	if err != nil {
@@ -145,8 +145,8 @@ func BenchmarkMiddleware(b *testing.B) {
 	}
 	for _, era := range []struct {
 		name string
-		era  rt.Era
-	}{{"stateful", rt.Legacy}, {"stateless", rt.Modern}} {
+		era  protocol.Era
+	}{{"stateful", rt.Stateful}, {"stateless", rt.Stateless}} {
 		for _, mw := range []struct {
 			name string
 			opts rt.ServerOptions

@@ -133,7 +133,7 @@ func connectTo(tb testing.TB, m rt.Mount) *rt.ClientSession {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Legacy, ProtocolVersion: "2025-11-25"}, v25.Mount(clientHandler{}))
+	cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Stateful, ProtocolVersion: "2025-11-25"}, v25.Mount(clientHandler{}))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func BenchmarkClientBridge(b *testing.B) {
 		b.Fatal(err)
 	}
 	connect := func(b *testing.B) *rt.ClientSession {
-		cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Legacy, ProtocolVersion: "2025-11-25"},
+		cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Stateful, ProtocolVersion: "2025-11-25"},
 			v26.Mount(modernHandler{}), bridge25.Mount(modernHandler{}))
 		if err != nil {
 			b.Fatal(err)

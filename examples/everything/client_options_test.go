@@ -29,12 +29,12 @@ import (
 func TestClientLogLevel(t *testing.T) {
 	url := startHTTP(t)
 	for _, transport := range []string{"stdio", "http"} {
-		for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+		for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
 			for _, tc := range []struct {
 				level string
 				want  int
 			}{{"info", 3}, {"error", 0}} {
-				name := transport + "/" + map[rt.Era]string{rt.Legacy: "stateful", rt.Modern: "stateless"}[era] + "/" + tc.level
+				name := transport + "/" + map[rt.Era]string{rt.Stateful: "stateful", rt.Stateless: "stateless"}[era] + "/" + tc.level
 				t.Run(name, func(t *testing.T) {
 					var tr rt.ClientTransport = &stdio.CommandTransport{Path: binary}
 					if transport == "http" {
@@ -86,8 +86,8 @@ func TestForcedEraHint(t *testing.T) {
 		forced    rt.Era
 		want      string
 	}{
-		{"2025-11-25", rt.Modern, "mcp.Auto, the default, falls back to initialize"},
-		{"2026-07-28", rt.Legacy, "mcp.Auto, the default, tries server/discover first"},
+		{"2025-11-25", rt.Stateless, "mcp.Auto, the default, falls back to initialize"},
+		{"2026-07-28", rt.Stateful, "mcp.Auto, the default, tries server/discover first"},
 	} {
 		t.Run(tc.revisions, func(t *testing.T) {
 			tr := &stdio.CommandTransport{Path: binary, Env: append(os.Environ(), "EVERYTHING_REVISIONS="+tc.revisions)}
@@ -116,9 +116,9 @@ func TestForcedEraHint(t *testing.T) {
 // may change between requests: its requests are sent.
 func TestUndeclaredCapability(t *testing.T) {
 	srv := mwServer(t, nil, slog.New(slog.DiscardHandler)) // tools only
-	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+	for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
 		for _, send := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/send-anyway=%v", map[rt.Era]string{rt.Legacy: "stateful", rt.Modern: "stateless"}[era], send), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/send-anyway=%v", map[rt.Era]string{rt.Stateful: "stateful", rt.Stateless: "stateless"}[era], send), func(t *testing.T) {
 				ctx := testContext(t)
 				cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: era, SendUndeclared: send},
 					v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
@@ -130,7 +130,7 @@ func TestUndeclaredCapability(t *testing.T) {
 				err = cs.Call(ctx, "resources/list", nil, &res)
 				var ue *rt.UndeclaredError
 				var je *jsonrpc.Error
-				refuse := !send && era == rt.Legacy
+				refuse := !send && era == rt.Stateful
 				switch {
 				case refuse && (!errors.As(err, &ue) || ue.Capability != "resources" || !strings.Contains(err.Error(), "SendUndeclared")):
 					t.Errorf("resources/list: %v; want an UndeclaredError naming resources", err)

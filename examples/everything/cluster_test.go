@@ -46,7 +46,7 @@ func TestSessionsAcrossInstances(t *testing.T) {
 	ps := serveProxy(t, proxy)
 
 	ctx := testContext(t)
-	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{}))
+	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Stateful}, v25.Mount(clientHandler{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestSessionsAcrossInstances(t *testing.T) {
 	// Redis down: a new session is refused, clearly; after the restart it
 	// opens.
 	redis.Stop()
-	_, err = rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{}))
+	_, err = rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Stateful}, v25.Mount(clientHandler{}))
 	if err == nil || !strings.Contains(err.Error(), "session store unavailable") {
 		t.Errorf("initialize with redis down: %v", err)
 	}
@@ -168,7 +168,7 @@ func TestSessionsAcrossInstances(t *testing.T) {
 	// their reconnection backoff; tries are spaced, not counted.
 	var cs2 *rt.ClientSession
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if cs2, err = rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{})); err == nil || time.Now().After(deadline) {
+		if cs2, err = rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Stateful}, v25.Mount(clientHandler{})); err == nil || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -550,7 +550,7 @@ func TestInputRoundsAcrossInstances(t *testing.T) {
 			}
 			ps := serveProxy(t, rrproxy.New(urls, nil))
 			ctx := testContext(t)
-			cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(modernHandler{}))
+			cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Stateless}, v26.Mount(modernHandler{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -614,7 +614,7 @@ func TestClusterFailover(t *testing.T) {
 	ps := serveProxy(t, proxy)
 	ctx := testContext(t)
 
-	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Legacy}, v25.Mount(clientHandler{}))
+	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: ps.URL}, rt.ClientOptions{Era: rt.Stateful}, v25.Mount(clientHandler{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,7 @@ func textOf(t *testing.T, blocks any) string {
 func TestLegacy(t *testing.T) { overBoth(t, testLegacy) }
 
 func testLegacy(t *testing.T, url string) {
-	cs := connectCaps(t, url, rt.Legacy, "")
+	cs := connectCaps(t, url, rt.Stateful, "")
 	if cs.ProtocolVersion() != "2025-11-25" || cs.Stateless() {
 		t.Fatalf("negotiated %s (stateless %v)", cs.ProtocolVersion(), cs.Stateless())
 	}
@@ -225,7 +225,7 @@ func testLegacy(t *testing.T, url string) {
 func TestModern(t *testing.T) { overBoth(t, testModern) }
 
 func testModern(t *testing.T, url string) {
-	cs := connectCaps(t, url, rt.Modern, "")
+	cs := connectCaps(t, url, rt.Stateless, "")
 	if cs.ProtocolVersion() != "2026-07-28" || !cs.Stateless() {
 		t.Fatalf("negotiated %s (stateless %v)", cs.ProtocolVersion(), cs.Stateless())
 	}

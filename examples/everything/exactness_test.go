@@ -74,7 +74,7 @@ func TestExactAnswers(t *testing.T) {
 		t.Errorf("an unsupported MCP-Protocol-Version in a session: %d %+v; want 400, -32600 listing the four stateful revisions", resp.StatusCode, r.Error)
 	}
 
-	cs := connectCaps(t, url, rt.Legacy, "")
+	cs := connectCaps(t, url, rt.Stateful, "")
 	res, err := v25.NewClient(cs).CallTool(testContext(t), &v25.CallToolRequestParams{Name: "slow", Arguments: v25.CallToolRequestParamsArguments(`{"seconds":1e308}`)})
 	if err != nil || !strings.Contains(textOf(t, res), `"isError":true`) || !strings.Contains(textOf(t, res), "/seconds: must be ≤ 3600") {
 		t.Errorf("slow with seconds 1e308: %v %v; want a tool error naming /seconds and its bound", textOf(t, res), err)
@@ -96,7 +96,7 @@ func (stubbornClient) Elicit(context.Context, v25.ElicitRequestParams) (v25.Elic
 // whose reason only the server's log had.
 func TestTooManyInputRounds(t *testing.T) {
 	ctx := testContext(t)
-	cs, err := rt.Connect(ctx, &stdio.CommandTransport{Path: binary}, rt.ClientOptions{Era: rt.Legacy, Capabilities: []byte(`{"elicitation":{}}`)}, v25.Mount(stubbornClient{}))
+	cs, err := rt.Connect(ctx, &stdio.CommandTransport{Path: binary}, rt.ClientOptions{Era: rt.Stateful, Capabilities: []byte(`{"elicitation":{}}`)}, v25.Mount(stubbornClient{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	mcp "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
@@ -30,9 +31,8 @@ func (m *handlers) ListTools(ctx context.Context, _ *mcp.PaginatedRequestParams)
 	for _, name := range mrtrTools {
 		defs = append(defs, `{"name":"`+name+`","description":"Asks for input with InputRequiredResult first.","inputSchema":`+noArgsSchema()+`}`)
 	}
-	req := rt.RequestFrom(ctx)
 	for _, def := range taskInputTools {
-		if !strings.Contains(def, `"name":"`+taskOnlyTool+`"`) || req == nil || req.TasksServed() {
+		if !strings.Contains(def, `"name":"`+taskOnlyTool+`"`) || rt.RequestFrom(ctx) == nil || tasks.Served(ctx) {
 			defs = append(defs, def)
 		}
 	}

@@ -40,7 +40,7 @@ func serveHTTP(ctx context.Context, srv *rt.Server, addr, addrFile string, log *
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	mux.Handle("/sse", h.LegacySSE())
+	mux.Handle("/sse", h.SSE())
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {

@@ -16,12 +16,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/listen"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/ratelimit"
 	"github.com/mcpgen/mcpgen/runtime/resume"
+	"github.com/mcpgen/mcpgen/runtime/skills"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	redisstore "github.com/mcpgen/mcpgen/runtime/store/redis"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/telemetry"
 	goredis "github.com/redis/go-redis/v9"
 
@@ -189,14 +192,15 @@ func newEverything(logger *slog.Logger, validate rt.ResultValidation, keys *resu
 		}
 	}
 	opts := rt.ServerOptions{
-		Name:            "everything",
-		Title:           "mcpgen everything server",
-		Version:         "0.1.0",
-		Instructions:    "A test server: every tool, resource and prompt of the conformance fixture set, plus echo.",
-		ListChanged:     true,
-		Tasks:           &rt.TaskOptions{Store: shared.tasks},
-		Skills:          &rt.SkillOptions{Catalog: catalog, DirectoryRead: true},
-		Catalog:         f.set,
+		Name:         "everything",
+		Title:        "mcpgen everything server",
+		Version:      "0.1.0",
+		Instructions: "A test server: every tool, resource and prompt of the conformance fixture set, plus echo.",
+		ListChanged:  true,
+		// The skills first (they read skill:// resources before the
+		// declared ones), then the declared tools, prompts and resources,
+		// then listen streams.
+		Features:        []rt.Feature{skills.Feature(catalog, skills.ServeOptions{DirectoryRead: true}), f.set, listen.Feature(listen.Options{}), tasks.Feature(tasks.Options{Store: shared.tasks})},
 		Broadcast:       shared.announce,
 		ValidateResults: validate,
 		Logger:          logger,
@@ -310,7 +314,7 @@ type sharedState struct {
 	sessions  streamhttp.SessionStore
 	relay     streamhttp.Relay
 	announce  rt.Broadcast
-	tasks     rt.TaskStore
+	tasks     tasks.Store
 	resume    resume.Store
 	requests  streamhttp.RequestLedger
 	// redis is the client of the shared Redis (nil: none).

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	"github.com/mcpgen/mcpgen/examples/everything/internal/oneclient"
@@ -118,10 +119,10 @@ func matrixTargets(t *testing.T) (targets []matrixTarget) {
 			"tasks":             {name: "slow_compute", args: `{"seconds":0.2}`, task: true},
 		}
 		want, lacks := map[string]string{}, map[string]string{}
-		era := rt.Legacy
+		era := rt.Stateful
 		switch rev {
 		case "2026-07-28":
-			era = rt.Modern
+			era = rt.Stateless
 			tools["logging"] = toolCase{name: "test_logging_tool", args: `{}`}
 			want["undeclared"] = "n/a" // it declares everything
 		case "2024-11-05", "2025-03-26":
@@ -144,12 +145,12 @@ func matrixTargets(t *testing.T) (targets []matrixTarget) {
 			subscribe: "test://watched-resource", touch: toolCase{name: "touch_resource", args: `{"uri":"test://watched-resource"}`},
 			want: want, lacks: lacks}
 		targets = append(targets, target)
-		if era == rt.Legacy {
+		if era == rt.Stateful {
 			// The same revision over the HTTP+SSE transport of 2024-11-05
 			// (bin/everything's /sse), forced.
 			target.transport = "http+sse"
 			target.dial = func(t *testing.T) rt.ClientTransport {
-				return &streamhttp.ClientTransport{URL: strings.TrimSuffix(startHTTP(t), "/mcp") + "/sse", Legacy: streamhttp.LegacyOnly}
+				return &streamhttp.ClientTransport{URL: strings.TrimSuffix(startHTTP(t), "/mcp") + "/sse", SSE: streamhttp.SSEOnly}
 			}
 			targets = append(targets, target)
 		}
@@ -202,7 +203,7 @@ func runMatrix(t *testing.T, tg matrixTarget) (map[string]string, string) {
 	h := &oneclient.Handler{Roots: []v26.Root{{URI: "file://" + tg.root, Name: wire.Some("one client's root")}}}
 	opts := tg.opts
 	opts.Name, opts.Version, opts.LogLevel = "oneclient", "1", "debug"
-	opts.Tasks = &rt.TaskOptions{}
+	opts.Tasks = tasks.Client(tasks.Options{})
 	// The methods the client sends, to tell a call that ran as a task.
 	var sentMu sync.Mutex
 	var sent []string

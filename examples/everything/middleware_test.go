@@ -174,7 +174,7 @@ func mwServer(t *testing.T, rec *recorder, log *slog.Logger) *rt.Server {
 	if rec != nil {
 		mws = append(mws, rec.middleware)
 	}
-	srv, err := rt.NewServer(rt.ServerOptions{Name: "mw", Version: "1", Catalog: set, Middleware: mws, Logger: log},
+	srv, err := rt.NewServer(rt.ServerOptions{Name: "mw", Version: "1", Features: []rt.Feature{set}, Middleware: mws, Logger: log},
 		v25.Mount(mwHandler25{}), v26.Mount(mwHandler26{}))
 	if err != nil {
 		t.Fatal(err)
@@ -217,8 +217,8 @@ func callText(ctx context.Context, cs *rt.ClientSession, name string) (string, e
 // requests to the client.
 func TestMiddleware(t *testing.T) {
 	for _, transport := range []string{rt.TransportStdio, rt.TransportHTTP} {
-		for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
-			rev := map[rt.Era]string{rt.Legacy: "2025-11-25", rt.Modern: "2026-07-28"}[era]
+		for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
+			rev := map[rt.Era]string{rt.Stateful: "2025-11-25", rt.Stateless: "2026-07-28"}[era]
 			t.Run(transport+"/"+rev, func(t *testing.T) {
 				srvRec := &recorder{refuse: "refused_by_server"}
 				cliRec := &recorder{block: "prompts/list"}
@@ -245,7 +245,7 @@ func TestMiddleware(t *testing.T) {
 					if transport == rt.TransportHTTP && (in[0].header != "from the client" || in[0].principal != "alice") {
 						t.Errorf("server middleware saw %s with header %q, principal %q", tool, in[0].header, in[0].principal)
 					}
-					if transport == rt.TransportHTTP && era == rt.Legacy && in[0].session == "" {
+					if transport == rt.TransportHTTP && era == rt.Stateful && in[0].session == "" {
 						t.Errorf("server middleware saw %s without its session id", tool)
 					}
 				}
@@ -286,7 +286,7 @@ func TestMiddleware(t *testing.T) {
 				if got, err := callText(ctx, cs, "ask"); err != nil || !strings.HasPrefix(got, "sampled ") {
 					t.Fatalf("ask: %q, %v", got, err)
 				}
-				if era == rt.Legacy {
+				if era == rt.Stateful {
 					if got := srvRec.find(true, "sampling/createMessage", ""); len(got) != 1 || got[0].code != 0 || got[0].notification || got[0].revision != rev {
 						t.Errorf("server middleware saw its request to the client as %+v", got)
 					}
@@ -313,9 +313,9 @@ func TestMiddleware(t *testing.T) {
 // answers the server's request -32603 the same way.
 func TestRecovery(t *testing.T) {
 	for _, transport := range []string{rt.TransportStdio, rt.TransportHTTP} {
-		for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+		for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
 			for _, withMiddleware := range []bool{false, true} {
-				name := transport + "/" + map[rt.Era]string{rt.Legacy: "2025-11-25", rt.Modern: "2026-07-28"}[era]
+				name := transport + "/" + map[rt.Era]string{rt.Stateful: "2025-11-25", rt.Stateless: "2026-07-28"}[era]
 				if withMiddleware {
 					name += "/middleware"
 				}
@@ -360,7 +360,7 @@ func TestRecovery(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		var logs capturedLog
-		cs, err := rt.Connect(ctx, mwTransport(t, srv, true), rt.ClientOptions{Era: rt.Legacy, Logger: logs.logger(slog.LevelInfo)},
+		cs, err := rt.Connect(ctx, mwTransport(t, srv, true), rt.ClientOptions{Era: rt.Stateful, Logger: logs.logger(slog.LevelInfo)},
 			v25.Mount(panickingSampler{}))
 		if err != nil {
 			t.Fatal(err)
@@ -417,13 +417,13 @@ func TestRequestLog(t *testing.T) {
 	log := logs.logger(slog.LevelDebug)
 	set := features.NewSet().AddTools(features.Tool{Name: "catalog_tool", InputSchema: wire.Raw(noArgsSchema()),
 		Call: func(context.Context, wire.Raw) (*features.Result, error) { return features.TextResult("ok"), nil }})
-	srv, err := rt.NewServer(rt.ServerOptions{Name: "mw", Version: "1", Catalog: set, Middleware: []rt.Middleware{rt.RequestLog(log, slog.LevelInfo)}},
+	srv, err := rt.NewServer(rt.ServerOptions{Name: "mw", Version: "1", Features: []rt.Feature{set}, Middleware: []rt.Middleware{rt.RequestLog(log, slog.LevelInfo)}},
 		v26.Mount(mwHandler26{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := testContext(t)
-	cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(modernHandler{}))
+	cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Stateless}, v26.Mount(modernHandler{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,13 +478,13 @@ func (c *metaCarrier) middleware(next rt.MessageHandler) rt.MessageHandler {
 // transports and both eras; the params' own _meta keys stay.
 func TestMiddlewareMeta(t *testing.T) {
 	for _, transport := range []string{rt.TransportStdio, rt.TransportHTTP} {
-		for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
-			t.Run(transport+"/"+map[rt.Era]string{rt.Legacy: "2025-11-25", rt.Modern: "2026-07-28"}[era], func(t *testing.T) {
+		for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
+			t.Run(transport+"/"+map[rt.Era]string{rt.Stateful: "2025-11-25", rt.Stateless: "2026-07-28"}[era], func(t *testing.T) {
 				onServer := &metaCarrier{key: "traceparent", value: "00-server", got: map[string]string{}}
 				onClient := &metaCarrier{key: "traceparent", value: "00-client", got: map[string]string{}}
 				own := &metaCarrier{key: "custom", got: map[string]string{}}
 				set := features.NewSet()
-				srv, err := rt.NewServer(rt.ServerOptions{Name: "mw", Version: "1", Catalog: set, Middleware: []rt.Middleware{onServer.middleware, own.middleware}},
+				srv, err := rt.NewServer(rt.ServerOptions{Name: "mw", Version: "1", Features: []rt.Feature{set}, Middleware: []rt.Middleware{onServer.middleware, own.middleware}},
 					v25.Mount(mwHandler25{}), v26.Mount(mwHandler26{}))
 				if err != nil {
 					t.Fatal(err)
@@ -508,7 +508,7 @@ func TestMiddlewareMeta(t *testing.T) {
 				if got := own.got["tools/call"]; got != `"kept"` {
 					t.Errorf("the params' own _meta member: %q", got)
 				}
-				if era == rt.Legacy {
+				if era == rt.Stateful {
 					if got := onClient.got["sampling/createMessage"]; got != `"00-server"` {
 						t.Errorf("the client's middleware got traceparent %q on sampling/createMessage", got)
 					}

@@ -25,16 +25,16 @@ func TestOneClientConversions(t *testing.T) {
 	srv := fullServer(t)
 	for _, c := range []struct {
 		version string
-		era     rt.Era
+		era     protocol.Era
 		// notCarried are the calls that must fail before sending, with
 		// the member they name ("" for the method).
 		notCarried map[string]string
 	}{
-		{"2024-11-05", rt.Legacy, map[string]string{"server/discover": "", "completion/complete": "context"}},
-		{"2025-03-26", rt.Legacy, map[string]string{"server/discover": "", "completion/complete": "context"}},
-		{"2025-06-18", rt.Legacy, map[string]string{"server/discover": ""}},
-		{"2025-11-25", rt.Legacy, map[string]string{"server/discover": ""}},
-		{"2026-07-28", rt.Modern, nil},
+		{"2024-11-05", rt.Stateful, map[string]string{"server/discover": "", "completion/complete": "context"}},
+		{"2025-03-26", rt.Stateful, map[string]string{"server/discover": "", "completion/complete": "context"}},
+		{"2025-06-18", rt.Stateful, map[string]string{"server/discover": ""}},
+		{"2025-11-25", rt.Stateful, map[string]string{"server/discover": ""}},
+		{"2026-07-28", rt.Stateless, nil},
 	} {
 		t.Run(c.version, func(t *testing.T) {
 			ctx := testContext(t)
@@ -97,7 +97,7 @@ func TestOneClientConversions(t *testing.T) {
 // TestConvertedNative: a session speaking the client code's own revision,
 // or a Caller that is no client session, makes its calls unconverted.
 func TestConvertedNative(t *testing.T) {
-	cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: fullServer(t)}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(struct{}{}))
+	cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: fullServer(t)}, rt.ClientOptions{Era: rt.Stateless}, v26.Mount(struct{}{}))
 	if err != nil {
 		t.Fatal(err)
 	}

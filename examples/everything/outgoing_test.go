@@ -59,7 +59,7 @@ func TestResultValidation(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := testContext(t)
-		cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(modernHandler{}))
+		cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Stateless}, v26.Mount(modernHandler{}))
 		if err != nil {
 			t.Fatal(err)
 		}

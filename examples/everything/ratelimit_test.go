@@ -24,7 +24,7 @@ func TestRateLimit(t *testing.T) {
 	t.Setenv("EVERYTHING_RATE_LIMIT", "2")
 	t.Setenv("EVERYTHING_RATE_BURST", "5")
 	t.Run("stdio", func(t *testing.T) {
-		cs := connectCaps(t, "", rt.Modern, "")
+		cs := connectCaps(t, "", rt.Stateless, "")
 		ctx := testContext(t)
 		echo := func() error {
 			var res wire.Raw

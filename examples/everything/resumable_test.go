@@ -58,7 +58,7 @@ func wantInvalidToken(t *testing.T, err error, why string) {
 func TestCountTo(t *testing.T) { overBoth(t, testCountTo) }
 
 func testCountTo(t *testing.T, url string) {
-	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+	for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
 		cs := connectCaps(t, url, era, "")
 		ctx := testContext(t)
 		var pages, tokens []string
@@ -99,7 +99,7 @@ func TestCountToAcrossInstances(t *testing.T) {
 	keys := "EVERYTHING_RESUME_KEYS=" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", resume.KeySize)))
 	other := "EVERYTHING_RESUME_KEYS=" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("o", resume.KeySize)))
 	a, b, c := startHTTP(t, keys), startHTTP(t, keys), startHTTP(t, other)
-	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+	for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
 		on := map[string]*rt.ClientSession{"a": connectCaps(t, a, era, ""), "b": connectCaps(t, b, era, ""), "c": connectCaps(t, c, era, "")}
 		ctx := testContext(t)
 		token := ""
@@ -127,7 +127,7 @@ func TestCountToSharedRedis(t *testing.T) {
 	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
 	a, b := startHTTP(t, keys, store), startHTTP(t, keys, store)
 	ctx := testContext(t)
-	on := map[string]*rt.ClientSession{"a": connectCaps(t, a, rt.Modern, ""), "b": connectCaps(t, b, rt.Modern, "")}
+	on := map[string]*rt.ClientSession{"a": connectCaps(t, a, rt.Stateless, ""), "b": connectCaps(t, b, rt.Stateless, "")}
 	var tokens []string
 	token := ""
 	for i, server := range []string{"a", "b", "a"} {
@@ -148,7 +148,7 @@ func TestCountToSharedRedis(t *testing.T) {
 // calls (more than the in-memory store's 4,096 entries): the completed
 // operation's tokens are still refused as completed.
 func TestCompletedTokensStayRefused(t *testing.T) {
-	cs := connectCaps(t, "", rt.Modern, "")
+	cs := connectCaps(t, "", rt.Stateless, "")
 	ctx := testContext(t)
 	_, first, err := countCall(ctx, cs, "25", "")
 	if err != nil {
@@ -194,7 +194,7 @@ func TestResumeShareOverHTTP(t *testing.T) {
 	hs := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); hs.Close() })
 	as := func(principal string) *rt.ClientSession {
-		cs, err := rt.Connect(testContext(t), &streamhttp.ClientTransport{URL: hs.URL, Header: http.Header{"Authorization": {"Bearer " + principal}}}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(modernHandler{}))
+		cs, err := rt.Connect(testContext(t), &streamhttp.ClientTransport{URL: hs.URL, Header: http.Header{"Authorization": {"Bearer " + principal}}}, rt.ClientOptions{Era: rt.Stateless}, v26.Mount(modernHandler{}))
 		if err != nil {
 			t.Fatal(err)
 		}

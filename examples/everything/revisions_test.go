@@ -31,11 +31,11 @@ func TestRevisionShapes(t *testing.T) {
 		era       rt.Era
 		want, not []string
 	}{
-		{"2024-11-05", rt.Legacy, []string{`"name":"test_simple_text"`, `[AudioContent left out`, `count_to`}, []string{`"title"`, `"outputSchema"`, `"type":"audio"`, `"completions"`, `"resultType"`, `test_tool_with_task`, `"icons"`, `io.mcpgen/example`}},
-		{"2025-03-26", rt.Legacy, []string{`"type":"audio"`, `count_to`, `"completions"`}, []string{`"title":"mcpgen`, `"outputSchema"`, `"resultType"`, `test_tool_with_task`, `"icons"`, `io.mcpgen/example`}},
-		{"2025-06-18", rt.Legacy, []string{`"title":"mcpgen everything server"`, `"type":"audio"`, `count_to`, `test_trigger_tool_change`, `"_meta":{"io.mcpgen/example":"echo"}`}, []string{`"resultType"`, `test_tool_with_task`, `"icons"`}},
-		{"2025-11-25", rt.Legacy, []string{`count_to`, `"execution":{"taskSupport":"optional"}`, `"completions"`, `test_trigger_tool_change`, `test_tool_with_task`, `"icons":[{"src":"https://mcpgen.dev/echo.svg","mimeType":"image/svg+xml","sizes":["any"]}]`, `"_meta":{"io.mcpgen/example":"echo"}`}, []string{`"resultType"`}},
-		{"2026-07-28", rt.Modern, []string{`count_to`, `test_trigger_tool_change`, `"resultType":"complete"`, `test_tool_with_task`, `"icons":[{"src":"https://mcpgen.dev/echo.svg","mimeType":"image/svg+xml","sizes":["any"]}]`, `"_meta":{"io.mcpgen/example":"echo"}`}, []string{`test_sampling`}},
+		{"2024-11-05", rt.Stateful, []string{`"name":"test_simple_text"`, `[AudioContent left out`, `count_to`}, []string{`"title"`, `"outputSchema"`, `"type":"audio"`, `"completions"`, `"resultType"`, `test_tool_with_task`, `"icons"`, `io.mcpgen/example`}},
+		{"2025-03-26", rt.Stateful, []string{`"type":"audio"`, `count_to`, `"completions"`}, []string{`"title":"mcpgen`, `"outputSchema"`, `"resultType"`, `test_tool_with_task`, `"icons"`, `io.mcpgen/example`}},
+		{"2025-06-18", rt.Stateful, []string{`"title":"mcpgen everything server"`, `"type":"audio"`, `count_to`, `test_trigger_tool_change`, `"_meta":{"io.mcpgen/example":"echo"}`}, []string{`"resultType"`, `test_tool_with_task`, `"icons"`}},
+		{"2025-11-25", rt.Stateful, []string{`count_to`, `"execution":{"taskSupport":"optional"}`, `"completions"`, `test_trigger_tool_change`, `test_tool_with_task`, `"icons":[{"src":"https://mcpgen.dev/echo.svg","mimeType":"image/svg+xml","sizes":["any"]}]`, `"_meta":{"io.mcpgen/example":"echo"}`}, []string{`"resultType"`}},
+		{"2026-07-28", rt.Stateless, []string{`count_to`, `test_trigger_tool_change`, `"resultType":"complete"`, `test_tool_with_task`, `"icons":[{"src":"https://mcpgen.dev/echo.svg","mimeType":"image/svg+xml","sizes":["any"]}]`, `"_meta":{"io.mcpgen/example":"echo"}`}, []string{`test_sampling`}},
 	} {
 		t.Run(c.version, func(t *testing.T) {
 			ctx := testContext(t)
@@ -118,7 +118,7 @@ func TestInputRoundsBridged(t *testing.T) {
 	for _, version := range []string{"2025-06-18", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
 			ctx := testContext(t)
-			cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Legacy, ProtocolVersion: version},
+			cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Stateful, ProtocolVersion: version},
 				v2506.Mount(elicitor2506{}), v25.Mount(elicitor25{}))
 			if err != nil {
 				t.Fatal(err)
@@ -153,7 +153,7 @@ func TestDeclaredCompletions(t *testing.T) {
 	for _, c := range []struct {
 		version string
 		era     rt.Era
-	}{{"2024-11-05", rt.Legacy}, {"2025-03-26", rt.Legacy}, {"2025-06-18", rt.Legacy}, {"2025-11-25", rt.Legacy}, {"2026-07-28", rt.Modern}} {
+	}{{"2024-11-05", rt.Stateful}, {"2025-03-26", rt.Stateful}, {"2025-06-18", rt.Stateful}, {"2025-11-25", rt.Stateful}, {"2026-07-28", rt.Stateless}} {
 		t.Run(c.version, func(t *testing.T) {
 			ctx := testContext(t)
 			cs := connectRevision(t, srv, c.version, c.era)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	mcp "github.com/mcpgen/mcpgen/examples/everything/mcp/v20260728"
@@ -37,7 +38,6 @@ func elicitation(a ask) wire.Raw {
 // taskTool serves the task tools that ask for input; ok is false for other
 // tools.
 func (m *handlers) taskTool(ctx context.Context, p *mcp.CallToolRequestParams) (mcp.CallToolReply, bool, error) {
-	req := rt.RequestFrom(ctx)
 	cp := callParams{p}
 	switch p.Name {
 	case "confirm_delete":
@@ -50,12 +50,12 @@ func (m *handlers) taskTool(ctx context.Context, p *mcp.CallToolRequestParams) (
 			}
 			return "Kept " + args.Filename + "."
 		}
-		asTask, err := req.TaskMode(rt.TaskOptional)
+		asTask, err := tasks.Mode(ctx, rt.TaskOptional)
 		if err != nil {
 			return nil, true, err
 		}
 		if asTask {
-			return nil, true, req.StartTask(func(ctx context.Context, t *rt.Task) (wire.Marshaler, error) {
+			return nil, true, tasks.Start(ctx, func(ctx context.Context, t *tasks.Task) (wire.Marshaler, error) {
 				resp, err := t.Input(ctx, confirm.key, elicitation(confirm))
 				if err != nil {
 					return nil, err
@@ -78,12 +78,12 @@ func (m *handlers) taskTool(ctx context.Context, p *mcp.CallToolRequestParams) (
 			color, _ := elicited(answers[1], "color")
 			return name + " likes " + color + "."
 		}
-		asTask, err := req.TaskMode(rt.TaskOptional)
+		asTask, err := tasks.Mode(ctx, rt.TaskOptional)
 		if err != nil {
 			return nil, true, err
 		}
 		if asTask {
-			return nil, true, req.StartTask(func(ctx context.Context, t *rt.Task) (wire.Marshaler, error) {
+			return nil, true, tasks.Start(ctx, func(ctx context.Context, t *tasks.Task) (wire.Marshaler, error) {
 				// Both questions are outstanding at once: the client may
 				// answer them in one tasks/update or in two.
 				answers := make([]string, len(asks))
@@ -116,7 +116,7 @@ func (m *handlers) taskTool(ctx context.Context, p *mcp.CallToolRequestParams) (
 	case taskOnlyTool:
 		// Input first, with InputRequiredResult on the original request;
 		// then the task, which needs nothing more from the client.
-		if _, err := req.TaskMode(rt.TaskRequired); err != nil {
+		if _, err := tasks.Mode(ctx, rt.TaskRequired); err != nil {
 			return nil, true, err
 		}
 		resp, ok := answer(cp, "user_name")
@@ -125,7 +125,7 @@ func (m *handlers) taskTool(ctx context.Context, p *mcp.CallToolRequestParams) (
 			r, err := inputRequiredResult(ctx, nil, elicitAsk("user_name", "What is your name?", "name", "string"))
 			return r, true, err
 		}
-		return nil, true, req.StartTask(func(ctx context.Context, _ *rt.Task) (wire.Marshaler, error) {
+		return nil, true, tasks.Start(ctx, func(ctx context.Context, _ *tasks.Task) (wire.Marshaler, error) {
 			sleep(ctx, 200*time.Millisecond)
 			return wire.Raw(content(text("Hello, " + name + ", from a task."))), nil
 		})

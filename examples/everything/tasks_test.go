@@ -15,6 +15,7 @@ import (
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v25 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20251125"
@@ -23,7 +24,7 @@ import (
 
 // connectCaps connects with the given client capabilities, over stdio or,
 // with url set, Streamable HTTP.
-func connectCaps(t *testing.T, url string, era rt.Era, caps string) *rt.ClientSession {
+func connectCaps(t *testing.T, url string, era protocol.Era, caps string) *rt.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
@@ -93,7 +94,7 @@ func overBoth(t *testing.T, f func(t *testing.T, url string)) {
 func TestModernTasks(t *testing.T) { overBoth(t, testModernTasks) }
 
 func testModernTasks(t *testing.T, url string) {
-	cs := connectCaps(t, url, rt.Modern, tasksCaps)
+	cs := connectCaps(t, url, rt.Stateless, tasksCaps)
 
 	// Discovery names the extension and no core tasks capability.
 	disc := map[string]any{}
@@ -207,7 +208,7 @@ func testModernTasks(t *testing.T, url string) {
 func TestModernTasksNeedTheExtension(t *testing.T) { overBoth(t, testModernTasksNeedTheExtension) }
 
 func testModernTasksNeedTheExtension(t *testing.T, url string) {
-	cs := connectCaps(t, url, rt.Modern, `{}`)
+	cs := connectCaps(t, url, rt.Stateless, `{}`)
 	got, err := call(t, cs, "tools/call", `{"name":"slow_compute","arguments":{"seconds":0}}`)
 	if err != nil || got["resultType"] != "complete" {
 		t.Errorf("sync slow_compute: %v %v", got, err)
@@ -232,7 +233,7 @@ func testModernTasksNeedTheExtension(t *testing.T, url string) {
 func TestLegacyTasks(t *testing.T) { overBoth(t, testLegacyTasks) }
 
 func testLegacyTasks(t *testing.T, url string) {
-	cs := connectCaps(t, url, rt.Legacy, `{}`)
+	cs := connectCaps(t, url, rt.Stateful, `{}`)
 	init := map[string]any{}
 	_ = json.Unmarshal(cs.ServerResult(), &init)
 	if caps, _ := init["capabilities"].(map[string]any); caps["tasks"] == nil {
@@ -274,7 +275,7 @@ func mustJSON(v any) string {
 
 // connectTasks connects with ClientOptions.Tasks: the client hosts tasks
 // (2025) and its typed calls wait for task handles (both eras).
-func connectTasks(t *testing.T, url string, era rt.Era) *rt.ClientSession {
+func connectTasks(t *testing.T, url string, era protocol.Era) *rt.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
@@ -282,7 +283,7 @@ func connectTasks(t *testing.T, url string, era rt.Era) *rt.ClientSession {
 	if url != "" {
 		tr = &streamhttp.ClientTransport{URL: url}
 	}
-	cs, err := rt.Connect(ctx, tr, rt.ClientOptions{Name: "everything-test", Version: "1", Era: era, Tasks: &rt.TaskOptions{}},
+	cs, err := rt.Connect(ctx, tr, rt.ClientOptions{Name: "everything-test", Version: "1", Era: era, Tasks: tasks.Client(tasks.Options{})},
 		v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -296,7 +297,7 @@ func TestTypedCallsWaitForTasks(t *testing.T) { overBoth(t, testTypedCallsWaitFo
 func testTypedCallsWaitForTasks(t *testing.T, url string) {
 	ctx := testContext(t)
 	t.Run("2026", func(t *testing.T) {
-		c := v26.NewClient(connectTasks(t, url, rt.Modern))
+		c := v26.NewClient(connectTasks(t, url, rt.Stateless))
 		res, err := c.CallTool(ctx, &v26.CallToolRequestParams{Name: "slow_compute", Arguments: v26.CallToolRequestParamsArguments(`{"seconds":0.2,"label":"typed"}`)})
 		if err != nil || !strings.Contains(textOf(t, res), `Computed \"typed\"`) {
 			t.Errorf("slow_compute: %v %v", err, res)
@@ -317,7 +318,7 @@ func testTypedCallsWaitForTasks(t *testing.T, url string) {
 		}
 	})
 	t.Run("2025", func(t *testing.T) {
-		cs := connectTasks(t, url, rt.Legacy)
+		cs := connectTasks(t, url, rt.Stateful)
 		c := v25.NewClient(cs)
 		var mu sync.Mutex
 		var statuses []string

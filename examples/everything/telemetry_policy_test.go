@@ -39,13 +39,13 @@ func tracedServer(t *testing.T, o telemetry.Options, log *slog.Logger) *rt.Clien
 			log.InfoContext(ctx, "the handler logs")
 			return features.TextResult("ok"), nil
 		}})
-	opts := rt.ServerOptions{Name: "traced", Version: "1", Catalog: set, Middleware: []rt.Middleware{rt.RequestLog(log, slog.LevelInfo)}}
+	opts := rt.ServerOptions{Name: "traced", Version: "1", Features: []rt.Feature{set}, Middleware: []rt.Middleware{rt.RequestLog(log, slog.LevelInfo)}}
 	telemetry.New(o).InstrumentServer(&opts)
 	srv, err := rt.NewServer(opts, v26.Mount(mwHandler26{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Modern}, v26.Mount(modernHandler{}))
+	cs, err := rt.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Stateless}, v26.Mount(modernHandler{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestTracesOff(t *testing.T) {
 		}
 	}
 	ctx := testContext(t)
-	cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Legacy, Middleware: []rt.Middleware{seen}},
+	cs, err := rt.Connect(ctx, &stdio.InProcessTransport{Server: srv}, rt.ClientOptions{Era: rt.Stateful, Middleware: []rt.Middleware{seen}},
 		v25.Mount(clientHandler{}), v26.Mount(modernHandler{}))
 	if err != nil {
 		t.Fatal(err)

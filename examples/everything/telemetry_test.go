@@ -166,7 +166,7 @@ func TestTelemetry(t *testing.T) {
 		name string
 		http bool
 		era  rt.Era
-	}{{"stdio/stateful", false, rt.Legacy}, {"stdio/stateless", false, rt.Modern}, {"http/stateful", true, rt.Legacy}, {"http/stateless", true, rt.Modern}} {
+	}{{"stdio/stateful", false, rt.Stateful}, {"stdio/stateless", false, rt.Stateless}, {"http/stateful", true, rt.Stateful}, {"http/stateless", true, rt.Stateless}} {
 		var tr rt.ClientTransport = &stdio.CommandTransport{Path: binary}
 		if tc.http {
 			tr = &streamhttp.ClientTransport{URL: startHTTP(t)}
@@ -404,7 +404,7 @@ func TestTraceAcrossInstances(t *testing.T) {
 	ps := serveProxy(t, rrproxy.New(urls, nil))
 
 	var traces []string
-	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+	for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
 		id, _, _ := tracedSession(t, x, &streamhttp.ClientTransport{URL: ps.URL}, era, "across instances ", func(ctx context.Context, cs *rt.ClientSession) {
 			for range 2 { // whichever instance the proxy starts with, one call crosses
 				if err := callTool(ctx, cs, samplingTool(cs), `{"prompt":"hi"}`); err != nil {

@@ -47,7 +47,7 @@ func TestCompletionsAndVisibility(t *testing.T) {
 			}
 			return out, nil
 		}})
-	srv, err := rt.NewServer(rt.ServerOptions{Name: "vis", Version: "1", Catalog: set, Logger: slog.New(slog.DiscardHandler)}, v25.Mount(struct{}{}), v26.Mount(struct{}{}))
+	srv, err := rt.NewServer(rt.ServerOptions{Name: "vis", Version: "1", Features: []rt.Feature{set}, Logger: slog.New(slog.DiscardHandler)}, v25.Mount(struct{}{}), v26.Mount(struct{}{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +61,9 @@ func TestCompletionsAndVisibility(t *testing.T) {
 	hs := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); hs.Close() })
 	for _, tr := range []string{"stdio", "http"} {
-		for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+		for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
 			for _, principal := range []string{"alice", "bob"} {
-				t.Run(tr+"/"+map[rt.Era]string{rt.Legacy: "2025-11-25", rt.Modern: "2026-07-28"}[era]+"/"+principal, func(t *testing.T) {
+				t.Run(tr+"/"+map[rt.Era]string{rt.Stateful: "2025-11-25", rt.Stateless: "2026-07-28"}[era]+"/"+principal, func(t *testing.T) {
 					var transport rt.ClientTransport = &stdio.InProcessTransport{Server: srv, Options: stdio.Options{Principal: principal}}
 					if tr == "http" {
 						transport = &streamhttp.ClientTransport{URL: hs.URL, Header: http.Header{"Authorization": {"Bearer " + principal}}}
@@ -82,7 +82,7 @@ func TestCompletionsAndVisibility(t *testing.T) {
 					if got := strings.Contains(string(tools), `"alice_only"`); got != alice || !strings.Contains(string(tools), `"hello"`) {
 						t.Errorf("tools/list: %s", tools)
 					}
-					if era == rt.Modern && !strings.Contains(string(tools), `"cacheScope":"private"`) {
+					if era == rt.Stateless && !strings.Contains(string(tools), `"cacheScope":"private"`) {
 						t.Errorf("a list by principal is not private: %s", tools)
 					}
 					var res wire.Raw

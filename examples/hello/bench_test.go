@@ -19,7 +19,7 @@ func BenchmarkCall(b *testing.B) {
 	for _, era := range []struct {
 		name string
 		era  mcp.Era
-	}{{"stateful", mcp.Legacy}, {"stateless", mcp.Modern}} {
+	}{{"stateful", mcp.Stateful}, {"stateless", mcp.Stateless}} {
 		for _, tool := range []struct{ name, args string }{
 			{"greet", `{"name":"Ada"}`},
 			{"add", `{"A":1,"B":2.5}`},

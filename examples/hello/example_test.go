@@ -25,7 +25,7 @@ import (
 // newHello is the hello server: the declared features, served to clients
 // of both eras.
 func newHello(opts mcp.ServerOptions) *mcp.Server {
-	opts.Name, opts.Version, opts.Catalog = "hello", "1.0.0", Features()
+	opts.Name, opts.Version, opts.Features = "hello", "1.0.0", []mcp.Feature{Features()}
 	srv, err := mcp.NewServer(opts, v20251125.Mount(nil), v20260728.Mount(nil))
 	if err != nil {
 		panic(err)
@@ -88,7 +88,7 @@ func Example_serveHTTP() {
 // arguments are validated before the function runs.
 func Example_typedTool() {
 	ctx := context.Background()
-	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: newHello(mcp.ServerOptions{})}, mcp.ClientOptions{Era: mcp.Modern}, v20260728.Mount(nil))
+	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: newHello(mcp.ServerOptions{})}, mcp.ClientOptions{Era: mcp.Stateless}, v20260728.Mount(nil))
 	if err != nil {
 		panic(err)
 	}
@@ -122,7 +122,7 @@ func Example_clientCall() {
 	// &stdio.CommandTransport{Path: "./hello"} starts the server as a
 	// process; &streamhttp.ClientTransport{URL: ...} reaches one over HTTP.
 	tr := &stdio.InProcessTransport{Server: newHello(mcp.ServerOptions{})}
-	for _, era := range []mcp.Era{mcp.Legacy, mcp.Auto} {
+	for _, era := range []mcp.Era{mcp.Stateful, mcp.Auto} {
 		cs, err := mcp.Connect(ctx, tr, mcp.ClientOptions{Name: "example", Version: "1", Era: era},
 			v20251125.Mount(nil), v20260728.Mount(nil))
 		if err != nil {
@@ -170,7 +170,7 @@ func Example_middleware() {
 	}
 	srv := newHello(mcp.ServerOptions{Middleware: []mcp.Middleware{audit}})
 	ctx := context.Background()
-	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: mcp.Modern}, v20260728.Mount(nil))
+	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: mcp.Stateless}, v20260728.Mount(nil))
 	if err != nil {
 		panic(err)
 	}

@@ -50,7 +50,7 @@ func TestHello(t *testing.T) {
 			name string
 			era  mcp.Era
 			rev  string
-		}{{"2025-11-25", mcp.Legacy, "2025-11-25"}, {"2026-07-28", mcp.Modern, "2026-07-28"}} {
+		}{{"2025-11-25", mcp.Stateful, "2025-11-25"}, {"2026-07-28", mcp.Stateless, "2026-07-28"}} {
 			t.Run(tname+"/"+era.name, func(t *testing.T) {
 				ctx := context.Background()
 				cs, err := mcp.Connect(ctx, transport(), mcp.ClientOptions{Era: era.era}, v20251125.Mount(struct{}{}), v20260728.Mount(struct{}{}))
@@ -107,7 +107,7 @@ func waitListening(t *testing.T, addr string) {
 
 // newServer is hello's server, in process.
 func newServer() (*mcp.Server, error) {
-	return mcp.NewServer(mcp.ServerOptions{Name: "hello", Version: "1.0.0", Catalog: Features()}, v20251125.Mount(nil), v20260728.Mount(nil))
+	return mcp.NewServer(mcp.ServerOptions{Name: "hello", Version: "1.0.0", Features: []mcp.Feature{Features()}}, v20251125.Mount(nil), v20260728.Mount(nil))
 }
 
 // FuzzArguments: the generated decoders answer any bytes with a result or
@@ -134,14 +134,14 @@ func FuzzArguments(f *testing.F) {
 // after the server started, and announces it.
 func TestAddedLater(t *testing.T) {
 	set := features.NewSet()
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "later", Version: "1", Catalog: set}, v20251125.Mount(nil), v20260728.Mount(nil))
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "later", Version: "1", Features: []mcp.Feature{set}}, v20251125.Mount(nil), v20260728.Mount(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	// The session opens before the set has tools, so initialize declares
 	// none: send the calls anyway, as a client that trusts list_changed.
-	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: mcp.Legacy, SendUndeclared: true}, v20251125.Mount(struct{}{}), v20260728.Mount(struct{}{}))
+	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: mcp.Stateful, SendUndeclared: true}, v20251125.Mount(struct{}{}), v20260728.Mount(struct{}{}))
 	if err != nil {
 		t.Fatal(err)
 	}

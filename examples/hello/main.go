@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/examples/hello/mcp/v20251125"
 	"github.com/mcpgen/mcpgen/examples/hello/mcp/v20260728"
+	"github.com/mcpgen/mcpgen/runtime/listen"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
@@ -60,7 +61,7 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "hello", Version: "1.0.0", Catalog: Features()}, v20251125.Mount(nil), v20260728.Mount(nil))
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "hello", Version: "1.0.0", Features: []mcp.Feature{Features(), listen.Feature(listen.Options{})}}, v20251125.Mount(nil), v20260728.Mount(nil))
 	if err == nil && *addr != "" {
 		err = streamhttp.ListenAndServe(ctx, *addr, streamhttp.NewHandler(srv, streamhttp.Options{}))
 	} else if err == nil {

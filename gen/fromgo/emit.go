@@ -181,7 +181,7 @@ func (e *emitter) set() {
 	body = append(body, jen.Return(jen.Id("s")))
 	name := e.l.opts.Func
 	e.f.Commentf("%s returns a new set of the tools, prompts and resources package %s", name, e.l.pkg.Name)
-	e.f.Comment("declares with //mcp: directives, for mcp.ServerOptions.Catalog.")
+	e.f.Comment("declares with //mcp: directives, for mcp.ServerOptions.Features.")
 	e.f.Func().Id(name).Params().Op("*").Qual(featuresPath, "Set").Block(body...)
 }
 

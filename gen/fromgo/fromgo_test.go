@@ -366,3 +366,37 @@ func TestReferenceInREADME(t *testing.T) {
 		t.Error("README.md does not quote fromgo.Reference as it is: copy it into the section \"Declaring tools, prompts and resources\"")
 	}
 }
+
+// TestHandlerNames: mcpgen tools warns of a handler method named off
+// from the revision's method it seems meant to serve (taking its params,
+// or one or two letters off), naming that method: the runtime finds
+// handler methods by name, and would answer its requests -32601 in
+// silence.
+func TestHandlerNames(t *testing.T) {
+	a, err := txtar.ParseFile("testdata/handlers.txtar")
+	must(t, err)
+	files := map[string][]byte{}
+	var want string
+	for _, f := range a.Files {
+		switch {
+		case f.Name == "want":
+			want = string(f.Data)
+		case strings.HasSuffix(f.Name, ".go"):
+			files[f.Name] = f.Data
+		}
+	}
+	dir := module(t, nil)
+	for name, data := range files {
+		must(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755))
+		must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+	}
+	out, err := fromgo.Generate(fromgo.Options{Dir: dir})
+	must(t, err)
+	var got []string
+	for _, w := range out.Warnings {
+		got = append(got, strings.TrimPrefix(w, dir+string(filepath.Separator)))
+	}
+	if g := strings.Join(got, "\n") + "\n"; g != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", g, want)
+	}
+}

@@ -59,6 +59,9 @@ type Output struct {
 	Content []byte
 	// Declared counts the package's declarations.
 	Tools, Prompts, Resources, Templates int
+	// Warnings are what is declared but would be lost in silence (a
+	// handler method named off by a letter, say): printed, not fatal.
+	Warnings []string
 	// Doc is the package's doc comment; the names are those of its
 	// declarations, in source order (for server.json).
 	Doc                                                string
@@ -119,7 +122,7 @@ func Generate(opts Options) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Output{Content: content}
+	out := &Output{Content: content, Warnings: l.checkHandlers()}
 	dir := opts.Dir
 	if len(pkg.GoFiles) > 0 {
 		dir = dirOf(pkg.GoFiles[0])

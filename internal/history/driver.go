@@ -195,9 +195,9 @@ func check(ctx context.Context, t target) error {
 // session opens a session speaking version, lists the tools and calls a
 // method the handler does not implement.
 func session(ctx context.Context, srv *mcp.Server, t target, version string) error {
-	era := mcp.Legacy
+	era := mcp.Stateful
 	if t.stateless {
-		era = mcp.Modern
+		era = mcp.Stateless
 	}
 	// SendUndeclared: the driver checks the server's own answer to a
 	// method it did not declare.
@@ -243,9 +243,9 @@ func checkTogether(ctx context.Context, ts []target) error {
 			return fmt.Errorf("%s: %w", t.revision, err)
 		}
 	}
-	era := mcp.Legacy
+	era := mcp.Stateful
 	if ts[0].stateless {
-		era = mcp.Modern
+		era = mcp.Stateless
 	}
 	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: era, SendUndeclared: true}, clients...)
 	if err != nil {

@@ -11,8 +11,8 @@
 // and mcpgen tools generates, at go generate time, the JSON Schemas of the
 // argument and result types, their reflection-free decoders, validators
 // and encoders, and a function returning a *Set of the package's
-// declarations. The Set is an mcp.Catalog: given to
-// mcp.ServerOptions.Catalog, it answers tools/list (paginated), tools/call,
+// declarations. The Set is an mcp.Feature: given to
+// mcp.ServerOptions.Features, it answers tools/list (paginated), tools/call,
 // prompts/list, prompts/get, resources/list, resources/templates/list and
 // resources/read in the shape of each request's revision, and announces
 // list changes when items are added or removed at run time.

@@ -51,7 +51,7 @@ func testSet() *Set {
 
 func serve(t *testing.T, s *Set, role protocol.Role, p *protocol.Protocol, name, args, params string) (string, error) {
 	t.Helper()
-	req := &mcp.CatalogRequest{Role: role, Protocol: p, Name: name, Params: wire.Raw(params)}
+	req := &Request{Role: role, Protocol: p, Name: name, Params: wire.Raw(params)}
 	if args != "" {
 		req.Arguments = wire.Raw(args)
 	}
@@ -188,7 +188,7 @@ func TestVisibleByPrincipal(t *testing.T) {
 		callError bool
 	}{{"alice", true, false}, {"bob", false, true}, {"", false, true}} {
 		ctx := mcp.WithPrincipal(context.Background(), c.who)
-		out, err := s.Serve(ctx, &mcp.CatalogRequest{Role: protocol.RoleToolsList, Protocol: p, Stamp: stamp})
+		out, err := s.Serve(ctx, &Request{Role: protocol.RoleToolsList, Protocol: p, Stamp: stamp})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,7 +198,7 @@ func TestVisibleByPrincipal(t *testing.T) {
 		if !strings.Contains(string(out), `"cacheScope":"private"`) {
 			t.Errorf("%q: a list by principal is not private: %s", c.who, out)
 		}
-		_, err = s.Serve(ctx, &mcp.CatalogRequest{Role: protocol.RoleToolsCall, Protocol: p, Name: "staff", Params: wire.Raw(`{"name":"staff"}`)})
+		_, err = s.Serve(ctx, &Request{Role: protocol.RoleToolsCall, Protocol: p, Name: "staff", Params: wire.Raw(`{"name":"staff"}`)})
 		var je *jsonrpc.Error
 		if got := errors.As(err, &je); got != c.callError {
 			t.Errorf("%q calls staff: %v", c.who, err)
@@ -206,7 +206,7 @@ func TestVisibleByPrincipal(t *testing.T) {
 	}
 	// Without a Visible item, the list keeps its scope.
 	pub := NewSet().AddTools(Tool{Name: "public", Call: func(context.Context, wire.Raw) (*Result, error) { return TextResult("pub"), nil }})
-	out, _ := pub.Serve(context.Background(), &mcp.CatalogRequest{Role: protocol.RoleToolsList, Protocol: p, Stamp: stamp})
+	out, _ := pub.Serve(context.Background(), &Request{Role: protocol.RoleToolsList, Protocol: p, Stamp: stamp})
 	if !strings.Contains(string(out), `"cacheScope":"public"`) {
 		t.Errorf("a list for everyone: %s", out)
 	}

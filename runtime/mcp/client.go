@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,26 +49,29 @@ type Negotiator interface {
 	Opened(ctx context.Context)
 }
 
-// Era chooses how a client opens a conversation.
-type Era int
+// Era is the runtime's era (protocol.Era), named here for clients.
+type Era = protocol.Era
 
+// The eras a client may open a conversation in (ClientOptions.Era): the
+// runtime's two, and Auto, the zero value, which picks one.
 const (
 	// Auto probes with server/discover and falls back to initialize: the
 	// default, which connects to a server of either era.
-	Auto Era = iota
-	// Legacy opens with initialize (stateful revisions) only.
-	Legacy
-	// Modern sends stateless requests, each with _meta (2026-07-28 on),
-	// only.
-	Modern
+	Auto protocol.Era = 0
+	// Stateful opens with initialize (2024-11-05 … 2025-11-25) only.
+	Stateful = protocol.Stateful
+	// Stateless sends stateless requests, each with _meta (2026-07-28
+	// on), only.
+	Stateless = protocol.Stateless
 )
 
 // ClientOptions configure a client session.
 type ClientOptions struct {
 	// Name, Title and Version describe the client (clientInfo).
 	Name, Title, Version string
-	// Era is how to open the conversation (default Auto).
-	Era Era
+	// Era is the era to open the conversation in: Stateful, Stateless,
+	// or Auto (the zero value) to probe.
+	Era protocol.Era
 	// ProtocolVersion pins the protocol version; default the preferred
 	// mounted revision of the era (Preferred: the newest published one).
 	ProtocolVersion string
@@ -79,15 +80,16 @@ type ClientOptions struct {
 	Capabilities wire.Raw
 	// Logger (default: discard).
 	Logger *slog.Logger
-	// Tasks, when set, turns on tasks in both roles. As a receiver
-	// (2025-11-25) the client hosts tasks: a server may ask for
-	// sampling/createMessage and elicitation/create as tasks, which run the
-	// handler in the background while the server polls (capabilities.tasks
-	// names the methods the handler implements). As a requestor (2026) the
-	// client declares the io.modelcontextprotocol/tasks extension, and
-	// typed calls wait for the task handles servers answer with
-	// (AwaitTask); in 2025-11-25 that happens when a call sets params.task.
-	Tasks *TaskOptions
+	// Tasks, when set (runtime/tasks.Client), turns on tasks in both
+	// roles. As a receiver (2025-11-25) the client hosts tasks: a server
+	// may ask for sampling/createMessage and elicitation/create as tasks,
+	// which run the handler in the background while the server polls
+	// (capabilities.tasks names the methods the handler implements). As a
+	// requestor (2026) the client declares the io.modelcontextprotocol/tasks
+	// extension, and typed calls wait for the task handles servers answer
+	// with (AwaitTask); in 2025-11-25 that happens when a call sets
+	// params.task.
+	Tasks ClientTasks
 	// Cache, when set, keeps the results of cacheable requests for their
 	// ttlMs and answers repeated requests from it (see cache.Store). One
 	// cache may serve many sessions.
@@ -148,8 +150,6 @@ type ClientSession struct {
 	// statefulListens are the Listen loops of a stateful session.
 	statefulListens []*statefulListen
 
-	tasks *taskHost // with ClientOptions.Tasks
-
 	// incoming and outgoing are the middleware chains of what the session
 	// receives and sends, nil without middleware; recover reports the
 	// recovery from panics built into receive when there is no chain.
@@ -208,9 +208,6 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 			}
 		}
 	}
-	if opts.Tasks != nil {
-		cs.tasks = newTaskHost(*opts.Tasks, time.Now, opts.Logger)
-	}
 	cs.recover = !opts.NoRecovery
 	mws := slices.Clone(opts.Middleware)
 	if len(mws) > 0 && cs.recover {
@@ -228,9 +225,9 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 	// The era is chosen here, once: the first that opens the session.
 	eras := []clientEra{modernClient{}, legacyClient{}}
 	switch opts.Era {
-	case Legacy:
+	case Stateful:
 		eras = eras[1:]
-	case Modern:
+	case Stateless:
 		eras = eras[:1]
 	}
 	for i, e := range eras {
@@ -252,16 +249,16 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 
 // forcedEraHint adds to the error of a session a forced era could not
 // open, when the server refused it, what would connect.
-func forcedEraHint(era Era, err error) error {
+func forcedEraHint(era protocol.Era, err error) error {
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) {
 		return err // the transport failed: no era would do better
 	}
 	switch era {
-	case Modern:
-		return fmt.Errorf("%w (ClientOptions.Era is mcp.Modern, and the server may speak only the stateful revisions: mcp.Auto, the default, falls back to initialize)", err)
-	case Legacy:
-		return fmt.Errorf("%w (ClientOptions.Era is mcp.Legacy, and the server may speak only the stateless revisions: mcp.Auto, the default, tries server/discover first)", err)
+	case Stateless:
+		return fmt.Errorf("%w (ClientOptions.Era is mcp.Stateless, and the server may speak only the stateful revisions: mcp.Auto, the default, falls back to initialize)", err)
+	case Stateful:
+		return fmt.Errorf("%w (ClientOptions.Era is mcp.Stateful, and the server may speak only the stateless revisions: mcp.Auto, the default, tries server/discover first)", err)
 	}
 	return err
 }
@@ -399,438 +396,4 @@ type progressKey struct{}
 // f.
 func WithProgress(ctx context.Context, f func(ProgressUpdate)) context.Context {
 	return context.WithValue(ctx, progressKey{}, f)
-}
-
-// Call implements Caller. Stateless sessions add the _meta every request
-// carries; calls with a progress callback (WithProgress) add a progress
-// token; a cancelled ctx tells the server (notifications/cancelled, or,
-// on stateless HTTP, the transport closes the request's stream).
-//
-// With ClientOptions.Cache, a fresh cached result of a cacheable method
-// answers the call without a request.
-func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
-	if cs.cacheable(method) {
-		return cs.cachedCall(ctx, method, params, result)
-	}
-	return cs.call(ctx, method, params, result)
-}
-
-// call sends a request and decodes its result.
-func (cs *ClientSession) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
-	return cs.callID(ctx, method, params, result, nil)
-}
-
-// callID is call, with onID (if not nil) learning the request's id before
-// it is sent; the session's middleware sees it first.
-func (cs *ClientSession) callID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
-	if cs.outgoing == nil {
-		return cs.send(ctx, method, params, result, onID)
-	}
-	m := cs.view(method, params, false)
-	m.call = func(ctx context.Context) (wire.Marshaler, error) {
-		if err := cs.send(ctx, method, m.sendParams(), result, onID); err != nil {
-			return nil, err
-		}
-		res, _ := result.(wire.Marshaler)
-		return res, nil
-	}
-	_, err := cs.outgoing(ctx, m)
-	return err
-}
-
-// send sends a request and waits for its result; a request whose
-// capability the server did not declare fails here, after the session's
-// middleware (which sees the refusal).
-func (cs *ClientSession) send(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
-	if err := cs.declared(method); err != nil {
-		return err
-	}
-	onProgress, _ := ctx.Value(progressKey{}).(func(ProgressUpdate))
-	var token string
-	if onProgress != nil {
-		token = "mcpgen-progress-" + strconv.FormatInt(cs.tokens.Add(1), 10)
-		cs.mu.Lock()
-		cs.progress[token] = onProgress
-		cs.mu.Unlock()
-		defer func() {
-			cs.mu.Lock()
-			delete(cs.progress, token)
-			cs.mu.Unlock()
-		}()
-	}
-	send := cs.era.params(cs, params, token)
-	if ctx.Done() == nil || cs.roles[method] == protocol.RoleInitialize || cs.transportCancels() {
-		// Nothing can cancel the call, a client never cancels initialize,
-		// or the transport cancels by aborting the request (stateless
-		// HTTP).
-		return cs.conn.CallWithID(ctx, method, send, result, onID)
-	}
-	var id jsonrpc.ID
-	var haveID bool
-	err := cs.conn.CallWithID(ctx, method, send, result, func(i jsonrpc.ID) {
-		id, haveID = i, true
-		if onID != nil {
-			onID(i)
-		}
-	})
-	if err != nil && ctx.Err() != nil && haveID {
-		// Tell the server to stop; it must not answer anymore.
-		if name := cs.mount.Protocol.RoleName(protocol.RoleCancelled); name != "" {
-			_ = cs.Notify(context.WithoutCancel(ctx), name, cancelParams{id, ctx.Err().Error()})
-		}
-	}
-	return err
-}
-
-// UndeclaredError refuses a request, before it is sent, whose capability
-// the server did not declare when it opened a stateful session (see
-// ClientOptions.SendUndeclared).
-type UndeclaredError struct {
-	Method string
-	// Capability is the member of the server's capabilities the request
-	// needs ("tools", "resources.subscribe", …).
-	Capability string
-}
-
-func (e *UndeclaredError) Error() string {
-	return "mcp: " + e.Method + " needs the server capability " + e.Capability +
-		", which the server did not declare (ClientOptions.SendUndeclared sends it anyway)"
-}
-
-// capabilityOf is the server capability each request needs, as a path in the
-// server's capabilities, by role.
-var capabilityOf = map[protocol.Role][]string{
-	protocol.RoleToolsList:             {"tools"},
-	protocol.RoleToolsCall:             {"tools"},
-	protocol.RolePromptsList:           {"prompts"},
-	protocol.RolePromptsGet:            {"prompts"},
-	protocol.RoleResourcesList:         {"resources"},
-	protocol.RoleResourceTemplatesList: {"resources"},
-	protocol.RoleResourcesRead:         {"resources"},
-	protocol.RoleSubscribe:             {"resources", "subscribe"},
-	protocol.RoleUnsubscribe:           {"resources", "subscribe"},
-	protocol.RoleSetLevel:              {"logging"},
-	protocol.RoleComplete:              {"completions"},
-}
-
-// declared returns the error refusing a request whose capability the
-// server did not declare, or nil.
-func (cs *ClientSession) declared(method string) error {
-	if len(cs.undeclared) == 0 {
-		return nil
-	}
-	if c, ok := cs.undeclared[cs.roles[method]]; ok {
-		return &UndeclaredError{Method: method, Capability: c}
-	}
-	return nil
-}
-
-// undeclaredRoles finds, once a stateful session is open, the requests
-// whose capability the server did not declare at initialize (none with
-// ClientOptions.SendUndeclared). A stateless server's capabilities may
-// change from one request to the next, so its requests are not refused;
-// nor are those a revision's capabilities have no member for (2024-11-05
-// has no completions).
-func (cs *ClientSession) undeclaredRoles() map[protocol.Role]string {
-	if cs.opts.SendUndeclared || cs.Stateless() {
-		return nil
-	}
-	caps, _ := wire.MemberOf(cs.result, "capabilities")
-	out := map[protocol.Role]string{}
-	for role, path := range capabilityOf {
-		if !cs.mount.Protocol.Knows(path[0]) {
-			continue
-		}
-		// A capability is an object ("tools": {}), or a flag inside one
-		// ("resources": {"subscribe": true}).
-		v := caps
-		for _, p := range path {
-			v, _ = wire.MemberOf(v, p)
-		}
-		if !(len(path) == 1 && v.Kind() == wire.Object || string(v) == "true") {
-			out[role] = strings.Join(path, ".")
-		}
-	}
-	return out
-}
-
-// AbortCanceller is implemented by client connections that cancel a
-// request by aborting it (stateless Streamable HTTP closes its stream), so
-// the session sends no notifications/cancelled.
-type AbortCanceller interface {
-	AbortCancels() bool
-}
-
-func (cs *ClientSession) transportCancels() bool {
-	ac, ok := cs.conn.(AbortCanceller)
-	return ok && ac.AbortCancels()
-}
-
-// Notify implements Caller; the session's middleware sees it first.
-func (cs *ClientSession) Notify(ctx context.Context, method string, params wire.Marshaler) error {
-	if cs.outgoing == nil {
-		return cs.conn.Notify(ctx, method, params)
-	}
-	m := cs.view(method, params, true)
-	m.call = func(ctx context.Context) (wire.Marshaler, error) {
-		return nil, cs.conn.Notify(ctx, method, m.sendParams())
-	}
-	_, err := cs.outgoing(ctx, m)
-	return err
-}
-
-// view is the middleware's view of a message the session sends.
-func (cs *ClientSession) view(method string, params wire.Marshaler, notification bool) *Message {
-	return &Message{method: method, send: params, notification: notification, outgoing: true, revision: cs.version, transport: cs.transport}
-}
-
-// receive serves a message from the server (handle), with the session's
-// middleware around it and, by default, the recovery from panics.
-func (cs *ClientSession) receive(ctx context.Context, req *jsonrpc.Request) (res wire.Marshaler, err error) {
-	if cs.incoming == nil {
-		if cs.recover {
-			defer func() {
-				if p := recover(); p != nil {
-					cs.log.ErrorContext(ctx, "mcp: panic serving a message", "method", req.Method, "id", req.ID.String(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-					res, err = nil, errPanicked
-				}
-			}()
-		}
-		return cs.handle(ctx, req)
-	}
-	m := &Message{method: req.Method, id: req.ID, notification: req.IsNotification, params: req.Params, revision: cs.version, transport: cs.transport}
-	m.call = func(ctx context.Context) (wire.Marshaler, error) { return cs.handle(ctx, req) }
-	return cs.incoming(ctx, m)
-}
-
-// ServeInput implements protocol.InputServer: an input request the
-// session's handler answers (a round of a multi round-trip request) is an
-// incoming message to the session's middleware.
-func (cs *ClientSession) ServeInput(ctx context.Context, method string, params wire.Marshaler, serve func(context.Context) (wire.Marshaler, error)) (wire.Marshaler, error) {
-	if cs.incoming == nil {
-		return serve(ctx)
-	}
-	m := &Message{method: method, send: params, revision: cs.version, transport: cs.transport, call: serve}
-	return cs.incoming(ctx, m)
-}
-
-// withMeta encodes params with the runtime's _meta keys merged into
-// whatever _meta the params carry: a client's progress token, a stateless
-// request's protocol version, capabilities and info, and the members
-// middleware set (Message.SetMeta), which win over the params' own.
-type withMeta struct {
-	inner   wire.Marshaler
-	version string
-	caps    wire.Raw
-	cs      *ClientSession // writes clientInfo, when version is set
-	token   string
-	extra   wire.Members
-}
-
-func (w *withMeta) EncodeJSON(e *wire.Encoder) {
-	scratch := wire.GetEncoder()
-	defer wire.PutEncoder(scratch)
-	if w.inner == nil {
-		scratch.ObjectStart()
-		scratch.ObjectEnd()
-	} else {
-		w.inner.EncodeJSON(scratch)
-	}
-	inner := scratch.Bytes()
-	d := wire.NewDecoder(inner)
-	if k, _, err := d.PeekMember("_meta"); err == nil && k == wire.Invalid {
-		// The common case: params without _meta of their own. Copy them
-		// and add ours as their last member.
-		e.Raw(inner)
-		if e.ReopenObject() {
-			e.FieldRaw(`"_meta":`)
-			e.ObjectStart()
-			w.own(e, 0)
-			e.ObjectEnd()
-			e.ObjectEnd()
-			return
-		}
-	}
-	w.merge(e, inner)
-}
-
-// merge writes params that carry a _meta of their own: the caller's keys
-// are kept, and its clientCapabilities or clientInfo for this request win
-// over the session's (a per-request opt-in to an extension).
-func (w *withMeta) merge(e *wire.Encoder, inner wire.Raw) {
-	e.ObjectStart()
-	meta, _ := wire.CopyMembers(e, inner, "_meta")
-	e.FieldRaw(`"_meta":`)
-	e.ObjectStart()
-	var theirs callerMeta
-	if len(meta) > 0 {
-		md := wire.NewDecoder(meta)
-		_ = md.Object(func(key []byte) error {
-			switch string(key) {
-			case MetaProtocolVersion:
-				return md.Skip()
-			case MetaClientCapabilities:
-				theirs |= callerCaps
-			case MetaClientInfo:
-				theirs |= callerInfo
-			case MetaLogLevel:
-				theirs |= callerLogLevel
-			case "progressToken":
-				if w.token != "" {
-					return md.Skip()
-				}
-			}
-			if _, ok := w.extra.Get(string(key)); ok {
-				return md.Skip()
-			}
-			r, err := md.Raw()
-			if err != nil {
-				return err
-			}
-			e.Field(string(key))
-			e.Raw(r)
-			return nil
-		})
-	}
-	w.own(e, theirs)
-	e.ObjectEnd()
-	e.ObjectEnd()
-}
-
-// callerMeta marks the stateless _meta keys a caller's params set
-// themselves, which win over the runtime's.
-type callerMeta uint8
-
-const (
-	callerCaps callerMeta = 1 << iota
-	callerInfo
-	callerLogLevel
-)
-
-// own writes the runtime's _meta members but those the caller set.
-func (w *withMeta) own(e *wire.Encoder, theirs callerMeta) {
-	e.Members(w.extra)
-	if w.token != "" {
-		e.FieldRaw(`"progressToken":`)
-		e.Str(w.token)
-	}
-	if w.version == "" {
-		return
-	}
-	e.Field(MetaProtocolVersion)
-	e.Str(w.version)
-	if theirs&callerCaps == 0 {
-		e.Field(MetaClientCapabilities)
-		e.Raw(w.caps)
-	}
-	if theirs&callerInfo == 0 {
-		e.Field(MetaClientInfo)
-		w.cs.clientInfo(e)
-	}
-	if level := w.cs.opts.LogLevel; level != "" && theirs&callerLogLevel == 0 {
-		e.Field(MetaLogLevel)
-		e.Str(level)
-	}
-}
-
-// handle serves the server's requests and notifications. A notification
-// reaches the handler (its typed method, else OnNotification) before any
-// Listen stream yields it: who sees it on a stream finds the handler's
-// record of it already made.
-func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
-	switch cs.roles[req.Method] {
-	case protocol.RolePing:
-		return emptyResult, nil
-	case protocol.RoleProgress:
-		cs.onProgress(req.Params)
-		return nil, nil
-	case protocol.RoleCancelled:
-		cs.onCancelled(req.Params)
-		return nil, nil
-	}
-	if req.IsNotification {
-		cs.invalidate(req.Method, req.Params)
-		res, err := cs.serve(ctx, req)
-		if !cs.deliverListen(req.Method, req.Params) && cs.era != nil && !cs.Stateless() {
-			cs.deliverStateful(req.Method, req.Params)
-		}
-		return res, err
-	}
-	return cs.serve(ctx, req)
-}
-
-// serve hands a request or notification of the server to the handler.
-func (cs *ClientSession) serve(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
-	m := cs.mount
-	if m == nil {
-		return nil, jsonrpc.MethodNotFound(req.Method)
-	}
-	md := m.Protocol.Methods[req.Method]
-	if cs.tasks != nil && md != nil && md.FromServer {
-		if res, err, ok := cs.hostTask(ctx, m, md, req); ok {
-			return res, err
-		}
-	}
-	if md != nil && md.FromServer && md.Serve != nil && md.Implemented(m.Handler) {
-		return md.Serve(ctx, m.Handler, req.Params)
-	}
-	if req.IsNotification {
-		cs.mu.Lock()
-		f := cs.notes
-		cs.mu.Unlock()
-		if f != nil {
-			f(ctx, req.Method, req.Params)
-		}
-		return nil, nil
-	}
-	return nil, jsonrpc.MethodNotFound(req.Method)
-}
-
-// ErrCancelledByServer ends a call the server cancelled: on the stateless
-// era's stdio, a subscriptions/listen stream the server tore down.
-var ErrCancelledByServer = errors.New("mcp: the server ended the request")
-
-// onCancelled handles the server's notifications/cancelled, as the era
-// says (clientEra.cancelled); invalid cancellations are ignored.
-func (cs *ClientSession) onCancelled(params wire.Raw) {
-	id, ok := cancelledID(params)
-	if !ok {
-		return
-	}
-	var reason wireString
-	if r, found := wire.MemberOf(params, "reason"); found {
-		_ = wire.Unmarshal(r, &reason)
-	}
-	cs.era.cancelled(cs, id, string(reason))
-}
-
-func (cs *ClientSession) onProgress(params wire.Raw) {
-	var token wire.StringOrInt
-	u := ProgressUpdate{Total: -1}
-	d := wire.NewDecoder(params)
-	_ = d.Object(func(key []byte) error {
-		var err error
-		switch string(key) {
-		case "progressToken":
-			err = token.DecodeJSON(d)
-		case "progress":
-			u.Progress, err = d.Float64()
-		case "total":
-			u.Total, err = d.Float64()
-		case "message":
-			u.Message, err = d.Str()
-		default:
-			err = d.Skip()
-		}
-		return err
-	})
-	if token.IsInt() {
-		return
-	}
-	cs.mu.Lock()
-	f := cs.progress[token.Str()]
-	cs.mu.Unlock()
-	if f != nil {
-		f(u)
-	}
 }

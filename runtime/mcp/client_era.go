@@ -260,6 +260,6 @@ func (cs *ClientSession) use(m *Mount, e clientEra) {
 	cs.opened = time.Now()
 	cs.caps = cs.opts.Capabilities
 	if len(cs.caps) == 0 {
-		cs.caps = clientCapabilities(m, cs.tasks != nil)
+		cs.caps = clientCapabilities(m, cs.opts.Tasks != nil)
 	}
 }

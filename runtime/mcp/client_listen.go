@@ -182,26 +182,10 @@ func (q *listenQueue) take() []ListenEvent {
 // makes on a stateful session.
 const MethodListenAcknowledged = "notifications/subscriptions/acknowledged"
 
-// wants reports whether a notification in role r (about uri, for
-// updates) passes f.
-func (f listenFilter) wants(r protocol.Role, uri string) bool {
-	switch r {
-	case protocol.RoleToolsListChanged:
-		return f.tools
-	case protocol.RolePromptsListChanged:
-		return f.prompts
-	case protocol.RoleResourcesListChanged:
-		return f.resources
-	case protocol.RoleResourceUpdated:
-		return slices.Contains(f.resourceURIs, uri)
-	}
-	return false
-}
-
 // statefulListen is one Listen loop on a stateful session.
 type statefulListen struct {
 	q      *listenQueue
-	filter listenFilter // what the server honours
+	filter ListenFilter // what the server honours
 	sid    string
 }
 
@@ -215,21 +199,21 @@ func (cs *ClientSession) listenStateful(ctx context.Context, params wire.Marshal
 			return
 		}
 	}
-	want := parseListenFilter(raw)
+	want := ParseListenFilter(raw)
 	caps := cs.ServerCapabilities()
 	declared := func(capability, flag string) bool {
 		c, _ := wire.MemberOf(caps, capability)
 		v, _ := wire.MemberOf(c, flag)
 		return string(v) == "true"
 	}
-	var got listenFilter
-	got.tools = want.tools && declared("tools", "listChanged")
-	got.prompts = want.prompts && declared("prompts", "listChanged")
-	got.resources = want.resources && declared("resources", "listChanged")
+	var got ListenFilter
+	got.ToolsListChanged = want.ToolsListChanged && declared("tools", "listChanged")
+	got.PromptsListChanged = want.PromptsListChanged && declared("prompts", "listChanged")
+	got.ResourcesListChanged = want.ResourcesListChanged && declared("resources", "listChanged")
 	p := cs.mount.Protocol
 	subscribe, unsubscribe := p.RoleName(protocol.RoleSubscribe), p.RoleName(protocol.RoleUnsubscribe)
 	if subscribe != "" && declared("resources", "subscribe") {
-		got.resourceURIs = want.resourceURIs
+		got.ResourceSubscriptions = want.ResourceSubscriptions
 	}
 	// Registered before subscribing, so that an update sent right after
 	// resources/subscribe is not missed (it waits behind the ack). The
@@ -256,7 +240,7 @@ func (cs *ClientSession) listenStateful(ctx context.Context, params wire.Marshal
 			}
 		}
 	}()
-	for _, uri := range got.resourceURIs {
+	for _, uri := range got.ResourceSubscriptions {
 		if err := cs.Call(ctx, subscribe, uriParams(uri), nil); err != nil {
 			yield(ListenEvent{}, fmt.Errorf("mcp: Listen: %s %s: %w", subscribe, uri, err))
 			return
@@ -266,7 +250,7 @@ func (cs *ClientSession) listenStateful(ctx context.Context, params wire.Marshal
 	e := wire.GetEncoder()
 	e.ObjectStart()
 	e.Field("notifications")
-	got.encode(e)
+	got.EncodeJSON(e)
 	e.ObjectEnd()
 	ack := ListenEvent{Method: MethodListenAcknowledged, Params: slices.Clone(e.Bytes()), SubscriptionID: l.sid}
 	wire.PutEncoder(e)
@@ -287,17 +271,6 @@ func (cs *ClientSession) listenStateful(ctx context.Context, params wire.Marshal
 	}
 }
 
-// uriParams are the params {"uri": uri}.
-func uriParams(uri string) wire.Marshaler {
-	e := wire.GetEncoder()
-	defer wire.PutEncoder(e)
-	e.ObjectStart()
-	e.Field("uri")
-	e.Str(uri)
-	e.ObjectEnd()
-	return wire.Raw(slices.Clone(e.Bytes()))
-}
-
 // deliverStateful queues a notification of a stateful session for the
 // Listen loops whose filter wants it.
 func (cs *ClientSession) deliverStateful(method string, params wire.Raw) {
@@ -315,7 +288,7 @@ func (cs *ClientSession) deliverStateful(method string, params wire.Raw) {
 		}
 	}
 	for _, l := range ls {
-		if l.filter.wants(r, uri) {
+		if l.filter.Wants(r, uri) {
 			l.q.put(ListenEvent{Method: method, Params: slices.Clone(params), SubscriptionID: l.sid})
 		}
 	}

@@ -42,7 +42,7 @@ func (s *Server) ServeConn(ctx context.Context, st jsonrpc.Stream, o jsonrpc.Opt
 	// streams, which would otherwise hold it to its timeout.
 	onDrain := o.OnDrain
 	o.OnDrain = func() {
-		s.endStreamsOf(connOut{h.conn})
+		s.ann.endStreams(connOut{h.conn})
 		if onDrain != nil {
 			onDrain()
 		}

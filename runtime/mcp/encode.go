@@ -49,8 +49,9 @@ func (s *wireString) DecodeJSON(d *wire.Decoder) error {
 	return err
 }
 
-// splitRequest reads the method and params of {"method":..., "params":...}.
-func splitRequest(request wire.Raw) (string, wire.Raw, error) {
+// SplitRequest reads the method and params of an input request,
+// {"method": ..., "params": {...}}.
+func SplitRequest(request wire.Raw) (string, wire.Raw, error) {
 	var method string
 	params := wire.Raw(`{}`)
 	d := wire.NewDecoder(request)
@@ -71,7 +72,7 @@ func splitRequest(request wire.Raw) (string, wire.Raw, error) {
 		err = errors.New("no method")
 	}
 	if err != nil {
-		return "", nil, errors.New("mcp: a task's input request must be {\"method\": ..., \"params\": {...}}: " + err.Error())
+		return "", nil, errors.New("mcp: an input request must be {\"method\": ..., \"params\": {...}}: " + err.Error())
 	}
 	return method, params, nil
 }

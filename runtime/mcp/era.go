@@ -94,7 +94,7 @@ func (statefulEra) serve(ctx context.Context, x Exchange, sess *Session, out Out
 	if err := in.check(); err != nil {
 		return nil, err
 	}
-	rc := srv.newRequest(ctx, &x, rt, out)
+	rc := x.request(ctx, rt, out)
 	rc.r.client = sess
 	if mount != nil {
 		rc.r.mount, rc.r.Protocol = mount, mount.Protocol
@@ -158,24 +158,26 @@ func (statelessEra) serve(ctx context.Context, x Exchange, _ *Session, out Outbo
 	if err := in.check(); err != nil {
 		return nil, err
 	}
-	rc := s.newRequest(ctx, &x, rt, out)
+	rc := x.request(ctx, rt, out)
 	rc.r.mount, rc.r.Protocol = mount, mount.Protocol
-	rc.r.client = statelessClient{&rc.r}
+	rc.r.client = metaClient{&rc.r}
 	return rt.serve(rc)
 }
 
 // newRequest makes the context a request is served with, which carries
 // its Request (and, with middleware, the view of its Outbound): one
 // allocation for all.
-func (s *Server) newRequest(ctx context.Context, x *Exchange, rt *route, out Outbound) *reqCtx {
+func (x *Exchange) request(ctx context.Context, rt *route, out Outbound) *reqCtx {
+	s := x.srv
 	var rc *reqCtx
+	conn := out
 	if s.outgoing != nil && out != nil {
 		rv := &reqCtxView{reqCtx: reqCtx{Context: ctx}}
 		rc, out = &rv.reqCtx, s.wrapOut(ctx, out, x, &rv.view)
 	} else {
 		rc = &reqCtx{Context: ctx}
 	}
-	rc.r = Request{Method: x.in.req.Method, ID: x.in.req.ID, server: s, route: rt, out: out, in: x.in, header: x.via.Header, addr: x.via.Client}
+	rc.r = Request{Method: x.in.req.Method, ID: x.in.req.ID, server: s, route: rt, out: out, conn: conn, in: x.in, header: x.via.Header, addr: x.via.Client}
 	rc.r.ctx = rc
 	return rc
 }

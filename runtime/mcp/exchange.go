@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcpheader"
@@ -38,12 +37,22 @@ type Via struct {
 	// Header is the transport's header of the message (an HTTP request's);
 	// handlers read it with Request.Header, middleware with
 	// Message.Header. Nil off HTTP.
-	Header http.Header
+	Header Header
 	// Client is the address of the client as the transport sees it (on
 	// HTTP the remote address, or the one a trusted proxy forwards), for
 	// middleware keying unauthenticated clients (Message.Client); "" when
 	// the transport has none (stdio: the connection is the client).
 	Client string
+}
+
+// Header is the transport header of a message: an HTTP request's
+// (http.Header is one), nil off HTTP. The engine knows no transport: it
+// reads headers through this, as the header rules do (mcpheader.Values).
+type Header interface {
+	// Get returns the first value of key ("" for none).
+	Get(key string) string
+	// Values returns every value of key.
+	Values(key string) []string
 }
 
 // Exchange is one message a transport received, read once by the engine
@@ -86,7 +95,7 @@ func (s *Server) Accept(req *jsonrpc.Request, via Via) Exchange {
 
 // eraFor decides the era of a message (see Accept); in.req is nil for a
 // transport request without one; opens reports initialize.
-func (s *Server) eraFor(in *inbound, via Via, opens bool) protocol.Era {
+func (s *revisions) eraFor(in *inbound, via Via, opens bool) protocol.Era {
 	if in.meta.protocolVersion != "" {
 		return protocol.Stateless
 	}
@@ -116,7 +125,7 @@ func (s *Server) eraFor(in *inbound, via Via, opens bool) protocol.Era {
 // stateful session (on a server without stateful revisions, the one the
 // revisions before 2026-07-28 open it with, which is answered with the
 // versions the server supports).
-func (s *Server) opensSession(in *inbound) bool {
+func (s *revisions) opensSession(in *inbound) bool {
 	if in.req.IsNotification {
 		return false
 	}
@@ -127,7 +136,7 @@ func (s *Server) opensSession(in *inbound) bool {
 }
 
 // statefulMethod reports whether a mounted stateful revision has method.
-func (s *Server) statefulMethod(method string) bool {
+func (s *revisions) statefulMethod(method string) bool {
 	for _, m := range s.stateful {
 		if m.routes[method] != nil {
 			return true

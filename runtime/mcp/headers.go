@@ -20,9 +20,9 @@ import (
 // the supported ones. A body without _meta protocolVersion is judged by
 // the header's version (a method that revision lacks gets -32601; a
 // notification method with an id -32600) and otherwise left to
-// ServeStateless (-32602). Then come Mcp-Method, Mcp-Name and the
+// the stateless era (-32602). Then come Mcp-Method, Mcp-Name and the
 // Mcp-Param-* headers of the tool's x-mcp-header annotations, before
-// ServeStateless judges the method. It is nil when the headers agree.
+// the stateless era judges the method. It is nil when the headers agree.
 func (s *Server) checkHeaders(ctx context.Context, in *inbound, hd mcpheader.Values) *jsonrpc.Error {
 	method := in.req.Method
 	hv, ok := mcpheader.Get(hd, mcpheader.ProtocolVersion)
@@ -35,7 +35,7 @@ func (s *Server) checkHeaders(ctx context.Context, in *inbound, hd mcpheader.Val
 	}
 	if mv == "" {
 		// Nothing to check the headers against: what the header declares
-		// decides, else ServeStateless answers the missing _meta.
+		// decides, else the stateless era answers the missing _meta.
 		return s.statelessError(hv, method, false)
 	}
 	mount := s.byRev[mv]
@@ -56,7 +56,7 @@ func (s *Server) checkHeaders(ctx context.Context, in *inbound, hd mcpheader.Val
 		return nil
 	}
 	if np := md.NameParam; np != "" {
-		body, present := in.member(s, np)
+		body, present := in.member(&s.revisions, np)
 		hn, has := mcpheader.Get(hd, mcpheader.Name)
 		switch {
 		case !has && present:

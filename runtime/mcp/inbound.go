@@ -64,7 +64,7 @@ const maxNamed = 3
 // classify reads a request or notification once for the runtime. The
 // inbound refers to req and its params, which must stay unchanged while it
 // is in use.
-func (s *Server) classify(req *jsonrpc.Request) inbound {
+func (s *revisions) classify(req *jsonrpc.Request) inbound {
 	in := inbound{req: req}
 	params := req.Params
 	if len(params) == 0 {
@@ -98,7 +98,7 @@ func (s *Server) classify(req *jsonrpc.Request) inbound {
 }
 
 // nameKey is the index of the params member key in nameKeys, or -1.
-func (s *Server) nameKey(key []byte) int {
+func (s *revisions) nameKey(key []byte) int {
 	for i, k := range s.nameKeys {
 		if k == string(key) {
 			return i
@@ -109,7 +109,7 @@ func (s *Server) nameKey(key []byte) int {
 
 // member returns the string member of params named key, if the classifier
 // read it (key must be one of the server's nameKeys).
-func (in *inbound) member(s *Server, key string) (string, bool) {
+func (in *inbound) member(s *revisions, key string) (string, bool) {
 	for i, k := range s.nameKeys {
 		if k == key && i < maxNamed {
 			return in.named[i], in.has&(1<<i) != 0

@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/mcpgen/mcpgen/runtime/protocol/protocoltest"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -41,58 +40,10 @@ func paramsOrNull(p wire.Raw) wire.Raw {
 
 func always(any) bool { return true }
 
-// testProtocols are hand-written method tables with what generated ones
-// give the runtime: roles, the features the runtime answers, the id rule
-// of errors, the code of a missing capability, the tool error.
+// testProtocols are the hand-written method tables of protocoltest, whose
+// tools/call echoes.
 func testProtocols() (stateful, stateless *protocol.Protocol) {
-	methods := func(stateless bool) map[string]*protocol.Method {
-		ms := map[string]*protocol.Method{
-			"tools/call":             {Name: "tools/call", FromClient: true, Implemented: always, Serve: serveEcho, ValidateParams: protocol.NoParams, NameParam: "name", Role: protocol.RoleToolsCall},
-			"tools/list":             {Name: "tools/list", FromClient: true, Implemented: always, Serve: func(context.Context, any, wire.Raw) (wire.Marshaler, error) { return wire.Raw(`{"tools":[]}`), nil }, ValidateParams: protocol.NoParams, Cacheable: stateless, Role: protocol.RoleToolsList},
-			"prompts/get":            {Name: "prompts/get", FromClient: true, Implemented: func(any) bool { return false }, ValidateParams: protocol.NoParams},
-			"sampling/createMessage": {Name: "sampling/createMessage", FromServer: true, ValidateParams: protocol.NoParams, Role: protocol.RoleSampling},
-			"elicitation/create":     {Name: "elicitation/create", FromServer: true, ValidateParams: protocol.NoParams, Role: protocol.RoleElicitation},
-			"roots/list":             {Name: "roots/list", FromServer: true, ValidateParams: protocol.NoParams, Role: protocol.RoleRoots},
-		}
-		for n, r := range map[string]protocol.Role{"notifications/progress": protocol.RoleProgress, "notifications/message": protocol.RoleLog, "notifications/tools/list_changed": protocol.RoleToolsListChanged,
-			"notifications/prompts/list_changed": protocol.RolePromptsListChanged, "notifications/cancelled": protocol.RoleCancelled} {
-			ms[n] = &protocol.Method{Name: n, Notification: true, FromServer: true, FromClient: r == protocol.RoleProgress || r == protocol.RoleCancelled, ValidateParams: protocol.NoParams, Role: r}
-			if r == protocol.RoleProgress || r == protocol.RoleCancelled {
-				ms[n].Feature = protocol.FeatureLifecycle
-			}
-		}
-		if stateless {
-			ms["server/discover"] = &protocol.Method{Name: "server/discover", FromClient: true, ValidateParams: protocol.NoParams, Role: protocol.RoleDiscover, Feature: protocol.FeatureDiscover}
-			ms["subscriptions/listen"] = &protocol.Method{Name: "subscriptions/listen", FromClient: true, ValidateParams: protocol.NoParams, Role: protocol.RoleListen, Feature: protocol.FeatureListen}
-			ms["notifications/subscriptions/acknowledged"] = &protocol.Method{Name: "notifications/subscriptions/acknowledged", Notification: true, FromServer: true, ValidateParams: protocol.NoParams, Role: protocol.RoleListenAcknowledged}
-		} else {
-			for n, r := range map[string]protocol.Role{"initialize": protocol.RoleInitialize, "ping": protocol.RolePing, "logging/setLevel": protocol.RoleSetLevel, "notifications/initialized": protocol.RoleInitialized} {
-				f := protocol.FeatureLifecycle
-				if r == protocol.RoleSetLevel {
-					f = protocol.FeatureLogging
-				}
-				ms[n] = &protocol.Method{Name: n, FromClient: true, ValidateParams: protocol.NoParams, Notification: strings.HasPrefix(n, "notifications/"), Role: r, Feature: f}
-			}
-		}
-		return ms
-	}
-	caps := []string{"tools", "prompts", "logging", "resources", "completions"}
-	return &protocol.Protocol{Revision: "2025-11-25", Era: protocol.Stateful, Methods: methods(false), ServerCapabilities: caps, NoID: jsonrpc.OmitID, ToolError: testToolError(false)},
-		&protocol.Protocol{Revision: "2026-07-28", Era: protocol.Stateless, Methods: methods(true), ServerCapabilities: append(caps, "extensions"),
-			NoID: jsonrpc.OmitID, MissingCapabilityCode: CodeMissingRequiredClientCapability, ToolError: testToolError(true)}
-}
-
-// testToolError is a revision's CallToolResult of a tool execution error.
-func testToolError(resultType bool) func(string) wire.Marshaler {
-	return func(text string) wire.Marshaler {
-		var e wire.Encoder
-		e.Str(text)
-		prefix := `{"content":[{"type":"text","text":`
-		if resultType {
-			prefix = `{"resultType":"complete","content":[{"type":"text","text":`
-		}
-		return wire.Raw(prefix + string(e.Bytes()) + `}],"isError":true}`)
-	}
+	return protocoltest.Revisions(serveEcho)
 }
 
 // statelessRequest is a stateless Request of method in revision p, as s
@@ -103,7 +54,7 @@ func statelessRequest(s *Server, p *protocol.Protocol, method, version, name str
 	r.in.named[0], r.in.has = name, 1
 	// The params a retry repeats: a requestState binds them.
 	r.in.req = &jsonrpc.Request{Method: method, Params: wire.Raw(`{"name":` + strconv.Quote(name) + `}`)}
-	r.client = statelessClient{r}
+	r.client = metaClient{r}
 	return r
 }
 
@@ -147,15 +98,9 @@ func (r *recorder) all() []string {
 	return append([]string(nil), r.notes...)
 }
 
-const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}`
+const meta = protocoltest.Meta
 
-func req(method, params string) *jsonrpc.Request {
-	r := &jsonrpc.Request{ID: wire.IntValue(1), Method: method}
-	if params != "" {
-		r.Params = wire.Raw(params)
-	}
-	return r
-}
+func req(method, params string) *jsonrpc.Request { return protocoltest.Request(method, params) }
 
 func encode(t *testing.T, m wire.Marshaler) string {
 	t.Helper()
@@ -381,90 +326,6 @@ func TestMissingCapabilityError(t *testing.T) {
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != CodeMissingRequiredClientCapability || string(je.Data) != `{"requiredCapabilities":{"elicitation":{"form":{}}}}` {
 		t.Errorf("%v %s", err, je.Data)
-	}
-}
-
-func TestListenStream(t *testing.T) {
-	s := newTestServer(t, ServerOptions{ListChanged: true})
-	out := &recorder{}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan string, 1)
-	go func() {
-		res, err := s.handleStateless(ctx, req("subscriptions/listen", `{`+meta+`},"notifications":{"toolsListChanged":true,"promptsListChanged":true}}`), out)
-		if err != nil {
-			done <- "error: " + err.Error()
-			return
-		}
-		done <- encode(t, res)
-	}()
-	waitFor(t, func() bool { return len(out.all()) == 1 })
-	s.NotifyListChanged(context.Background(), PromptsList) // not honoured: prompts/list is not implemented
-	s.NotifyListChanged(context.Background(), ToolsList)
-	waitFor(t, func() bool { return len(out.all()) == 2 })
-	s.EndStreams()
-	got := <-done
-	notes := out.all()
-	if !strings.HasPrefix(notes[0], `notifications/subscriptions/acknowledged {"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":1}}`) {
-		t.Errorf("ack: %s", notes[0])
-	}
-	if notes[1] != `notifications/tools/list_changed {"_meta":{"io.modelcontextprotocol/subscriptionId":1}}` {
-		t.Errorf("notification: %s", notes[1])
-	}
-	if got != `{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":1}}` {
-		t.Errorf("graceful end: %s", got)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for i := 0; i < 200; i++ {
-		if cond() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatal("condition not met")
-}
-
-// The flat checker must agree with jsonschema on the schemas it accepts.
-func TestFlatSchemaAgreesWithJSONSchema(t *testing.T) {
-	schemas := []string{
-		`{"type":"object","properties":{"text":{"type":"string","description":"d"}},"required":["text"]}`,
-		`{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"},"b":{"type":"boolean"}},"additionalProperties":false}`,
-		`{"type":"object","properties":{"mode":{"type":"string","enum":["a","b"]},"o":{"type":"object"},"l":{"type":"array"}},"required":["mode","o"]}`,
-		`{"type":"object","properties":{}}`,
-	}
-	args := []string{`{}`, `{"text":"hi"}`, `{"text":5}`, `{"n":1}`, `{"n":1.5}`, `{"n":1.0}`, `{"n":1e3}`, `{"n":"1"}`, `{"x":-2.5e-3}`,
-		`{"b":true}`, `{"b":null}`, `{"extra":1}`, `{"mode":"a","o":{}}`, `{"mode":"c","o":{}}`, `{"mode":"a","o":[]}`, `{"mode":"a","o":{},"l":[1]}`,
-		`[]`, `"str"`, `{"text":"x","n":2,"x":1,"b":false,"mode":"b","o":{"deep":[1,{"a":null}]},"l":[]}`}
-	for _, sc := range schemas {
-		fs := compileFlat([]byte(sc))
-		if fs == nil {
-			t.Fatalf("schema not recognized as flat: %s", sc)
-		}
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		if err := c.AddResource("s.json", strings.NewReader(sc)); err != nil {
-			t.Fatal(err)
-		}
-		ref := c.MustCompile("s.json")
-		for _, a := range args {
-			v, err := decodeAny([]byte(a))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := ref.Validate(v) == nil
-			got := fs.check([]byte(a)) == ""
-			if got != want {
-				t.Errorf("schema %s, args %s: flat %v (%s), jsonschema %v", sc, a, got, fs.check([]byte(a)), want)
-			}
-		}
-	}
-	for _, sc := range []string{`{"type":"object","properties":{"s":{"type":"string","minLength":1}}}`, `{"type":"object","oneOf":[]}`, `{"properties":{}}`, `{"type":"object","properties":{"u":{"type":["string","null"]}}}`} {
-		if compileFlat([]byte(sc)) != nil {
-			t.Errorf("schema with other keywords taken as flat: %s", sc)
-		}
 	}
 }
 

@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -52,6 +53,7 @@ func chain(mws []Middleware, h MessageHandler) MessageHandler {
 // during the call it is passed to, and must not be modified.
 type Message struct {
 	method       string
+	role         protocol.Role
 	id           jsonrpc.ID
 	notification bool
 	outgoing     bool
@@ -63,7 +65,7 @@ type Message struct {
 	revision     string
 	transport    string
 	client       string
-	header       http.Header
+	header       Header
 	meta         wire.Members // set for an outgoing message's _meta (SetMeta)
 
 	// The step after the middleware.
@@ -77,6 +79,12 @@ type Message struct {
 
 // Method is the message's method.
 func (m *Message) Method() string { return m.method }
+
+// Role is the role of the message's method (protocol.RoleToolsCall, …),
+// as the mounted revisions' tables name it, whatever the method is called
+// in the message's revision: middleware asks it rather than matching
+// method names. RoleNone for a method no mounted revision has.
+func (m *Message) Role() protocol.Role { return m.role }
 
 // ID is a request's JSON-RPC id: zero for a notification, and for an
 // outgoing request, whose id the transport gives it as it sends it.
@@ -179,8 +187,13 @@ func (m *Message) sendParams() wire.Marshaler {
 func (m *Message) Client() string { return m.client }
 
 // Header is the transport header of an incoming message (an HTTP
-// request's), nil off HTTP and for outgoing messages.
-func (m *Message) Header() http.Header { return m.header }
+// request's), empty off HTTP and for outgoing messages.
+func (m *Message) Header() Header {
+	if m.header == nil {
+		return noHeader{}
+	}
+	return m.header
+}
 
 // messages recycles the Messages of incoming exchanges: a Message is
 // valid only during the call it is passed to.
@@ -199,6 +212,7 @@ func (x *Exchange) message(ctx context.Context, sess *Session, out Outbound) *Me
 	*m = Message{x: *x, sess: sess, out: out, transport: x.via.Transport, header: x.via.Header, client: x.via.Client}
 	if req := x.in.req; req != nil {
 		m.method, m.id, m.notification, m.params = req.Method, req.ID, req.IsNotification, req.Params
+		m.role = x.srv.roles[req.Method]
 	}
 	for i := range maxNamed { // params.name first, then uri, taskId
 		if x.in.has&(1<<i) != 0 {
@@ -218,28 +232,50 @@ func (x *Exchange) message(ctx context.Context, sess *Session, out Outbound) *Me
 	return m
 }
 
+// chains are a server's middleware: the chains of what it receives and
+// sends (nil without middleware), and whether it recovers from panics
+// (built into Exchange.Serve when there is no chain).
+type chains struct {
+	incoming, outgoing MessageHandler
+	recover            bool
+	log                *slog.Logger
+	// sendRoles are the server's roles (revisions.roles), for the
+	// messages it sends.
+	sendRoles map[string]protocol.Role
+}
+
+// newChains builds the chains of mws, the first outermost, with Recovery
+// innermost when recover.
+func newChains(mws []Middleware, recover bool, log *slog.Logger, sendRoles map[string]protocol.Role) chains {
+	mws = slices.Clone(mws)
+	if len(mws) > 0 && recover {
+		mws = append(mws, Recovery(log))
+	}
+	return chains{incoming: chain(mws, serveFinal), outgoing: chain(mws, sendFinal), recover: recover, log: log, sendRoles: sendRoles}
+}
+
 // wrapOut returns how a request's related messages reach its client with
-// middleware: out behind the server's outgoing chain, set up in v (the
-// request's own, allocated with it).
-func (s *Server) wrapOut(ctx context.Context, out Outbound, x *Exchange, v *outView) Outbound {
-	*v = outView{s: s, out: out, transport: x.via.Transport, principal: PrincipalFrom(ctx), revision: x.in.meta.protocolVersion}
+// middleware: out behind the outgoing chain, set up in v (the request's
+// own, allocated with it).
+func (c *chains) wrapOut(ctx context.Context, out Outbound, x *Exchange, v *outView) Outbound {
+	*v = outView{c: c, out: out, transport: x.via.Transport, principal: PrincipalFrom(ctx), revision: x.in.meta.protocolVersion}
 	return v
 }
 
 // wrapPeer returns how a session reaches its client: peer, or with
-// middleware, peer behind the server's outgoing chain.
-func (s *Server) wrapPeer(sess *Session, peer Caller) Caller {
-	if s.outgoing == nil || peer == nil {
+// middleware, peer behind the outgoing chain.
+func (c *chains) wrapPeer(sess *Session, peer Caller) Caller {
+	if c.outgoing == nil || peer == nil {
 		return peer
 	}
-	return &outView{s: s, peer: peer, sess: sess}
+	return &outView{c: c, peer: peer, sess: sess}
 }
 
 // outView is an Outbound (or a session's Caller) behind the server's
 // outgoing middleware. It keeps the abilities of the Outbound it wraps
 // that the engine asks for (cancelling a request, ending a listen stream).
 type outView struct {
-	s         *Server
+	c         *chains
 	out       Outbound
 	peer      Caller
 	sess      *Session
@@ -249,7 +285,7 @@ type outView struct {
 }
 
 func (v *outView) view(method string, params wire.Marshaler, notification bool) *Message {
-	m := &Message{method: method, send: params, notification: notification, outgoing: true, transport: v.transport, principal: v.principal, revision: v.revision}
+	m := &Message{method: method, role: v.c.sendRoles[method], send: params, notification: notification, outgoing: true, transport: v.transport, principal: v.principal, revision: v.revision}
 	if v.sess != nil {
 		v.sess.describe(m)
 	}
@@ -263,7 +299,7 @@ func (v *outView) Notify(ctx context.Context, method string, params wire.Marshal
 	if v.out == nil {
 		m.peer = v.peer
 	}
-	_, err := v.s.outgoing(ctx, m)
+	_, err := v.c.outgoing(ctx, m)
 	return err
 }
 
@@ -271,7 +307,7 @@ func (v *outView) Notify(ctx context.Context, method string, params wire.Marshal
 func (v *outView) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
 	m := v.view(method, params, false)
 	m.peer, m.result = v.peer, result
-	_, err := v.s.outgoing(ctx, m)
+	_, err := v.c.outgoing(ctx, m)
 	return err
 }
 
@@ -337,9 +373,9 @@ func Recovery(log *slog.Logger) Middleware {
 
 // recoverPanic is Recovery for a server without other middleware, deferred
 // by Exchange.Serve.
-func (s *Server) recoverPanic(ctx context.Context, req *jsonrpc.Request, res *wire.Marshaler, err *error) {
+func (c *chains) recoverPanic(ctx context.Context, req *jsonrpc.Request, res *wire.Marshaler, err *error) {
 	if p := recover(); p != nil {
-		s.log.ErrorContext(ctx, "mcp: panic serving a message", "method", req.Method, "id", req.ID.String(), "outgoing", false,
+		c.log.ErrorContext(ctx, "mcp: panic serving a message", "method", req.Method, "id", req.ID.String(), "outgoing", false,
 			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		*res, *err = nil, errPanicked
 	}

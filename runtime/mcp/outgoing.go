@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sort"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
@@ -39,13 +40,10 @@ func (v ResultValidation) enabled() bool { return v != ValidateResultsOff }
 // validator is what generated types implement.
 type validator interface{ Validate() error }
 
-// validateResult checks a handler's result against the schema, when the
-// server validates results: a result that breaks it is a server bug,
-// answered -32603 (with the violations in the log) rather than sent.
-func (s *Server) validateResult(method string, res wire.Marshaler) error {
-	if !s.validate {
-		return nil
-	}
+// validateResult checks a result against the schema (the server
+// validates results): a result that breaks it is a server bug, answered
+// -32603 (with the violations in the log) rather than sent.
+func validateResult(method string, res wire.Marshaler) error {
 	v, ok := res.(validator)
 	if !ok {
 		return nil // built by the runtime, or raw JSON
@@ -121,7 +119,7 @@ func stringMemberOf(obj wire.Raw, name string) string {
 // can give: the handler should have checked
 // (Request.HasClientCapability); the client gets -32021 naming the
 // capability.
-func (s *Server) checkInputRequests(r *Request, p *protocol.Protocol, res wire.Marshaler) (bool, error) {
+func checkInputRequests(log *slog.Logger, r *Request, p *protocol.Protocol, res wire.Marshaler) (bool, error) {
 	if p.InputRequired == nil {
 		return false, nil
 	}
@@ -136,16 +134,31 @@ func (s *Server) checkInputRequests(r *Request, p *protocol.Protocol, res wire.M
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		method, params, err := splitRequest(requests[k])
+		method, params, err := SplitRequest(requests[k])
 		if err != nil {
 			continue // Validate's business
 		}
 		if missing := inputCapability(caps, roleIn(p, method), params); missing != nil {
-			s.log.Warn("mcp: a handler asked for input the client did not declare it can give", "method", r.Method, "input", k, "needs", joinPath(missing))
+			log.Warn("mcp: a handler asked for input the client did not declare it can give", "method", r.Method, "input", k, "needs", joinPath(missing))
 			return true, MissingCapability(p, missing...)
 		}
 	}
 	return true, nil
+}
+
+// InputAllowed returns nil when the client whose capabilities are caps
+// declared what input request (its {"method", "params"}) needs in
+// revision p, else the error naming the capability
+// (MissingCapability): a server asks only for input the client can give.
+func InputAllowed(p *protocol.Protocol, caps, request wire.Raw) error {
+	method, params, err := SplitRequest(request)
+	if err != nil {
+		return err
+	}
+	if missing := inputCapability(caps, roleIn(p, method), params); missing != nil {
+		return MissingCapability(p, missing...)
+	}
+	return nil
 }
 
 // sessionCaller is how a stateful session's handlers reach its client: the

@@ -30,7 +30,8 @@ func inputRequiredOf(res wire.Marshaler) (map[string]wire.Raw, bool) {
 		return nil, false
 	}
 	out := map[string]wire.Raw{}
-	d := wire.NewDecoder(memberRaw(r.Raw, "inputRequests"))
+	v, _ := wire.MemberOf(r.Raw, "inputRequests")
+	d := wire.NewDecoder(v)
 	_ = d.Object(func(k []byte) error {
 		v, err := d.Raw()
 		out[string(k)] = v
@@ -61,11 +62,6 @@ func toolServer(t testing.TB, opts ServerOptions) *Server {
 			name := RequestFrom(ctx).in.toolName()
 			state := stringMemberOf(params, "requestState")
 			switch name {
-			case "task":
-				return nil, r.StartTask(func(ctx context.Context, tk *Task) (wire.Marshaler, error) {
-					<-ctx.Done()
-					return nil, ctx.Err()
-				})
 			case "ask-sampling":
 				return irr{wire.Raw(`{"resultType":"input_required","inputRequests":{"s":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}}}`)}, nil
 			case "ask-url":
@@ -129,34 +125,6 @@ func code(err error) int64 {
 		return je.Code
 	}
 	return 0
-}
-
-// TestTasksBoundToPrincipal: a stateless task is found only by the
-// principal that created it.
-func TestTasksBoundToPrincipal(t *testing.T) {
-	s := toolServer(t, ServerOptions{Tasks: &TaskOptions{}})
-	tasksCaps := `{"extensions":{"` + protocol.TasksExtension + `":{}}}`
-	out, err := callTool(s, as("alice"), "task", "", tasksCaps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := decodeString(t, out, "taskId")
-	for _, tc := range []struct {
-		principal, method string
-		code              int64
-	}{
-		{"bob", "tasks/get", jsonrpc.CodeInvalidParams},
-		{"bob", "tasks/cancel", jsonrpc.CodeInvalidParams},
-		{"", "tasks/get", jsonrpc.CodeInvalidParams},
-		{"alice", "tasks/get", 0},
-		{"alice", "tasks/cancel", 0},
-	} {
-		params := `{"taskId":"` + id + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + tasksCaps + `}}`
-		_, err := s.handleStateless(as(tc.principal), req(tc.method, params), &recorder{})
-		if code(err) != tc.code {
-			t.Errorf("%s by %q: %v, want code %d", tc.method, tc.principal, err, tc.code)
-		}
-	}
 }
 
 func decodeString(t *testing.T, js, member string) string {
@@ -342,8 +310,8 @@ func TestValidateResults(t *testing.T) {
 }
 
 // TestInputRequestsNeedCapabilities: a server asks for input only when the
-// client declared it can give it: InputRequiredResult (2026), task input
-// (2026) and requests to a stateful client.
+// client declared it can give it: InputRequiredResult (2026) and requests
+// to a stateful client (task input: runtime/tasks).
 func TestInputRequestsNeedCapabilities(t *testing.T) {
 	s := toolServer(t, ServerOptions{})
 	for _, tc := range []struct {
@@ -359,18 +327,6 @@ func TestInputRequestsNeedCapabilities(t *testing.T) {
 		if code(err) != tc.code {
 			t.Errorf("%s with %s: %v, want code %d", tc.tool, tc.caps, err, tc.code)
 		}
-	}
-
-	// A task's input.
-	_, p := testProtocols()
-	task := &Task{design: extensionTasks{}, clientCaps: wire.Raw(`{"elicitation":{}}`), proto: p, status: TaskWorking, host: newTaskHost(TaskOptions{}, time.Now, s.log)}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := task.Input(ctx, "k", wire.Raw(`{"method":"sampling/createMessage","params":{}}`)); code(err) != CodeMissingRequiredClientCapability {
-		t.Errorf("task input without sampling: %v", err)
-	}
-	if _, err := task.Input(ctx, "k", wire.Raw(`{"method":"elicitation/create","params":{"message":"m"}}`)); !errors.Is(err, ErrTaskEnded) {
-		t.Errorf("task input with elicitation: %v (want it asked, then ErrTaskEnded)", err)
 	}
 
 	// A stateful client.

@@ -46,7 +46,7 @@ func TestDraftBesidePublished(t *testing.T) {
 		t.Errorf("versions %v, want the published one first", got)
 	}
 	for _, pin := range []string{"", "DRAFT-2026-v1"} {
-		cs, err := Connect(context.Background(), &pipeTransport{srv: srv}, ClientOptions{Era: Modern, ProtocolVersion: pin},
+		cs, err := Connect(context.Background(), &pipeTransport{srv: srv}, ClientOptions{Era: Stateless, ProtocolVersion: pin},
 			Mount{Protocol: draft, Handler: struct{}{}}, Mount{Protocol: published, Handler: struct{}{}})
 		if err != nil {
 			t.Fatalf("pin %q: %v", pin, err)

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"net/http"
 	"sync"
 	"time"
 
@@ -39,9 +38,15 @@ type Request struct {
 	out    Outbound
 	in     inbound
 	// header is the transport's header of the request (HTTP).
-	header http.Header
+	header Header
 	// addr is the client's address as the transport sees it (Via.Client).
 	addr string
+	// conn is the transport's Outbound (out, before the middleware's
+	// view): what ends the streams of a connection.
+	conn Outbound
+	// asksInput reports a result asking for input (InputRequiredResult):
+	// the single-use states the request opened are not spent.
+	asksInput bool
 	// ctx is the request's context (tasks outlive the request but keep its
 	// values).
 	ctx context.Context
@@ -68,23 +73,23 @@ type client interface {
 	peerCaller() Caller
 }
 
-// statelessClient is the client of a stateless request: everything comes
+// metaClient is the client of a stateless request: everything comes
 // from the request's _meta and context.
-type statelessClient struct{ r *Request }
+type metaClient struct{ r *Request }
 
-func (c statelessClient) peerVersion() string { return c.r.in.meta.protocolVersion }
-func (c statelessClient) peerCaps() wire.Raw  { return c.r.in.meta.clientCaps }
-func (c statelessClient) peerInfo() wire.Raw  { return c.r.in.clientInfo() }
-func (c statelessClient) peerLogThreshold() (string, bool) {
+func (c metaClient) peerVersion() string { return c.r.in.meta.protocolVersion }
+func (c metaClient) peerCaps() wire.Raw  { return c.r.in.meta.clientCaps }
+func (c metaClient) peerInfo() wire.Raw  { return c.r.in.clientInfo() }
+func (c metaClient) peerLogThreshold() (string, bool) {
 	return c.r.in.meta.logLevel, c.r.in.meta.hasLogLevel
 }
-func (c statelessClient) peerPrincipal() string {
+func (c metaClient) peerPrincipal() string {
 	if c.r.ctx == nil {
 		return ""
 	}
 	return PrincipalFrom(c.r.ctx)
 }
-func (c statelessClient) peerCaller() Caller { return nil }
+func (c metaClient) peerCaller() Caller { return nil }
 
 type ctxKey struct{}
 
@@ -116,9 +121,20 @@ func RequestFrom(ctx context.Context) *Request {
 }
 
 // Header is the transport header the request came with: the HTTP
-// request's headers on Streamable HTTP (of the POST that carried it), nil
+// request's headers on Streamable HTTP (of the POST that carried it), empty
 // on stdio. It must not be modified.
-func (r *Request) Header() http.Header { return r.header }
+func (r *Request) Header() Header {
+	if r.header == nil {
+		return noHeader{}
+	}
+	return r.header
+}
+
+// noHeader is the Header of a message whose transport has none (stdio).
+type noHeader struct{}
+
+func (noHeader) Get(string) string      { return "" }
+func (noHeader) Values(string) []string { return nil }
 
 // ClientAddress is the address of the client as the transport sees it:
 // on HTTP the remote address, or the one a trusted proxy forwards; "" on
@@ -245,6 +261,12 @@ func (r *Request) Progress(ctx context.Context, progress, total float64, message
 	r.progressAt = time.Now().UnixNano()
 	r.mu.Unlock()
 	return r.out.Notify(ctx, method, progressParams{r.in.meta.progressToken, progress, total, message})
+}
+
+// ProgressParams are the params of notifications/progress under token:
+// progress, total (left out when < 0) and message (left out when "").
+func ProgressParams(token wire.StringOrInt, progress, total float64, message string) wire.Marshaler {
+	return progressParams{token, progress, total, message}
 }
 
 type progressParams struct {

@@ -14,10 +14,11 @@ import (
 
 // TestRouteTables: NewServer routes every method of a table from its data
 // and refuses, naming the method, a table that gives the runtime a method
-// it has no route for, or tasks it cannot encode.
+// it has no route for; the methods of listen streams and tasks are served
+// only with their features (runtime/listen, runtime/tasks).
 func TestRouteTables(t *testing.T) {
 	a, b := testProtocols()
-	s, err := NewServer(ServerOptions{Name: "t", Version: "1", Tasks: &TaskOptions{}}, Mount{Protocol: a, Handler: echoHandler{}}, Mount{Protocol: b, Handler: echoHandler{}})
+	s, err := NewServer(ServerOptions{Name: "t", Version: "1"}, Mount{Protocol: a, Handler: echoHandler{}}, Mount{Protocol: b, Handler: echoHandler{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,9 +32,8 @@ func TestRouteTables(t *testing.T) {
 		{"2025-11-25", "notifications/progress", true},
 		{"2025-11-25", "tasks/get", false}, // not in the table
 		{"2026-07-28", "server/discover", true},
-		{"2026-07-28", "tasks/get", true}, // the extension's
-		{"2026-07-28", "tasks/update", true},
-		{"2026-07-28", "tasks/result", false},
+		{"2026-07-28", "tasks/get", false},            // the extension's, without runtime/tasks
+		{"2026-07-28", "subscriptions/listen", false}, // without runtime/listen
 		{"2026-07-28", "initialize", false},
 	} {
 		rt := s.byRev[tc.rev].routes[tc.method]
@@ -53,14 +53,11 @@ func TestRouteTables(t *testing.T) {
 		{"feature the runtime does not answer the role in", func(p *protocol.Protocol) {
 			p.Methods["ping"].Feature = protocol.FeatureLogging
 		}, "no route for ping"},
-		{"tasks without task encoders", func(p *protocol.Protocol) {
-			p.Methods["tasks/get"] = &protocol.Method{Name: "tasks/get", FromClient: true, Role: protocol.RoleTaskGet, Feature: protocol.FeatureTasks}
-		}, "no task encoders"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, _ := testProtocols()
 			tc.change(p)
-			_, err := NewServer(ServerOptions{Name: "t", Version: "1", Tasks: &TaskOptions{}}, Mount{Protocol: p, Handler: echoHandler{}})
+			_, err := NewServer(ServerOptions{Name: "t", Version: "1"}, Mount{Protocol: p, Handler: echoHandler{}})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("NewServer: %v, want an error with %q", err, tc.want)
 			}
@@ -79,8 +76,8 @@ func TestClassify(t *testing.T) {
 	in := s.classify(&jsonrpc.Request{ID: wire.IntValue(4), Method: "tools/call", Params: wire.Raw(`{"name":"echo","uri":"file:///x","taskId":"t9","arguments":{"a":1},"task":{"ttl":5},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"c"},` +
 		`"io.modelcontextprotocol/logLevel":"debug","progressToken":"p"}}`)})
-	uri, hasURI := in.member(s, "uri")
-	task, hasTask := in.member(s, "taskId")
+	uri, hasURI := in.member(&s.revisions, "uri")
+	task, hasTask := in.member(&s.revisions, "taskId")
 	if in.req.Method != "tools/call" || in.req.ID.String() != "4" || in.req.IsNotification || in.meta.protocolVersion != "2026-07-28" ||
 		in.toolName() != "echo" || uri != "file:///x" || !hasURI || task != "t9" || !hasTask ||
 		string(in.args) != `{"a":1}` || string(in.task) != `{"ttl":5}` || string(in.meta.clientCaps) != `{"roots":{}}` ||
@@ -88,7 +85,7 @@ func TestClassify(t *testing.T) {
 		t.Errorf("classified %+v", in)
 	}
 	bare := s.classify(&jsonrpc.Request{Method: "tools/list", IsNotification: true})
-	if _, ok := bare.member(s, "uri"); ok || bare.meta.protocolVersion != "" || !bare.req.IsNotification {
+	if _, ok := bare.member(&s.revisions, "uri"); ok || bare.meta.protocolVersion != "" || !bare.req.IsNotification {
 		t.Errorf("classified %+v", bare)
 	}
 }

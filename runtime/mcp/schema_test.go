@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
+	"github.com/mcpgen/mcpgen/runtime/toolschema"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -26,6 +27,9 @@ func TestToolSchemaChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// This build checks every schema, or (mcpgen_nojsonschema) flat ones.
+	_, notFlat := toolschema.Compile([]byte(`{"oneOf":[{"type":"integer"}]}`), true)
+	fullSchemas := notFlat == nil
 	for _, tc := range []struct {
 		tool, args string
 		refused    bool

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"crypto/cipher"
 	"crypto/rand"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
-	"github.com/mcpgen/mcpgen/runtime/skills"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -66,17 +64,12 @@ type ServerOptions struct {
 	// (ValidateResultsOff turns it off; see the benchmark
 	// ToolsCallRoundTrip/.../validated for what it costs).
 	ValidateResults ResultValidation
-	// Tasks enables tasks (the 2025-11-25 feature and the 2026
-	// io.modelcontextprotocol/tasks extension); nil disables them.
-	Tasks *TaskOptions
-	// Skills serves a skills catalog on the stateless revisions (the
-	// io.modelcontextprotocol/skills extension); nil serves none.
-	Skills *SkillOptions
-	// Catalog serves tools, prompts and resources declared in Go on every
-	// mounted revision (runtime/features, with code mcpgen tools
-	// generates), before the handlers; nil serves none. With a catalog
-	// the server declares listChanged.
-	Catalog Catalog
+	// Features serve what the engine does not, above it (see Feature):
+	// tools, prompts and resources declared in Go (runtime/features, with
+	// code mcpgen tools generates), subscriptions/listen streams
+	// (runtime/listen), skills (runtime/skills). The first wraps the
+	// others: its steps see a request before theirs.
+	Features []Feature
 	// Broadcast shares list changes and resource updates with the other
 	// instances of this server (nil: this process only); Server.Close
 	// ends the subscription.
@@ -115,8 +108,36 @@ type CachePolicy struct {
 // Server serves the revisions mounted on it over any number of sessions and
 // transports.
 type Server struct {
-	opts      ServerOptions
-	log       *slog.Logger
+	opts ServerOptions
+	log  *slog.Logger
+	// revisions are the revisions mounted, with their route tables; chains
+	// the middleware.
+	revisions
+	chains
+	key []byte
+	// stateAEAD seals requestState (state.go), from key; openAEAD opens
+	// it: stateAEAD, then those of the PreviousStateKeys.
+	stateAEAD cipher.AEAD
+	openAEAD  []cipher.AEAD
+	tools     toolSchemas
+	states    stateLedger
+	validate  bool // ValidateResults resolved
+	// eras are the implementations of the eras, by protocol.Era.
+	eras [protocol.Stateless + 1]era
+
+	// feats is what the features declared (feature.go); ann the
+	// announcements and streams (announce.go).
+	feats features
+	ann   announcer
+
+	mu       sync.Mutex
+	sessions map[*Session]struct{}
+}
+
+// revisions are the revisions a server mounts: each one's route table,
+// and what the engine reads from all of them to pick a message's era and
+// classify it. Read-only once NewServer returns.
+type revisions struct {
 	stateful  []*mounted // preferred revision first (Preferred)
 	stateless []*mounted
 	// supported lists every revision served (supportedVersions).
@@ -128,33 +149,9 @@ type Server struct {
 	// params.name (the tool of a tools/call) first, then every member the
 	// Mcp-Name header mirrors in a mounted revision.
 	nameKeys []string
-	key      []byte
-	// stateAEAD seals requestState (state.go), from key; openAEAD opens
-	// it: stateAEAD, then those of the PreviousStateKeys.
-	stateAEAD cipher.AEAD
-	openAEAD  []cipher.AEAD
-	tools     toolSchemas
-	states    stateLedger
-	validate  bool // ValidateResults resolved
-	// eras are the implementations of the eras, by protocol.Era.
-	eras [protocol.Stateless + 1]era
-	// incoming and outgoing are the middleware chains of what the server
-	// receives and sends, nil without middleware; recover reports the
-	// recovery from panics, built into Exchange.Serve when there is no
-	// chain.
-	incoming, outgoing MessageHandler
-	recover            bool
-
-	mu       sync.Mutex
-	sessions map[*Session]struct{}
-	listens  map[*listener]struct{}
-	tasks    *taskHost
-	stamps   map[*protocol.Method]*protocol.Stamp // of the stateless methods; read-only
-
-	// instance names this server on its Broadcast; stopBroadcast ends
-	// the subscription.
-	instance      string
-	stopBroadcast context.CancelFunc
+	// stamps are what the stateless methods' results carry (the revision's
+	// Stamp).
+	stamps map[*protocol.Method]*protocol.Stamp
 }
 
 // NewServer returns a server for the mounted revisions. It builds the
@@ -184,16 +181,12 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 	if opts.DefaultCache.Scope == "" {
 		opts.DefaultCache.Scope = "private"
 	}
-	s := &Server{opts: opts, log: opts.Logger, byRev: map[string]*mounted{}, roles: map[string]protocol.Role{}, nameKeys: []string{"name"},
-		sessions: map[*Session]struct{}{}, listens: map[*listener]struct{}{}, stamps: map[*protocol.Method]*protocol.Stamp{}}
+	s := &Server{opts: opts, log: opts.Logger, sessions: map[*Session]struct{}{},
+		revisions: revisions{byRev: map[string]*mounted{}, roles: map[string]protocol.Role{}, nameKeys: []string{"name"}, stamps: map[*protocol.Method]*protocol.Stamp{}}}
+	s.ann.srv = s
 	s.states.now = opts.Now
 	s.eras[protocol.Stateful], s.eras[protocol.Stateless] = statefulEra{}, statelessEra{}
-	s.recover = !opts.NoRecovery
-	mws := slices.Clone(opts.Middleware)
-	if len(mws) > 0 && s.recover {
-		mws = append(mws, Recovery(opts.Logger))
-	}
-	s.incoming, s.outgoing = chain(mws, serveFinal), chain(mws, sendFinal)
+	s.chains = newChains(opts.Middleware, !opts.NoRecovery, opts.Logger, s.roles)
 	s.validate = opts.ValidateResults.enabled()
 	s.key = opts.StateKey
 	if len(s.key) == 0 {
@@ -218,16 +211,14 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 		}
 		s.openAEAD = append(s.openAEAD, old)
 	}
-	if opts.Catalog != nil {
-		// A catalog's items may change while the server runs.
-		s.opts.ListChanged = true
-	}
-	for i, mount := range mounts {
-		if mount.Handler == nil && opts.Catalog != nil {
-			mount.Handler = struct{}{} // the catalog serves it all
+	var revs []*protocol.Protocol
+	for i := range mounts {
+		mount := &mounts[i]
+		if mount.Handler == nil {
+			mount.Handler = struct{}{} // the features serve it all, if any
 		}
-		if mount.Protocol == nil || mount.Handler == nil {
-			return nil, fmt.Errorf("mcp: mount %d has no protocol or handler", i)
+		if mount.Protocol == nil {
+			return nil, fmt.Errorf("mcp: mount %d has no protocol", i)
 		}
 		if e := mount.Protocol.Era; e != protocol.Stateful && e != protocol.Stateless {
 			return nil, fmt.Errorf("mcp: revision %s has no era (Protocol.Era): its descriptor was not generated by mcpgen", mount.Protocol.Revision)
@@ -235,7 +226,7 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 		if !mount.Protocol.Serves(true) {
 			return nil, fmt.Errorf("mcp: revision %s was generated for clients only (mcpgen --side client): generate it with --side server or both to serve it", mount.Protocol.Revision)
 		}
-		if _, dup := s.byRev[mount.Protocol.Revision]; dup {
+		if slices.ContainsFunc(revs, func(p *protocol.Protocol) bool { return p.Revision == mount.Protocol.Revision }) {
 			return nil, fmt.Errorf("mcp: revision %s mounted twice (a draft generated from a schema that declares a published revision's version negotiates that version: generate it with mcpgen --protocol-version to give it one of its own)", mount.Protocol.Revision)
 		}
 		if err := protocol.CheckHandler(mount.Protocol, mount.Handler, func(md *protocol.Method) bool { return md.FromClient }); err != nil {
@@ -246,9 +237,12 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 				return nil, err
 			}
 		}
-		if err := checkCatalog(opts.Catalog, mount.Protocol); err != nil {
-			return nil, err
-		}
+		revs = append(revs, mount.Protocol)
+	}
+	if err := s.attach(opts.Features, revs); err != nil {
+		return nil, err
+	}
+	for _, mount := range mounts {
 		m, err := s.mount(mount)
 		if err != nil {
 			return nil, err
@@ -270,9 +264,15 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 		s.methods = append(s.methods, n)
 	}
 	sort.Strings(s.methods)
+	if s.opts.ListChanged {
+		for _, m := range s.stateless {
+			if md := m.Protocol.Role(protocol.RoleListen); md != nil && !m.serves(protocol.RoleListen) {
+				s.log.Warn("mcp: the server announces list changes, but revision " + m.Protocol.Revision + " carries them only on subscriptions/listen streams, which no feature serves: add listen.Feature (runtime/listen) to ServerOptions.Features; meanwhile its capabilities declare no listChanged")
+			}
+		}
+	}
 	s.tools.init(s)
-	s.watchCatalog()
-	if err := s.startBroadcast(); err != nil {
+	if err := s.ann.start(); err != nil {
 		return nil, fmt.Errorf("mcp: subscribing to the other instances' announcements: %w", err)
 	}
 	return s, nil
@@ -286,14 +286,14 @@ func (s *Server) Methods() []string { return s.methods }
 
 // statelessVersions lists the mounted revisions of the stateless era,
 // preferred first: published revisions newest first, then drafts.
-func (s *Server) statelessVersions() []string { return versions(s.stateless) }
+func (r *revisions) statelessVersions() []string { return versions(r.stateless) }
 
 // supportedVersions lists every revision the server serves, those of the
 // stateless era first, each era's preferred first: what -32022 and
 // server/discover offer, so that a client that cannot speak the stateless
 // era learns it may initialize a stateful session instead (the versioning
 // page's example lists ["2026-07-28", "2025-11-25"]).
-func (s *Server) supportedVersions() []string { return s.supported }
+func (r *revisions) supportedVersions() []string { return r.supported }
 
 func versions(ms []*mounted) []string {
 	out := make([]string, len(ms))
@@ -314,9 +314,9 @@ func (s *Server) NoID(version string) jsonrpc.NoID {
 }
 
 // preferred is the mounted revision preferred as a default.
-func (s *Server) preferred() *mounted {
+func (r *revisions) preferred() *mounted {
 	var best *mounted
-	for _, m := range s.byRev {
+	for _, m := range r.byRev {
 		if best == nil || protocol.Preferred(m.Protocol.Revision, best.Protocol.Revision) {
 			best = m
 		}
@@ -324,38 +324,41 @@ func (s *Server) preferred() *mounted {
 	return best
 }
 
-func (s *Server) cachePolicy(method string) CachePolicy {
-	if p, ok := s.opts.Cache[method]; ok {
+func (o *ServerOptions) cachePolicy(method string) CachePolicy {
+	if p, ok := o.Cache[method]; ok {
 		if p.Scope == "" {
 			p.Scope = "private"
 		}
 		return p
 	}
-	return s.opts.DefaultCache
+	return o.DefaultCache
 }
 
 // newStamp is the stamp of the stateless results of method, made once per
 // method when the server is built (stamps).
-func (s *Server) newStamp(method string, cacheable bool) *protocol.Stamp {
-	st := &protocol.Stamp{Method: method, ServerName: s.opts.Name, ServerVersion: s.opts.Version}
+func (o *ServerOptions) newStamp(method string, cacheable bool) *protocol.Stamp {
+	st := &protocol.Stamp{Method: method, ServerName: o.Name, ServerVersion: o.Version}
 	if cacheable {
-		p := s.cachePolicy(method)
+		p := o.cachePolicy(method)
 		st.TTLMs, st.CacheScope = p.TTLMs, p.Scope
 	}
 	return st
 }
 
 // capabilities builds the server capabilities object for a mount: what the
-// handler implements, in the members the revision knows.
+// handler and the features serve, in the members the revision knows.
 func (s *Server) capabilities(m *mounted) wire.Raw {
 	p := m.Protocol
-	has := func(r protocol.Role) bool { return s.serves(m, r) }
+	has := m.serves
 	knows := p.Knows
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
 	e.ObjectStart()
+	// A stateless revision announces list changes only on listen streams:
+	// without a feature serving them it has none to declare.
+	lc := s.opts.ListChanged && (p.Era == protocol.Stateful || m.serves(protocol.RoleListen))
 	listChanged := func() {
-		if s.opts.ListChanged {
+		if lc {
 			e.FieldRaw(`"listChanged":`)
 			e.Bool(true)
 		}
@@ -364,23 +367,13 @@ func (s *Server) capabilities(m *mounted) wire.Raw {
 		e.FieldRaw(`"completions":`)
 		e.Raw(emptyObject)
 	}
-	// The extensions the runtime serves exist where the revision has
-	// capability extensions.
+	// The extensions exist where the revision has capability extensions:
+	// the features' (tasks, skills, an MCP App's) and the server's own.
+	fc := s.feats.featureCaps(m)
 	exts := s.opts.Extensions
-	skillsOn := m.skills
-	var catalogExts map[string]wire.Raw
-	if ce, ok := s.opts.Catalog.(interface{ Extensions() map[string]wire.Raw }); ok {
-		catalogExts = ce.Extensions() // an MCP App's, say
-	}
-	if m.tasksExtension || skillsOn || len(catalogExts) > 0 {
+	if len(fc.Extensions) > 0 {
 		exts = map[string]wire.Raw{}
-		if m.tasksExtension {
-			exts[protocol.TasksExtension] = emptyObject
-		}
-		if skillsOn {
-			exts[skills.Extension] = s.opts.Skills.capability()
-		}
-		for k, v := range catalogExts {
+		for k, v := range fc.Extensions {
 			exts[k] = v
 		}
 		for k, v := range s.opts.Extensions {
@@ -408,7 +401,7 @@ func (s *Server) capabilities(m *mounted) wire.Raw {
 		listChanged()
 		e.ObjectEnd()
 	}
-	if knows("resources") && (skillsOn || has(protocol.RoleResourcesList) || has(protocol.RoleResourceTemplatesList) || has(protocol.RoleResourcesRead)) {
+	if knows("resources") && (has(protocol.RoleResourcesList) || has(protocol.RoleResourceTemplatesList) || has(protocol.RoleResourcesRead)) {
 		e.FieldRaw(`"resources":`)
 		e.ObjectStart()
 		e.FieldRaw(`"subscribe":`)
@@ -416,15 +409,17 @@ func (s *Server) capabilities(m *mounted) wire.Raw {
 		listChanged()
 		e.ObjectEnd()
 	}
-	if knows("tasks") && s.opts.Tasks != nil && has(protocol.RoleToolsCall) {
-		e.FieldRaw(`"tasks":`)
-		e.Raw(wire.Raw(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`))
-	}
 	if knows("tools") && has(protocol.RoleToolsList) {
 		e.FieldRaw(`"tools":`)
 		e.ObjectStart()
 		listChanged()
 		e.ObjectEnd()
+	}
+	for _, name := range sortedKeys(fc.Members) {
+		if knows(name) {
+			e.Field(name)
+			e.Raw(fc.Members[name])
+		}
 	}
 	e.ObjectEnd()
 	return append(wire.Raw(nil), e.Bytes()...)
@@ -440,16 +435,16 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // implementation encodes the server's Implementation object.
-func (s *Server) implementation(e *wire.Encoder) {
-	encodeImplementation(e, s.opts.Name, s.opts.Title, s.opts.Version)
+func (o *ServerOptions) implementation(e *wire.Encoder) {
+	encodeImplementation(e, o.Name, o.Title, o.Version)
 }
 
 // implementationFor encodes the server's Implementation in revision p's
 // shape: no title where its Implementation has none (before 2025-06-18).
-func (s *Server) implementationFor(e *wire.Encoder, p *protocol.Protocol) {
-	title := s.opts.Title
+func (o *ServerOptions) implementationFor(e *wire.Encoder, p *protocol.Protocol) {
+	title := o.Title
 	if p.KnowsMembers() && !p.Has("Implementation", "title") {
 		title = ""
 	}
-	encodeImplementation(e, s.opts.Name, title, s.opts.Version)
+	encodeImplementation(e, o.Name, title, o.Version)
 }

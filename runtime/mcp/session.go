@@ -275,7 +275,7 @@ func (sess *Session) initialize(ctx context.Context, in *inbound, transport stri
 	e.FieldRaw(`"capabilities":`)
 	e.Raw(srv.capabilities(mount))
 	e.FieldRaw(`"serverInfo":`)
-	srv.implementationFor(e, mount.Protocol)
+	srv.opts.implementationFor(e, mount.Protocol)
 	if srv.opts.Instructions != "" {
 		e.FieldRaw(`"instructions":`)
 		e.Str(srv.opts.Instructions)

@@ -274,6 +274,6 @@ func (r *Request) nameValue() string {
 	if r.route == nil || r.route.method.NameParam == "" {
 		return ""
 	}
-	v, _ := r.in.member(r.server, r.route.method.NameParam)
+	v, _ := r.in.member(&r.server.revisions, r.route.method.NameParam)
 	return v
 }

@@ -13,10 +13,10 @@ import (
 // -32601 for a method the revision's route table does not have (ping, say,
 // which 2026-07-28 removed; tasks and skills are there when the server
 // serves those extensions). It is nil for a request that may be served.
-func (s *Server) statelessError(version, method string, isNotification bool) *jsonrpc.Error {
-	mount := s.byRev[version]
+func (r *revisions) statelessError(version, method string, isNotification bool) *jsonrpc.Error {
+	mount := r.byRev[version]
 	if mount == nil || !mount.Protocol.Stateless() {
-		return unsupportedVersion(version, s.supportedVersions())
+		return unsupportedVersion(version, r.supportedVersions())
 	}
 	rt := mount.routes[method]
 	switch {
@@ -48,7 +48,7 @@ func serveDiscover(rc *reqCtx) (wire.Marshaler, error) {
 
 // discover builds the DiscoverResult of a stateless mount.
 func (s *Server) discover(m *mounted, method string) wire.Raw {
-	pol := s.cachePolicy(method)
+	pol := s.opts.cachePolicy(method)
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
 	e.ObjectStart()
@@ -66,13 +66,13 @@ func (s *Server) discover(m *mounted, method string) wire.Raw {
 		e.FieldRaw(`"instructions":`)
 		e.Str(s.opts.Instructions)
 	}
-	s.endCacheable(e, pol)
+	s.opts.endCacheable(e, pol)
 	return append(wire.Raw(nil), e.Bytes()...)
 }
 
 // endCacheable writes the ttlMs and cacheScope of pol and the _meta
 // serverInfo of a stateless result the runtime builds, and closes it.
-func (s *Server) endCacheable(e *wire.Encoder, pol CachePolicy) {
+func (o *ServerOptions) endCacheable(e *wire.Encoder, pol CachePolicy) {
 	e.FieldRaw(`"ttlMs":`)
 	e.Int64(pol.TTLMs)
 	e.FieldRaw(`"cacheScope":`)
@@ -80,7 +80,7 @@ func (s *Server) endCacheable(e *wire.Encoder, pol CachePolicy) {
 	e.FieldRaw(`"_meta":`)
 	e.ObjectStart()
 	e.Field(MetaServerInfo)
-	s.implementation(e)
+	o.implementation(e)
 	e.ObjectEnd()
 	e.ObjectEnd()
 }

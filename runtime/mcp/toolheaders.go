@@ -24,7 +24,7 @@ func (s *Server) toolHeaders(ctx context.Context, in *inbound, m *mounted) []mcp
 	// of its own.
 	rc := &reqCtx{Context: ctx}
 	rc.r = Request{Method: in.req.Method, ID: in.req.ID, Protocol: m.Protocol, server: s, mount: m, out: discardOut{}, in: *in}
-	rc.r.client = statelessClient{&rc.r}
+	rc.r.client = metaClient{&rc.r}
 	rc.r.ctx = rc
 	defer rc.r.finish()
 	if ts := s.tools.set(rc, m, in.req.Params).tools[in.toolName()]; ts != nil {

@@ -1,9 +1,6 @@
 package mcp
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,11 +9,15 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/protocol"
+	"github.com/mcpgen/mcpgen/runtime/toolschema"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // toolSchemas checks tools/call arguments against the tool's inputSchema
-// and structuredContent against its outputSchema. It learns the schemas by
+// and structuredContent against its outputSchema (package toolschema
+// compiles and checks them): the steps the engine puts first and last in
+// a tools/call's chain, unless ServerOptions.DisableToolSchemas. It learns
+// the schemas by
 // listing the tools once per mounted revision (through the handler, with
 // the caller's _meta), compiles each schema once, and forgets them when the
 // tool list changes (Server.NotifyListChanged). Arguments that do not match
@@ -36,9 +37,7 @@ type toolSet struct {
 }
 
 type toolSchema struct {
-	in, out schemaValidator
-	// flat checks in, without jsonschema, when the schema is flat.
-	flat *flatSchema
+	in, out *toolschema.Schema
 	// headers are the x-mcp-header annotations of the input schema (on
 	// stateless revisions; none when they are invalid).
 	headers []mcpheader.Param
@@ -131,9 +130,6 @@ func (t *toolSchemas) learn(rc *reqCtx, m *mounted, callParams wire.Raw) map[str
 			ts := &toolSchema{}
 			if !t.srv.opts.DisableToolSchemas {
 				ts.in = t.compile(tool.Name, "input", tool.InputSchema)
-				if ts.in != nil || !fullSchemas {
-					ts.flat = compileFlat(tool.InputSchema)
-				}
 				ts.out = t.compile(tool.Name, "output", tool.OutputSchema)
 			}
 			if headers {
@@ -153,34 +149,15 @@ func (t *toolSchemas) learn(rc *reqCtx, m *mounted, callParams wire.Raw) map[str
 	return out
 }
 
-// errNoJSONSchema is compileSchema's error in a program built with -tags
-// mcpgen_nojsonschema.
-var errNoJSONSchema = errors.New("mcp: built with -tags mcpgen_nojsonschema")
-
-// schemaValidator checks a value decoded by decodeAny against one
-// compiled tool schema.
-type schemaValidator interface {
-	Validate(v any) error
-}
-
-// compile compiles one tool schema (JSON Schema 2020-12 unless it says
-// otherwise); references are never fetched.
-func (t *toolSchemas) compile(tool, kind string, raw json.RawMessage) schemaValidator {
-	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-		return nil
-	}
-	sum := sha256.Sum256(raw)
-	url := "mcp-tool:///" + hex.EncodeToString(sum[:8]) + "/" + kind + ".json"
-	s, err := compileSchema(url, raw)
+// compile compiles one tool schema; one that does not compile, or that
+// this build cannot check, is logged and not checked.
+func (t *toolSchemas) compile(tool, kind string, raw json.RawMessage) *toolschema.Schema {
+	s, err := toolschema.Compile(raw, kind == "input")
 	switch {
-	case err == errNoJSONSchema:
-		if kind != "input" || compileFlat(raw) == nil {
-			t.srv.log.Warn("mcp: tool schema not checked: the program is built with -tags mcpgen_nojsonschema", "tool", tool, "schema", kind)
-		}
-		return nil
+	case errors.Is(err, toolschema.ErrNotChecked):
+		t.srv.log.Warn("mcp: tool schema not checked: the program is built with -tags mcpgen_nojsonschema", "tool", tool, "schema", kind)
 	case err != nil:
 		t.srv.log.Warn("mcp: tool schema does not compile; not checked", "tool", tool, "schema", kind, "err", err)
-		return nil
 	}
 	return s
 }
@@ -193,24 +170,14 @@ func (t *toolSchemas) checkCall(rc *reqCtx, m *mounted) (wire.Marshaler, error) 
 	}
 	name, args := rc.r.in.toolName(), rc.r.in.args
 	ts := t.set(rc, m, rc.r.in.req.Params).tools[name]
-	if ts == nil || (ts.in == nil && ts.flat == nil) {
+	if ts == nil || ts.in == nil {
 		return nil, nil
 	}
 	if len(args) == 0 {
 		args = wire.Raw(`{}`)
 	}
-	if ts.flat != nil {
-		if msg := ts.flat.check(args); msg != "" {
-			return toolError(m.Protocol, "invalid arguments for tool "+name+": "+msg)
-		}
-		return nil, nil
-	}
-	v, err := decodeAny(args)
-	if err != nil {
-		return nil, nil // not JSON-valid arguments are the decoder's business
-	}
-	if err := ts.in.Validate(v); err != nil {
-		return toolError(m.Protocol, "invalid arguments for tool "+name+": "+describeViolation(err))
+	if msg := ts.in.Check(args); msg != "" {
+		return toolError(m.Protocol, "invalid arguments for tool "+name+": "+msg)
 	}
 	return nil, nil
 }
@@ -255,12 +222,8 @@ func (t *toolSchemas) checkResult(rc *reqCtx, m *mounted, res wire.Marshaler) er
 		// Errors and results that are not structured need not conform.
 		return nil
 	}
-	v, err := decodeAny(structured)
-	if err != nil {
-		return err
-	}
-	if err := ts.out.Validate(v); err != nil {
-		return fmt.Errorf("tool %s: structuredContent does not match its outputSchema: %s", name, describeViolation(err))
+	if msg := ts.out.Check(structured); msg != "" {
+		return fmt.Errorf("tool %s: structuredContent does not match its outputSchema: %s", name, msg)
 	}
 	return nil
 }
@@ -292,16 +255,4 @@ func toolError(p *protocol.Protocol, text string) (wire.Marshaler, error) {
 		return nil, InvalidParams("/params/arguments", text)
 	}
 	return p.ToolError(text), nil
-}
-
-// decodeAny decodes JSON the way jsonschema wants it: numbers as
-// json.Number.
-func decodeAny(data []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }

@@ -20,11 +20,11 @@ var (
 	extTaskCancel = &Method{Name: "tasks/cancel", FromClient: true, NameParam: "taskId", Role: RoleTaskCancel, Feature: FeatureTasks}
 	// The io.modelcontextprotocol/skills extension; it reads skill files
 	// with the revision's resources/read.
-	extSkillsList    = &Method{Name: "skills/list", FromClient: true, Role: RoleSkillsList, Feature: FeatureSkills}
-	extSkillsGet     = &Method{Name: "skills/get", FromClient: true, Role: RoleSkillsGet, Feature: FeatureSkills}
-	extDirectoryRead = &Method{Name: "resources/directory/read", FromClient: true, Role: RoleDirectoryRead, Feature: FeatureSkills}
+	extSkillsList    = &Method{Name: "skills/list", FromClient: true, Role: RoleSkillsList, Feature: FeatureSkills, Cacheable: true}
+	extSkillsGet     = &Method{Name: "skills/get", FromClient: true, Role: RoleSkillsGet, Feature: FeatureSkills, Cacheable: true}
+	extDirectoryRead = &Method{Name: "resources/directory/read", FromClient: true, Role: RoleDirectoryRead, Feature: FeatureSkills, Cacheable: true}
 	// extSkillsRead is resources/read, for a revision that has none.
-	extSkillsRead = &Method{Name: "resources/read", FromClient: true, Role: RoleResourcesRead}
+	extSkillsRead = &Method{Name: "resources/read", FromClient: true, Role: RoleResourcesRead, Cacheable: true}
 )
 
 // extensionMethods are the extensions' methods, for lookups by name.

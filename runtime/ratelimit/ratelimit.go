@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -66,7 +67,7 @@ type Options struct {
 // costs their cost, and every other request 1.
 func ToolCosts(costs map[string]float64) func(m *mcp.Message) float64 {
 	return func(m *mcp.Message) float64 {
-		if c, ok := costs[m.Name()]; ok && m.Method() == "tools/call" {
+		if c, ok := costs[m.Name()]; ok && m.Role() == protocol.RoleToolsCall {
 			return c
 		}
 		return 1

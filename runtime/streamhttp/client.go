@@ -54,9 +54,9 @@ type ClientTransport struct {
 	// from tools/list for an invalid x-mcp-header annotation (default:
 	// discard).
 	Logger *slog.Logger
-	// Legacy says when to speak the HTTP+SSE transport of 2024-11-05
-	// instead (default LegacyFallback: when a server refuses initialize).
-	Legacy LegacyMode
+	// SSE says when to speak the HTTP+SSE transport of 2024-11-05
+	// instead (default SSEFallback: when a server refuses initialize).
+	SSE SSEMode
 }
 
 // HTTPError is an HTTP response that carries no JSON-RPC answer.
@@ -101,7 +101,7 @@ func (t *ClientTransport) Dial(_ context.Context, h jsonrpc.Handler) (mcp.Client
 		era:     sessionClient{},
 		serving: map[string]context.CancelFunc{},
 		tools:   map[string][]mcpheader.Param{},
-		legacy:  legacyState{mode: t.Legacy},
+		httpSSE: sseState{mode: t.SSE},
 	}
 	if c.client == nil {
 		c.client = http.DefaultClient
@@ -146,7 +146,7 @@ type clientConn struct {
 	listening bool
 	serving   map[string]context.CancelFunc // the server's requests being handled
 	tools     map[string][]mcpheader.Param  // x-mcp-header annotations by tool
-	legacy    legacyState                   // the HTTP+SSE transport (legacyclient.go)
+	httpSSE   sseState                      // the HTTP+SSE transport (sseclient.go)
 }
 
 var _ mcp.Negotiator = (*clientConn)(nil)
@@ -339,7 +339,7 @@ func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.
 		return err
 	}
 	var answered bool
-	if c.speaksLegacy() {
+	if c.speaksSSE() {
 		// The answer comes on the stream, when it comes.
 		err, answered = c.calls.Wait(ctx, pc), true
 	} else {
@@ -370,8 +370,8 @@ func (c *clientConn) exchange(ctx context.Context, method string, body []byte, p
 	c.mu.Lock()
 	opening := c.proto == nil
 	c.mu.Unlock()
-	if c.legacyRefusal(method, resp.StatusCode) {
-		return &legacyFallback{c.checkStatus(resp)}
+	if c.sseRefusal(method, resp.StatusCode) {
+		return &sseFallback{c.checkStatus(resp)}
 	}
 	if opening && resp.StatusCode/100 == 2 {
 		// The answer to initialize names the session.
@@ -649,8 +649,8 @@ func cancelledRequest(params wire.Raw) (jsonrpc.ID, bool) {
 // post sends a notification or a response; the server accepts it with
 // 202 (or any 2xx).
 func (c *clientConn) post(ctx context.Context, method string, body []byte) error {
-	if c.speaksLegacy() {
-		return c.postLegacy(ctx, method, body)
+	if c.speaksSSE() {
+		return c.postSSE(ctx, method, body)
 	}
 	resp, done, err := c.do(ctx, http.MethodPost, body, c.headers(method, body))
 	if err != nil {

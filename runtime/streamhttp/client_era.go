@@ -65,7 +65,7 @@ func (sessionClient) headers(c *clientConn, hd http.Header, _ string, _ []byte) 
 func (sessionClient) opened(ctx context.Context, c *clientConn) {
 	c.mu.Lock()
 	// The HTTP+SSE transport has its one stream already.
-	start := !c.listening && !c.closed && c.legacy.endpoint == ""
+	start := !c.listening && !c.closed && c.httpSSE.endpoint == ""
 	if start {
 		c.listening = true
 		c.wg.Add(1)

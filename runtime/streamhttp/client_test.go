@@ -50,8 +50,8 @@ func TestClientRoundTrip(t *testing.T) {
 		era       mcp.Era
 		stateless bool
 	}{
-		{"legacy", mcp.Legacy, false},
-		{"modern", mcp.Modern, true},
+		{"legacy", mcp.Stateful, false},
+		{"modern", mcp.Stateless, true},
 		{"auto", mcp.Auto, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -201,7 +201,7 @@ func TestClientResume(t *testing.T) {
 	}
 	retry := 150 * time.Millisecond
 	f := newFixture(t, Options{RetryInterval: retry}, cutter)
-	cs, err := mcp.Connect(context.Background(), &ClientTransport{URL: f.url, HTTPClient: f.c, Header: http.Header{"X-Cut": {"1"}}}, mcp.ClientOptions{Era: mcp.Legacy}, clientMounts...)
+	cs, err := mcp.Connect(context.Background(), &ClientTransport{URL: f.url, HTTPClient: f.c, Header: http.Header{"X-Cut": {"1"}}}, mcp.ClientOptions{Era: mcp.Stateful}, clientMounts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestClientResume(t *testing.T) {
 
 func TestClientSessionExpired(t *testing.T) {
 	f := newFixture(t, Options{})
-	cs := f.connect(t, mcp.Legacy, 0)
+	cs := f.connect(t, mcp.Stateful, 0)
 	defer cs.Close()
 	f.session(sessionOf(f)).close()
 	err := cs.Call(context.Background(), "tools/list", nil, nil)
@@ -262,7 +262,7 @@ func TestNoLeak(t *testing.T) {
 	// machine: expiry has its own fixture below.
 	f := newFixture(t, Options{SessionIdleTimeout: time.Minute})
 	// Warm up (the first tools/call learns the tool schemas), then count.
-	cs := f.connect(t, mcp.Modern, 0)
+	cs := f.connect(t, mcp.Stateless, 0)
 	_, _ = callText(context.Background(), cs, "echo", `{"text":"x"}`)
 	cs.Close()
 	f.tr.CloseIdleConnections()
@@ -278,9 +278,9 @@ func TestNoLeak(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			era := mcp.Legacy
+			era := mcp.Stateful
 			if i%2 == 1 {
-				era = mcp.Modern
+				era = mcp.Stateless
 			}
 			cs, err := mcp.Connect(context.Background(), &ClientTransport{URL: f.url, HTTPClient: f.c}, mcp.ClientOptions{Era: era}, clientMounts...)
 			if err != nil {
@@ -369,8 +369,8 @@ func TestClientExcludesInvalidParamHeaderTools(t *testing.T) {
 		era  mcp.Era
 		want []string
 	}{
-		{"stateless", mcp.Modern, []string{"echo", "headers"}},
-		{"stateful", mcp.Legacy, []string{"echo", "float", "headers", "dup", "items"}},
+		{"stateless", mcp.Stateless, []string{"echo", "headers"}},
+		{"stateful", mcp.Stateful, []string{"echo", "float", "headers", "dup", "items"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, Options{})
@@ -409,11 +409,11 @@ func TestClientExcludesInvalidParamHeaderTools(t *testing.T) {
 			out := logs.String()
 			logMu.Unlock()
 			for _, name := range []string{"float", "dup", "items"} {
-				if has := strings.Contains(out, "tool="+name); has != (tc.era == mcp.Modern) {
+				if has := strings.Contains(out, "tool="+name); has != (tc.era == mcp.Stateless) {
 					t.Errorf("warning about %s: %v in %q", name, has, out)
 				}
 			}
-			if tc.era == mcp.Modern {
+			if tc.era == mcp.Stateless {
 				// The valid annotated tool still mirrors its header.
 				if out, err := callText(context.Background(), cs, "headers", `{"text":"ok","region":"eu"}`); err != nil || !strings.Contains(out, `"ok"`) {
 					t.Fatalf("headers: %v %s", err, out)

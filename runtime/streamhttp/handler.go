@@ -93,7 +93,7 @@ type Options struct {
 	// client can keep busy.
 	MaxRequestsPerClient int
 	// MaxSSEPending bounds the requests of one HTTP+SSE session (see
-	// LegacySSE) in progress at once (default 32). Its POSTs are answered
+	// SSE) in progress at once (default 32). Its POSTs are answered
 	// 202 before their handlers run, so each request holds, until its
 	// handler returns, a place among the session's MaxSSEPending and one
 	// among its client's MaxRequestsPerClient; a POST beyond either gets
@@ -429,7 +429,7 @@ func (h *Handler) serveOther(w http.ResponseWriter, r *http.Request, addr string
 }
 
 // guard runs the checks every request to the endpoint passes (and the
-// legacy HTTP+SSE endpoint's too): Origin, Host, the metadata document,
+// HTTP+SSE endpoint's too): Origin, Host, the metadata document,
 // shutdown, authentication (the request it returns carries the
 // principal), and the client's share of requests in progress (leave key
 // when done). It answers what fails itself.

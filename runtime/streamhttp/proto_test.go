@@ -15,6 +15,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/listen"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -311,7 +312,7 @@ func newFixtureOf(t *testing.T, protos []*protocol.Protocol, o Options, wrap ...
 	for i, p := range protos {
 		mounts[i] = mcp.Mount{Protocol: p, Handler: ts}
 	}
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "test", Version: "1", ListChanged: true}, mounts...)
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "test", Version: "1", ListChanged: true, Features: []mcp.Feature{listen.Feature(listen.Options{})}}, mounts...)
 	if err != nil {
 		t.Fatal(err)
 	}

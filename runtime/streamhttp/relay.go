@@ -55,12 +55,12 @@ func (h *Handler) subscribeRelay() {
 		return
 	}
 	err := h.o.Relay.Subscribe(h.base, func(sid string, msg []byte) {
-		if id, ok := strings.CutPrefix(sid, legacyInPrefix); ok {
-			h.serveRelayedLegacy(id, msg)
+		if id, ok := strings.CutPrefix(sid, sseInPrefix); ok {
+			h.serveRelayedSSE(id, msg)
 			return
 		}
-		if id, ok := strings.CutPrefix(sid, legacyRelayPrefix); ok {
-			h.deliverLegacy(id, msg)
+		if id, ok := strings.CutPrefix(sid, sseRelayPrefix); ok {
+			h.deliverSSE(id, msg)
 			return
 		}
 		h.mu.Lock()

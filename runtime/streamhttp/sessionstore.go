@@ -154,8 +154,8 @@ func (s *session) saveState(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	if s.legacy {
-		st.Transport = transportLegacySSE
+	if s.httpSSE {
+		st.Transport = transportSSE
 	}
 	if err := h.o.SessionStore.Save(ctx, s.id, st, ttl); err != nil {
 		return err
@@ -181,7 +181,7 @@ func (h *Handler) restore(ctx context.Context, sid, principal, clientKey string)
 	}
 	h.storeUp()
 	s := &session{h: h, id: sid, principal: principal, inflight: map[string]*inflightReq{}, streams: map[string]*stream{}, lastUsed: time.Now(), shared: true,
-		legacy: st.Transport == transportLegacySSE}
+		httpSSE: st.Transport == transportSSE}
 	s.calls.Offset(callOffset())
 	s.ctx, s.cancel = context.WithCancel(h.base)
 	ms, err := h.srv.RestoreSession(st, s, s.cancelRequest)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/listen"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -19,7 +20,7 @@ import (
 func mustServer(t *testing.T) *mcp.Server {
 	t.Helper()
 	ts := newTestServer()
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "test", Version: "1", ListChanged: true},
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "test", Version: "1", ListChanged: true, Features: []mcp.Feature{listen.Feature(listen.Options{})}},
 		mcp.Mount{Protocol: protoOld, Handler: ts}, mcp.Mount{Protocol: protoNew, Handler: ts})
 	if err != nil {
 		t.Fatal(err)

@@ -25,9 +25,9 @@ type stream struct {
 	// event when the client takes SSE, and collects its responses into one
 	// JSON array when the client does not.
 	batch bool
-	// legacy marks the one stream of an HTTP+SSE session: responses are
+	// httpSSE marks the one stream of an HTTP+SSE session: responses are
 	// events like any other ("message"), and it ends with its session.
-	legacy bool
+	httpSSE bool
 	// forward, on an instance that serves a request of an HTTP+SSE
 	// session whose stream another instance holds, carries each message
 	// there (the Relay) instead of writing it.
@@ -86,7 +86,7 @@ func (st *stream) deliver(msg []byte) error {
 // appendLocked stores an event of the stream and returns its id ("" when
 // the store failed: the event is sent but cannot be replayed).
 func (st *stream) appendLocked(msg []byte) string {
-	if st.legacy {
+	if st.httpSSE {
 		return "" // the HTTP+SSE transport does not resume
 	}
 	id, err := st.sess.h.store.Append(context.WithoutCancel(st.sess.ctx), st.sess.id, st.name, msg)
@@ -130,7 +130,7 @@ func (st *stream) writeLocked(id string, msg []byte) {
 	if c == nil {
 		return
 	}
-	if st.legacy {
+	if st.httpSSE {
 		st.queueLocked(c, messageEvent(msg))
 		return
 	}
@@ -263,7 +263,7 @@ func (st *stream) answer(resp []byte) {
 		st.mu.Unlock()
 		return
 	}
-	if st.legacy {
+	if st.httpSSE {
 		if resp != nil {
 			st.writeLocked(st.appendLocked(resp), resp)
 		}

@@ -112,8 +112,8 @@ func TestEraFallback(t *testing.T) {
 	}{
 		{"auto against legacy-only", mcp.Mount{Protocol: protoOld, Handler: newTestServer()}, mcp.Auto, false, 0},
 		{"auto against modern-only", mcp.Mount{Protocol: protoNew, Handler: newTestServer()}, mcp.Auto, true, 0},
-		{"legacy against modern-only", mcp.Mount{Protocol: protoNew, Handler: newTestServer()}, mcp.Legacy, false, mcp.CodeUnsupportedProtocolVersion},
-		{"modern against legacy-only", mcp.Mount{Protocol: protoOld, Handler: newTestServer()}, mcp.Modern, false, mcp.CodeUnsupportedProtocolVersion},
+		{"legacy against modern-only", mcp.Mount{Protocol: protoNew, Handler: newTestServer()}, mcp.Stateful, false, mcp.CodeUnsupportedProtocolVersion},
+		{"modern against legacy-only", mcp.Mount{Protocol: protoOld, Handler: newTestServer()}, mcp.Stateless, false, mcp.CodeUnsupportedProtocolVersion},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, err := mcp.NewServer(mcp.ServerOptions{Name: "one", Version: "1"}, tc.mount)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -50,27 +51,27 @@ const (
 	targetResource
 )
 
-func targetOf(method string) targetKind {
-	switch method {
-	case "tools/call":
+func targetOf(m *mcp.Message) targetKind {
+	switch m.Role() {
+	case protocol.RoleToolsCall:
 		return targetTool
-	case "prompts/get":
+	case protocol.RolePromptsGet:
 		return targetPrompt
-	case "resources/read", "resources/subscribe", "resources/unsubscribe", "notifications/resources/updated":
+	case protocol.RoleResourcesRead, protocol.RoleSubscribe, protocol.RoleUnsubscribe, protocol.RoleResourceUpdated:
 		return targetResource
 	}
 	return targetNone
 }
 
-// namesTarget reports a method whose metric attributes name its target.
-func namesTarget(method string) bool {
-	k := targetOf(method)
+// namesTarget reports a message whose metric attributes name its target.
+func namesTarget(m *mcp.Message) bool {
+	k := targetOf(m)
 	return k == targetTool || k == targetPrompt
 }
 
 // target is the part of a span's name after the method ("" for none).
 func (t *Telemetry) target(m *mcp.Message, name string) string {
-	switch targetOf(m.Method()) {
+	switch targetOf(m) {
 	case targetTool, targetPrompt:
 		return name
 	case targetResource:
@@ -92,9 +93,9 @@ func spanName(method, target string) string {
 // (their name, or uri), which it encodes.
 func outgoingName(m *mcp.Message) string {
 	key := "name"
-	if targetOf(m.Method()) == targetResource {
+	if targetOf(m) == targetResource {
 		key = "uri"
-	} else if targetOf(m.Method()) == targetNone {
+	} else if targetOf(m) == targetNone {
 		return ""
 	}
 	d := wire.NewDecoder(m.Params())
@@ -141,7 +142,7 @@ func (t *Telemetry) attributes(m *mcp.Message, name string) []attribute.KeyValue
 	if !m.IsNotification() && !m.Outgoing() {
 		as = append(as, keyRequestID.String(m.ID().String()))
 	}
-	switch targetOf(m.Method()) {
+	switch targetOf(m) {
 	case targetTool:
 		as = append(as, keyOperation.String("execute_tool"))
 		if name != "" {
@@ -182,7 +183,7 @@ func (t *Telemetry) classify(m *mcp.Message, res wire.Marshaler, err error) outc
 		}
 		return outcome{errorType: errorType(err), message: err.Error()}
 	}
-	if res != nil && m.Method() == "tools/call" && t.fields.toolFailed(res) {
+	if res != nil && m.Role() == protocol.RoleToolsCall && t.fields.toolFailed(res) {
 		return outcome{errorType: ErrorTypeToolError, message: "the tool reported an error (isError)"}
 	}
 	return outcome{}

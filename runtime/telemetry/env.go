@@ -116,8 +116,8 @@ func exporterOn(env string) bool {
 	return v == "" || v == "otlp"
 }
 
-// protocol is the OTLP protocol of signal ("TRACES", "METRICS").
-func protocol(signal string) (string, error) {
+// otlpProtocol is the OTLP protocol of signal ("TRACES", "METRICS").
+func otlpProtocol(signal string) (string, error) {
 	p := os.Getenv("OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL")
 	if p == "" {
 		p = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
@@ -132,7 +132,7 @@ func protocol(signal string) (string, error) {
 }
 
 func traceExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
-	p, err := protocol("TRACES")
+	p, err := otlpProtocol("TRACES")
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func traceExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
 }
 
 func metricExporter(ctx context.Context) (sdkmetric.Exporter, error) {
-	p, err := protocol("METRICS")
+	p, err := otlpProtocol("METRICS")
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ const maxSets = 4096
 // opKey is what an operation's attributes depend on.
 type opKey struct {
 	outgoing                                         bool
+	target                                           targetKind
 	method, name, revision, transport, errType, code string
 }
 
@@ -70,10 +71,10 @@ func (in *instruments) operation(ctx context.Context, m *mcp.Message, name strin
 	if m.Outgoing() {
 		h = in.clientOp
 	}
-	if !namesTarget(m.Method()) {
+	if !namesTarget(m) {
 		name = ""
 	}
-	k := opKey{outgoing: m.Outgoing(), method: m.Method(), name: name, revision: m.Revision(), transport: m.Transport(), errType: o.errorType, code: o.statusCode}
+	k := opKey{outgoing: m.Outgoing(), target: targetOf(m), method: m.Method(), name: name, revision: m.Revision(), transport: m.Transport(), errType: o.errorType, code: o.statusCode}
 	h.Record(ctx, d.Seconds(), in.set(k)...)
 }
 
@@ -87,7 +88,7 @@ func (in *instruments) set(k opKey) []metric.RecordOption {
 	if k.revision != "" {
 		as = append(as, keyProtocol.String(k.revision))
 	}
-	switch targetOf(k.method) {
+	switch k.target {
 	case targetTool:
 		as = append(as, keyOperation.String("execute_tool"))
 		if k.name != "" {

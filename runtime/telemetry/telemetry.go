@@ -197,7 +197,7 @@ func (t *Telemetry) send(ctx context.Context, m *mcp.Message, next mcp.MessageHa
 			t.prop.Inject(ctx, metaCarrier{m})
 		}
 		name := ""
-		if !start.IsZero() && namesTarget(m.Method()) {
+		if !start.IsZero() && namesTarget(m) {
 			name = outgoingName(m)
 		}
 		res, err := next(ctx, m)
@@ -209,7 +209,7 @@ func (t *Telemetry) send(ctx context.Context, m *mcp.Message, next mcp.MessageHa
 	// encoded yet: read it only for a span that is recorded, or a metric
 	// that names it.
 	name := ""
-	if span.IsRecording() || (!start.IsZero() && namesTarget(m.Method())) {
+	if span.IsRecording() || (!start.IsZero() && namesTarget(m)) {
 		name = outgoingName(m)
 	}
 	if span.IsRecording() {

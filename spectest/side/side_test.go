@@ -39,18 +39,18 @@ func TestSides(t *testing.T) {
 			return features.TextResult("echo: " + in.Text), nil
 		},
 	})
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "side", Version: "1", Catalog: catalog}, s25.Mount(nil), s26.Mount(nil))
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "side", Version: "1", Features: []mcp.Feature{catalog}}, s25.Mount(nil), s26.Mount(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, era := range []mcp.Era{mcp.Legacy, mcp.Modern} {
+	for _, era := range []mcp.Era{mcp.Stateful, mcp.Stateless} {
 		cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{Era: era}, c25.Mount(struct{}{}), c26.Mount(struct{}{}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
-		if era == mcp.Legacy {
+		if era == mcp.Stateful {
 			c := c25.NewClient(cs)
 			list, err := c.ListTools(ctx, nil)
 			if err != nil || len(list.Tools) != 1 {
@@ -82,7 +82,7 @@ func TestSides(t *testing.T) {
 			t.Errorf("era %v: %s", era, got)
 		}
 	}
-	if _, err := mcp.NewServer(mcp.ServerOptions{Name: "side", Version: "1", Catalog: catalog}, c25.Mount(nil)); err == nil || !strings.Contains(err.Error(), "--side client") {
+	if _, err := mcp.NewServer(mcp.ServerOptions{Name: "side", Version: "1", Features: []mcp.Feature{catalog}}, c25.Mount(nil)); err == nil || !strings.Contains(err.Error(), "--side client") {
 		t.Errorf("a client-side package on a server: %v", err)
 	}
 	if _, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{}, s25.Mount(struct{}{})); err == nil || !strings.Contains(err.Error(), "--side server") {

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp/eventstoretest"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp/sessionstoretest"
+	"github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -185,13 +186,13 @@ func TestRelay(t *testing.T) {
 func TestTaskStore(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
-	rec := mcp.TaskRecord{ID: "t1", Principal: "alice", Status: mcp.TaskCompleted, Created: time.Now(), Updated: time.Now(), TTL: time.Minute,
-		Result: wire.Raw(`{"content":[]}`), Inputs: []mcp.TaskRecordInput{{Key: "k", Request: wire.Raw(`{"method":"roots/list"}`)}}}
+	rec := tasks.Record{ID: "t1", Principal: "alice", Status: tasks.Completed, Created: time.Now(), Updated: time.Now(), TTL: time.Minute,
+		Result: wire.Raw(`{"content":[]}`), Inputs: []tasks.RecordInput{{Key: "k", Request: wire.Raw(`{"method":"roots/list"}`)}}}
 	if err := redis.NewTaskStore(srv.Client(), redis.Options{}).Save(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
 	got, ok, err := redis.NewTaskStore(srv.Client(), redis.Options{}).Load(ctx, "t1")
-	if err != nil || !ok || got.Principal != "alice" || got.Status != mcp.TaskCompleted || string(got.Result) != `{"content":[]}` || len(got.Inputs) != 1 {
+	if err != nil || !ok || got.Principal != "alice" || got.Status != tasks.Completed || string(got.Result) != `{"content":[]}` || len(got.Inputs) != 1 {
 		t.Fatalf("Load = %+v %v %v", got, ok, err)
 	}
 	if ttl := srv.Client().PTTL(ctx, "mcpgen:task:t1").Val(); ttl <= 0 || ttl > time.Minute {
@@ -244,7 +245,7 @@ func TestCluster(t *testing.T) {
 		}
 	})
 	t.Run("task and resume stores", func(t *testing.T) {
-		rec := mcp.TaskRecord{ID: "t1", Principal: "alice", Status: mcp.TaskCompleted, Created: time.Now(), Updated: time.Now(), TTL: time.Minute}
+		rec := tasks.Record{ID: "t1", Principal: "alice", Status: tasks.Completed, Created: time.Now(), Updated: time.Now(), TTL: time.Minute}
 		if err := redis.NewTaskStore(c, redis.Options{}).Save(ctx, rec); err != nil {
 			t.Fatal(err)
 		}

@@ -103,9 +103,9 @@ func runAuthScenario(scenario, serverURL string) error {
 		return fmt.Errorf("%s: %w", scenario, err)
 	}
 	hc := cfg.Client(&http.Client{})
-	era := rt.Legacy
+	era := rt.Stateful
 	if os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION") == "2026-07-28" {
-		era = rt.Modern
+		era = rt.Stateless
 	}
 	cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: serverURL, HTTPClient: hc, Logger: warnings()},
 		rt.ClientOptions{Name: "everything-client", Version: "0.1.0", Era: era},

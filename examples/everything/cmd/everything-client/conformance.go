@@ -54,9 +54,9 @@ func runScenario(scenario, url string) error {
 // dialScenario connects in the era of $MCP_CONFORMANCE_PROTOCOL_VERSION.
 func dialScenario(ctx context.Context, url string) (*rt.ClientSession, error) {
 	version := os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION")
-	era := rt.Legacy
+	era := rt.Stateful
 	if version >= "2026-07-28" {
-		era = rt.Modern
+		era = rt.Stateless
 	}
 	return rt.Connect(ctx, &streamhttp.ClientTransport{URL: url, Logger: warnings()},
 		rt.ClientOptions{Name: "everything-client", Version: "0.1.0", Era: era},

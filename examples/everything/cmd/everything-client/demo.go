@@ -34,7 +34,7 @@ func runDemo(server, url string) (err error) {
 			err = fmt.Errorf("flushing telemetry: %w", e)
 		}
 	}()
-	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+	for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
 		if err := demoEra(ctx, server, url, era, export); err != nil {
 			return err
 		}
@@ -60,7 +60,7 @@ func jsonOf(v wire.Marshaler) string {
 // of 2026-07-28, whichever revision the server speaks (2025-11-25 in the
 // stateful era, through the bridge mcpgen convert generated).
 func demoEra(ctx context.Context, server, url string, era rt.Era, export *telemetry.Export) error {
-	name := map[rt.Era]string{rt.Legacy: "stateful (initialize)", rt.Modern: "stateless (_meta on every request)"}[era]
+	name := map[rt.Era]string{rt.Stateful: "stateful (initialize)", rt.Stateless: "stateless (_meta on every request)"}[era]
 	var transport rt.ClientTransport = &stdio.CommandTransport{Path: server, Stderr: os.Stderr}
 	if url != "" {
 		transport = &streamhttp.ClientTransport{URL: url, Logger: warnings()}

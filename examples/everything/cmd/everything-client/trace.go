@@ -45,7 +45,7 @@ func runTraceDemo(server string) error {
 	}
 	tracer := export.TracerProvider.Tracer("everything-client")
 	var traces []string
-	for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+	for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
 		id, err := tracedCall(ctx, tracer, export.Telemetry, server, era)
 		if err != nil {
 			return err

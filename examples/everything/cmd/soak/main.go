@@ -88,12 +88,12 @@ func run(server string, d time.Duration, workers int) error {
 	var httpC, stdioC counts
 	var wg sync.WaitGroup
 	for i := range workers {
-		for _, era := range []rt.Era{rt.Legacy, rt.Modern} {
+		for _, era := range []rt.Era{rt.Stateful, rt.Stateless} {
 			wg.Go(func() { work(ctx, &streamhttp.ClientTransport{URL: url}, era, i, &httpC) })
 		}
 	}
 	// One stdio server process, one session: its connection is shared.
-	cs, err := rt.Connect(ctx, stdioTr, rt.ClientOptions{Name: "soak", Version: "1", Era: rt.Modern}, v25.Mount(struct{}{}), v26.Mount(struct{}{}))
+	cs, err := rt.Connect(ctx, stdioTr, rt.ClientOptions{Name: "soak", Version: "1", Era: rt.Stateless}, v25.Mount(struct{}{}), v26.Mount(struct{}{}))
 	if err != nil {
 		return fmt.Errorf("stdio: %w", err)
 	}

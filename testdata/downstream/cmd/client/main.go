@@ -29,7 +29,7 @@ func main() {
 func run(server string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for _, era := range []mcp.Era{mcp.Legacy, mcp.Modern} {
+	for _, era := range []mcp.Era{mcp.Stateful, mcp.Stateless} {
 		cs, err := mcp.Connect(ctx, &stdio.CommandTransport{Path: server, Stderr: os.Stderr},
 			mcp.ClientOptions{Name: "downstream-client", Version: "1.0.0", Era: era},
 			v25.Mount(v25.UnimplementedClientHandler{}), v26.Mount(v26.UnimplementedClientHandler{}))

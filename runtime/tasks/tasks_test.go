@@ -1,4 +1,4 @@
-package mcp
+package tasks
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -51,7 +52,7 @@ func (f *fakeRequestor) all() ([]string, []string) {
 
 // testCore is the core design of tasks with the shapes of 2025-11-25, as
 // a generated package's TaskCodec writes them.
-var testCore = coreTasks{&protocol.TaskCodec{
+var testCore = coreDesign{&protocol.TaskCodec{
 	Task:   func(t *protocol.TaskInfo) wire.Marshaler { return testTask(t, "", "") },
 	Create: func(t *protocol.TaskInfo) wire.Marshaler { return testTask(t, `{"task":`, "}") },
 	Get:    func(t *protocol.TaskInfo) wire.Marshaler { return testTask(t, "", "") },
@@ -87,9 +88,19 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func newHost(o TaskOptions) (*taskHost, *clock) {
+func newTestHost(o Options) (*host, *clock) {
 	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	return newTaskHost(o, c.now, slog.New(slog.DiscardHandler)), c
+	o.Now = c.now
+	return newHost(o, slog.New(slog.DiscardHandler)), c
+}
+
+func encode(t *testing.T, m wire.Marshaler) string {
+	t.Helper()
+	b, err := wire.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func decodeMap(t *testing.T, m wire.Marshaler) map[string]any {
@@ -111,7 +122,7 @@ func wait(t *testing.T, task *Task) {
 }
 
 func TestTaskListPages(t *testing.T) {
-	h, clk := newHost(TaskOptions{PageSize: 2})
+	h, clk := newTestHost(Options{PageSize: 2})
 	var ids []string
 	for range 5 {
 		task, err := h.start(context.Background(), &Task{design: testCore, owner: "a"}, func(context.Context, *Task) (wire.Marshaler, error) { return wire.Raw(`{}`), nil })
@@ -151,7 +162,7 @@ func TestTaskListPages(t *testing.T) {
 }
 
 func TestTaskTTLAndBounds(t *testing.T) {
-	h, clk := newHost(TaskOptions{TTL: time.Minute, MaxTasks: 2})
+	h, clk := newTestHost(Options{TTL: time.Minute, MaxTasks: 2})
 	block := make(chan struct{})
 	defer close(block)
 	run := func(ctx context.Context, _ *Task) (wire.Marshaler, error) {
@@ -182,7 +193,7 @@ func TestTaskTTLAndBounds(t *testing.T) {
 }
 
 func TestStatefulTaskTalksToItsRequestor(t *testing.T) {
-	h, _ := newHost(TaskOptions{})
+	h, _ := newTestHost(Options{})
 	fr := &fakeRequestor{answer: wire.Raw(`{"action":"accept","content":{"ok":true}}`)}
 	task, err := h.start(context.Background(), &Task{design: testCore, owner: "s", role: protocol.RoleToolsCall, requestor: fr, progress: wire.StringValue("tok"), hasToken: true},
 		func(ctx context.Context, task *Task) (wire.Marshaler, error) {
@@ -227,13 +238,13 @@ func TestStatefulTaskTalksToItsRequestor(t *testing.T) {
 	if err != nil || !strings.Contains(encode(t, res), `"io.modelcontextprotocol/related-task":{"taskId":"`+task.ID+`"}`) {
 		t.Errorf("tasks/result: %s %v", encode(t, res), err)
 	}
-	if err := task.Progress(context.Background(), 2, 2, ""); !errors.Is(err, ErrTaskEnded) {
+	if err := task.Progress(context.Background(), 2, 2, ""); !errors.Is(err, ErrEnded) {
 		t.Errorf("progress after the end: %v", err)
 	}
 }
 
 func TestTaskCancelAndFailure(t *testing.T) {
-	h, _ := newHost(TaskOptions{})
+	h, _ := newTestHost(Options{})
 	started := make(chan struct{})
 	task, _ := h.start(context.Background(), &Task{design: testCore, owner: "s"}, func(ctx context.Context, _ *Task) (wire.Marshaler, error) {
 		close(started)
@@ -241,34 +252,34 @@ func TestTaskCancelAndFailure(t *testing.T) {
 		return wire.Raw(`{"late":true}`), nil
 	})
 	<-started
-	if _, err, _ := h.serve(context.Background(), nil, protocol.RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err != nil {
+	if _, err, _ := h.serve(context.Background(), protocol.RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, task)
 	time.Sleep(10 * time.Millisecond) // the function's late result must not win
-	if task.Status() != TaskCancelled {
+	if task.Status() != Cancelled {
 		t.Errorf("status %s after cancel", task.Status())
 	}
-	if _, err, _ := h.serve(context.Background(), nil, protocol.RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err == nil || err.(*jsonrpc.Error).Code != jsonrpc.CodeInvalidParams {
+	if _, err, _ := h.serve(context.Background(), protocol.RoleTaskCancel, wire.Raw(`{"taskId":"`+task.ID+`"}`), "s", testCore); err == nil || err.(*jsonrpc.Error).Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("cancelling an ended 2025 task: %v", err)
 	}
 	if _, err := task.await(context.Background()); err == nil {
 		t.Error("tasks/result of a cancelled task answered a result")
 	}
 
-	failed, _ := h.start(context.Background(), &Task{design: extensionTasks{}, owner: "s"}, func(context.Context, *Task) (wire.Marshaler, error) {
+	failed, _ := h.start(context.Background(), &Task{design: extensionDesign{}, owner: "s"}, func(context.Context, *Task) (wire.Marshaler, error) {
 		return nil, &jsonrpc.Error{Code: -32000, Message: "boom"}
 	})
 	wait(t, failed)
-	got := decodeMap(t, extensionTasks{}.get(failed))
+	got := decodeMap(t, extensionDesign{}.get(failed))
 	if got["status"] != "failed" || got["error"].(map[string]any)["message"] != "boom" || got["result"] != nil {
 		t.Errorf("failed task: %v", got)
 	}
-	other, _ := h.start(context.Background(), &Task{design: extensionTasks{}, owner: "s"}, func(context.Context, *Task) (wire.Marshaler, error) {
+	other, _ := h.start(context.Background(), &Task{design: extensionDesign{}, owner: "s"}, func(context.Context, *Task) (wire.Marshaler, error) {
 		return nil, errors.New("a secret")
 	})
 	wait(t, other)
-	if b := encode(t, extensionTasks{}.get(other)); strings.Contains(b, "secret") || !strings.Contains(b, `"code":-32603`) {
+	if b := encode(t, extensionDesign{}.get(other)); strings.Contains(b, "secret") || !strings.Contains(b, `"code":-32603`) {
 		t.Errorf("an internal error leaks or is not -32603: %s", b)
 	}
 }
@@ -288,11 +299,11 @@ func TestTaskWireHelpers(t *testing.T) {
 		t.Errorf("withRelatedTask: %s", got)
 	}
 	for in, want := range map[string]bool{`{"isError":true}`: true, `{"isError":false}`: false, `{"isError":"true"}`: false, `{}`: false} {
-		if ToolResultFailed(wire.Raw(in)) != want {
+		if mcp.ToolResultFailed(wire.Raw(in)) != want {
 			t.Errorf("ToolResultFailed(%s) != %v", in, want)
 		}
 	}
-	if _, _, err := splitRequest(wire.Raw(`{"params":{}}`)); err == nil {
+	if _, _, err := mcp.SplitRequest(wire.Raw(`{"params":{}}`)); err == nil {
 		t.Error("an input request without method accepted")
 	}
 }

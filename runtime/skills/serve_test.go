@@ -1,4 +1,4 @@
-package mcp
+package skills_test
 
 import (
 	"context"
@@ -7,16 +7,38 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/mcpgen/mcpgen/runtime/protocol"
-
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+	"github.com/mcpgen/mcpgen/runtime/protocol/protocoltest"
 	"github.com/mcpgen/mcpgen/runtime/skills"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
+const meta = protocoltest.Meta
+
+// serveStateless serves a request of method with params statelessly.
+func serveStateless(ctx context.Context, s *mcp.Server, method, params string) (wire.Marshaler, error) {
+	x := s.Accept(protocoltest.Request(method, params), mcp.Via{})
+	return x.Serve(ctx, nil, discard{})
+}
+
+type discard struct{}
+
+func (discard) Notify(context.Context, string, wire.Marshaler) error { return nil }
+
+func encode(t *testing.T, m wire.Marshaler) string {
+	t.Helper()
+	b, err := wire.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // newSkillServer serves a two-skill catalog on the test revisions, with a
 // handler that lists one resource of its own.
-func newSkillServer(t *testing.T) (*Server, *skills.Catalog) {
+func newSkillServer(t *testing.T) (*mcp.Server, *skills.Catalog) {
 	t.Helper()
 	cat, err := skills.Load(fstest.MapFS{
 		"alpha/SKILL.md":         {Data: []byte("---\nname: alpha\ndescription: First.\n---\nbody\n")},
@@ -28,13 +50,13 @@ func newSkillServer(t *testing.T) (*Server, *skills.Catalog) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := testProtocols()
-	b.Methods["resources/list"] = &protocol.Method{Name: "resources/list", FromClient: true, Implemented: always, ValidateParams: protocol.NoParams, Cacheable: true, Role: protocol.RoleResourcesList,
+	a, b := protocoltest.Revisions(func(context.Context, any, wire.Raw) (wire.Marshaler, error) { return wire.Raw(`{}`), nil })
+	b.Methods["resources/list"] = &protocol.Method{Name: "resources/list", FromClient: true, Implemented: protocoltest.Always, ValidateParams: protocol.NoParams, Cacheable: true, Role: protocol.RoleResourcesList,
 		Serve: func(context.Context, any, wire.Raw) (wire.Marshaler, error) {
 			return wire.Raw(`{"resources":[{"uri":"test://own","name":"own"}]}`), nil
 		}}
-	s, err := NewServer(ServerOptions{Name: "test", Version: "1", Skills: &SkillOptions{Catalog: cat, PageSize: 1, DirectoryRead: true}},
-		Mount{Protocol: a, Handler: echoHandler{}}, Mount{Protocol: b, Handler: echoHandler{}})
+	s, err := mcp.NewServer(mcp.ServerOptions{Name: "test", Version: "1", Features: []mcp.Feature{skills.Feature(cat, skills.ServeOptions{PageSize: 1, DirectoryRead: true})}},
+		mcp.Mount{Protocol: a, Handler: struct{}{}}, mcp.Mount{Protocol: b, Handler: struct{}{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +85,7 @@ func TestSkillsStateless(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := s.handleStateless(context.Background(), req(tt.method, tt.params), &recorder{})
+			res, err := serveStateless(context.Background(), s, tt.method, tt.params)
 			got := ""
 			if tt.code != 0 {
 				var je *jsonrpc.Error
@@ -85,8 +107,12 @@ func TestSkillsStateless(t *testing.T) {
 		})
 	}
 	// Stateful sessions know nothing of skills.
-	if strings.Contains(string(s.capabilities(s.byRev["2025-11-25"])), "skills") {
-		t.Error("skills declared on a stateful revision")
+	sess := s.NewSession(nil, nil)
+	defer sess.Close()
+	x := s.Accept(protocoltest.Request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`), mcp.Via{Session: true})
+	res, err := x.Serve(context.Background(), sess, discard{})
+	if err != nil || strings.Contains(encode(t, res), "skills") {
+		t.Errorf("initialize of a stateful session: %v %s; want no skills", err, encode(t, res))
 	}
 }
 
@@ -94,7 +120,7 @@ func TestSkillsStateless(t *testing.T) {
 // client would, counting resources/read calls; tamper rewrites read
 // results.
 type statelessCaller struct {
-	s      *Server
+	s      *mcp.Server
 	reads  []string
 	tamper func(uri string, res []byte) []byte
 }
@@ -112,9 +138,9 @@ func (c *statelessCaller) Call(ctx context.Context, method string, params wire.M
 	}
 	full := `{` + meta + `}` + body
 	if method == "resources/read" {
-		c.reads = append(c.reads, string(memberRaw(wire.Raw(p), "uri")))
+		c.reads = append(c.reads, uriOf(p))
 	}
-	res, err := c.s.handleStateless(ctx, req(method, full), &recorder{})
+	res, err := serveStateless(ctx, c.s, method, full)
 	if err != nil {
 		return err
 	}
@@ -123,7 +149,7 @@ func (c *statelessCaller) Call(ctx context.Context, method string, params wire.M
 		return err
 	}
 	if c.tamper != nil && method == "resources/read" {
-		b = c.tamper(string(memberRaw(wire.Raw(p), "uri")), b)
+		b = c.tamper(uriOf(p), b)
 	}
 	return wire.Unmarshal(b, result)
 }
@@ -185,4 +211,10 @@ func TestSkillsClient(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+// uriOf is params.uri.
+func uriOf(params []byte) string {
+	v, _ := wire.MemberOf(wire.Raw(params), "uri")
+	return string(v)
 }

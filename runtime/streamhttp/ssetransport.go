@@ -22,32 +22,32 @@ import (
 // mcp.Server and handlers, the same checks, limits, principals, drain and
 // session store; one lives as long as its stream.
 
-// LegacySSE returns the http.Handler of the HTTP+SSE transport, served by
+// SSE returns the http.Handler of the HTTP+SSE transport, served by
 // h's sessions: mount it beside the Streamable HTTP endpoint (at /sse,
 // say). A GET opens a session and its stream; the endpoint event names
 // the same path with ?sessionId=, where the client POSTs. It negotiates
 // every stateful revision the server has.
-func (h *Handler) LegacySSE() http.Handler { return legacyEndpoint{h} }
+func (h *Handler) SSE() http.Handler { return sseEndpoint{h} }
 
-type legacyEndpoint struct{ h *Handler }
+type sseEndpoint struct{ h *Handler }
 
 const (
-	// legacySessionParam is the query parameter naming the session of a
+	// sseSessionParam is the query parameter naming the session of a
 	// POST.
-	legacySessionParam = "sessionId"
-	// transportLegacySSE marks the sessions of the HTTP+SSE transport in
+	sseSessionParam = "sessionId"
+	// transportSSE marks the sessions of the HTTP+SSE transport in
 	// the session store (mcp.SessionState.Transport).
-	transportLegacySSE = "sse"
-	// legacyRelayPrefix marks, in a Relay's session argument, a message
+	transportSSE = "sse"
+	// sseRelayPrefix marks, in a Relay's session argument, a message
 	// for the stream of an HTTP+SSE session (an instance that serves one
 	// of its requests hands its messages to the one holding the stream);
-	// legacyInPrefix one the client POSTed to another instance before the
+	// sseInPrefix one the client POSTed to another instance before the
 	// session was initialized, for the holder to serve.
-	legacyRelayPrefix = "sse:"
-	legacyInPrefix    = "sse-in:"
+	sseRelayPrefix = "sse:"
+	sseInPrefix    = "sse-in:"
 )
 
-func (e legacyEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (e sseEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := e.h
 	r, addr, key, ok := h.guard(w, r)
 	if !ok {
@@ -56,19 +56,19 @@ func (e legacyEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer h.leave(key)
 	switch r.Method {
 	case http.MethodGet:
-		h.openLegacy(w, r)
+		h.openSSE(w, r)
 	case http.MethodPost:
-		h.postLegacy(w, r, addr, key)
+		h.postSSE(w, r, addr, key)
 	default:
 		w.Header().Set("Allow", "GET, POST")
 		h.writeError(w, r, http.StatusMethodNotAllowed, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed: GET opens the stream, POST sends a message"))
 	}
 }
 
-// openLegacy opens a session and its stream, announces the endpoint and
+// openSSE opens a session and its stream, announces the endpoint and
 // keeps the stream until the client leaves or the session ends; the
 // session ends with it.
-func (h *Handler) openLegacy(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) openSSE(w http.ResponseWriter, r *http.Request) {
 	if vals := r.Header.Values("Accept"); len(vals) > 0 && !parseAccept(vals).sse {
 		h.writeError(w, r, http.StatusNotAcceptable, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow text/event-stream"))
 		return
@@ -82,11 +82,11 @@ func (h *Handler) openLegacy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := h.newSession(r)
-	s.legacy = true
+	s.httpSSE = true
 	if s.shared {
 		// Before initialize, a record that the session exists (and whose
 		// it is), so that another instance relays its first POSTs here.
-		if err := h.o.SessionStore.Save(r.Context(), s.id, mcp.SessionState{Principal: s.principal, Transport: transportLegacySSE}, h.o.SessionIdleTimeout); err != nil {
+		if err := h.o.SessionStore.Save(r.Context(), s.id, mcp.SessionState{Principal: s.principal, Transport: transportSSE}, h.o.SessionIdleTimeout); err != nil {
 			s.ms.Close()
 			s.cancel()
 			h.storeDown(err)
@@ -103,13 +103,13 @@ func (h *Handler) openLegacy(w http.ResponseWriter, r *http.Request) {
 	c := h.newConn(w, true)
 	c.q = &sseQueue{wake: make(chan struct{}, 1)}
 	st := s.newStreamLocked("l")
-	st.legacy = true
+	st.httpSSE = true
 	st.conn = c
 	s.standalone = st
 	s.mu.Unlock()
-	defer h.endLegacy(s)
+	defer h.endSSE(s)
 	h.clearDeadlines(http.NewResponseController(w))
-	endpoint := url.URL{Path: r.URL.Path, RawQuery: url.Values{legacySessionParam: {s.id}}.Encode()}
+	endpoint := url.URL{Path: r.URL.Path, RawQuery: url.Values{sseSessionParam: {s.id}}.Encode()}
 	st.mu.Lock()
 	st.started, c.began = true, true
 	sseHeaders(w)
@@ -140,9 +140,9 @@ func (h *Handler) openLegacy(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// endLegacy ends a legacy session when its stream is over: the client
+// endSSE ends a HTTP+SSE session when its stream is over: the client
 // cannot come back to it (a new GET opens a new session).
-func (h *Handler) endLegacy(s *session) {
+func (h *Handler) endSSE(s *session) {
 	s.mu.Lock()
 	s.active--
 	s.deleted = true
@@ -158,21 +158,21 @@ func (h *Handler) endLegacy(s *session) {
 	s.close()
 }
 
-// postLegacy serves one message POSTed to a legacy session: it answers
+// postSSE serves one message POSTed to a HTTP+SSE session: it answers
 // 202 Accepted and the server's answer goes on the session's stream.
-func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string, key requesterKey) {
-	sid := r.URL.Query().Get(legacySessionParam)
+func (h *Handler) postSSE(w http.ResponseWriter, r *http.Request, addr string, key requesterKey) {
+	sid := r.URL.Query().Get(sseSessionParam)
 	if sid == "" {
-		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing ?%s=: POST to the URL of the stream's endpoint event", legacySessionParam))
+		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing ?%s=: POST to the URL of the stream's endpoint event", sseSessionParam))
 		return
 	}
 	body, ok := h.readBody(w, r)
 	if !ok {
 		return
 	}
-	s := h.legacySession(r, sid)
+	s := h.sseSession(r, sid)
 	if s == nil {
-		forwarded, initialized := h.forwardLegacyPOST(r, sid, body)
+		forwarded, initialized := h.forwardSSEPOST(r, sid, body)
 		if forwarded {
 			w.WriteHeader(http.StatusAccepted)
 			return
@@ -180,7 +180,7 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string
 		if initialized {
 			// Initialized by its instance between the two looks at the
 			// store: restorable now.
-			s = h.legacySession(r, sid)
+			s = h.sseSession(r, sid)
 		}
 	}
 	if s == nil {
@@ -188,7 +188,7 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string
 		return
 	}
 	defer s.leave()
-	if status, id, hasID, je := s.serveLegacy(r, body, addr, key); je != nil {
+	if status, id, hasID, je := s.serveSSE(r, body, addr, key); je != nil {
 		if status == http.StatusTooManyRequests {
 			setRetryAfter(w, time.Second)
 		}
@@ -198,10 +198,10 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, addr string
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// serveLegacy serves one message of a legacy session: answers and refusals
+// serveSSE serves one message of a HTTP+SSE session: answers and refusals
 // go on the session's stream; a refusal is returned too, with the HTTP
 // status to answer the POST with (nil: 202 Accepted).
-func (s *session) serveLegacy(r *http.Request, body []byte, addr string, key requesterKey) (status int, id jsonrpc.ID, hasID bool, je *jsonrpc.Error) {
+func (s *session) serveSSE(r *http.Request, body []byte, addr string, key requesterKey) (status int, id jsonrpc.ID, hasID bool, je *jsonrpc.Error) {
 	h := s.h
 	if jsonrpc.IsBatch(body) {
 		return http.StatusBadRequest, jsonrpc.ID{}, false, errBatchesUnsupported("the HTTP+SSE transport takes one message per POST")
@@ -215,7 +215,7 @@ func (s *session) serveLegacy(r *http.Request, body []byte, addr string, key req
 		}
 		// On the stream, where the client reads its answers, and as the
 		// POST's answer.
-		_ = s.send(s.legacyStream(), errorBody(id, hasID, s.noID(), je))
+		_ = s.send(s.sseStream(), errorBody(id, hasID, s.noID(), je))
 		return http.StatusBadRequest, id, hasID, je
 	}
 	// The session is named by ?sessionId=, not Mcp-Session-Id: the
@@ -226,14 +226,14 @@ func (s *session) serveLegacy(r *http.Request, body []byte, addr string, key req
 	x := h.accept(msg, v)
 	if x.Era() != protocol.Stateful {
 		je := jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the HTTP+SSE transport carries the stateful revisions only")
-		_ = s.send(s.legacyStream(), errorBody(msg.ID, msg.HasID, s.noID(), je))
+		_ = s.send(s.sseStream(), errorBody(msg.ID, msg.HasID, s.noID(), je))
 		return http.StatusBadRequest, msg.ID, msg.HasID, je
 	}
 	if msg.Kind != jsonrpc.KindRequest {
 		s.oneWay(r.Context(), msg, x)
 		return 0, id, false, nil
 	}
-	st := s.legacyStream()
+	st := s.sseStream()
 	if st == nil {
 		return http.StatusNotFound, msg.ID, true, errSessionNotFound
 	}
@@ -243,7 +243,7 @@ func (s *session) serveLegacy(r *http.Request, body []byte, addr string, key req
 		if st, _ = s.newStream("r"); st == nil {
 			return http.StatusNotFound, msg.ID, true, errSessionNotFound
 		}
-		st.legacy, st.started, st.forward = true, true, s.forwardLegacy
+		st.httpSSE, st.started, st.forward = true, true, s.forwardSSE
 	}
 	held, status, refusal := s.hold(st, key, len(body))
 	if refusal != nil {
@@ -263,35 +263,35 @@ func (s *session) serveLegacy(r *http.Request, body []byte, addr string, key req
 	return 0, id, false, nil
 }
 
-// forwardLegacyPOST hands a POST of a session this instance cannot serve
+// forwardSSEPOST hands a POST of a session this instance cannot serve
 // yet — one another instance opened and that has not been initialized,
 // so the store holds no state to restore it from — to the instance
 // holding its stream, through the Relay. It reports forwarded false when
 // the store knows no such session of the principal, or when the session
 // has a state now (initialized: its instance answered initialize since
 // the caller looked, so it can be restored here).
-func (h *Handler) forwardLegacyPOST(r *http.Request, sid string, body []byte) (forwarded, initialized bool) {
+func (h *Handler) forwardSSEPOST(r *http.Request, sid string, body []byte) (forwarded, initialized bool) {
 	if h.o.SessionStore == nil || h.o.Relay == nil {
 		return false, false
 	}
 	st, ok, err := h.o.SessionStore.Load(r.Context(), sid)
-	if err != nil || !ok || st.Transport != transportLegacySSE || st.Principal != mcp.PrincipalFrom(r.Context()) {
+	if err != nil || !ok || st.Transport != transportSSE || st.Principal != mcp.PrincipalFrom(r.Context()) {
 		return false, false
 	}
 	if st.Revision != "" {
 		return false, true
 	}
-	if err := h.o.Relay.Publish(r.Context(), legacyInPrefix+sid, body); err != nil {
+	if err := h.o.Relay.Publish(r.Context(), sseInPrefix+sid, body); err != nil {
 		h.log.Error("streamhttp: relaying a message to the HTTP+SSE session's instance failed", "session", sid, "err", err)
 		return false, false
 	}
 	return true, false
 }
 
-// serveRelayedLegacy serves a message another instance relayed to a legacy
-// session this one holds (forwardLegacyPOST), as if it was POSTed here.
-func (h *Handler) serveRelayedLegacy(sid string, body []byte) {
-	s := h.localLegacy(sid)
+// serveRelayedSSE serves a message another instance relayed to an HTTP+SSE
+// session this one holds (forwardSSEPOST), as if it was POSTed here.
+func (h *Handler) serveRelayedSSE(sid string, body []byte) {
+	s := h.localSSE(sid)
 	if s == nil {
 		return
 	}
@@ -306,19 +306,19 @@ func (h *Handler) serveRelayedLegacy(sid string, body []byte) {
 	}
 	defer s.leave()
 	r := (&http.Request{Method: http.MethodPost, Header: http.Header{}}).WithContext(mcp.WithPrincipal(s.ctx, s.principal))
-	_, _, _, _ = s.serveLegacy(r, body, "", h.requester(r, ""))
+	_, _, _, _ = s.serveSSE(r, body, "", h.requester(r, ""))
 }
 
-// legacySession finds the HTTP+SSE session sid for the principal of r
+// sseSession finds the HTTP+SSE session sid for the principal of r
 // and marks it active (leave when done): this instance's, or, with a
 // session store and a Relay, one whose stream another instance holds,
 // restored here. nil when there is none the request may use.
-func (h *Handler) legacySession(r *http.Request, sid string) *session {
+func (h *Handler) sseSession(r *http.Request, sid string) *session {
 	principal := mcp.PrincipalFrom(r.Context())
 	h.mu.Lock()
 	s := h.sessions[sid]
 	h.mu.Unlock()
-	if st := s.legacyStreamOf(); st != nil && st.forward != nil {
+	if st := s.sseStreamOf(); st != nil && st.forward != nil {
 		// Its stream is another instance's, which ends the session with
 		// it: the store says whether it still lives.
 		if _, ok, err := h.o.SessionStore.Load(r.Context(), sid); err == nil && !ok || errors.Is(err, ErrSessionEnded) {
@@ -336,7 +336,7 @@ func (h *Handler) legacySession(r *http.Request, sid string) *session {
 			s = nil
 		}
 	}
-	if s == nil || !s.legacy || s.principal != principal {
+	if s == nil || !s.httpSSE || s.principal != principal {
 		// None, a Streamable HTTP session, or another principal's: as if
 		// there were none.
 		return nil
@@ -358,41 +358,41 @@ func (h *Handler) legacySession(r *http.Request, sid string) *session {
 	return s
 }
 
-// legacyStreamOf is the legacy stream of s, nil when s is nil or no
-// legacy session.
-func (s *session) legacyStreamOf() *stream {
-	if s == nil || !s.legacy {
+// sseStreamOf is the HTTP+SSE stream of s, nil when s is nil or no
+// HTTP+SSE session.
+func (s *session) sseStreamOf() *stream {
+	if s == nil || !s.httpSSE {
 		return nil
 	}
-	return s.legacyStream()
+	return s.sseStream()
 }
 
-// legacyStream is the stream the answers of a legacy session's request go
+// sseStream is the stream the answers of a HTTP+SSE session's request go
 // on: the session's own; on an instance that does not hold it, a stub
-// whose forward is set (see postLegacy); nil once the session ended.
-func (s *session) legacyStream() *stream {
+// whose forward is set (see postSSE); nil once the session ended.
+func (s *session) sseStream() *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.standalone == nil && !s.closed && s.shared {
-		return &stream{sess: s, legacy: true, started: true, forward: s.forwardLegacy}
+		return &stream{sess: s, httpSSE: true, started: true, forward: s.forwardSSE}
 	}
 	return s.standalone
 }
 
-// forwardLegacy hands a message to the instance holding the session's
+// forwardSSE hands a message to the instance holding the session's
 // stream.
-func (s *session) forwardLegacy(msg []byte) {
+func (s *session) forwardSSE(msg []byte) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), storeTimeout)
 	defer cancel()
-	if err := s.h.o.Relay.Publish(ctx, legacyRelayPrefix+s.id, msg); err != nil {
+	if err := s.h.o.Relay.Publish(ctx, sseRelayPrefix+s.id, msg); err != nil {
 		s.h.log.Error("streamhttp: relaying a message to the HTTP+SSE stream failed", "session", s.id, "err", err)
 	}
 }
 
-// deliverLegacy writes a message another instance relayed to the stream of
-// a legacy session this instance holds.
-func (h *Handler) deliverLegacy(sid string, msg []byte) {
-	s := h.localLegacy(sid)
+// deliverSSE writes a message another instance relayed to the stream of
+// a HTTP+SSE session this instance holds.
+func (h *Handler) deliverSSE(sid string, msg []byte) {
+	s := h.localSSE(sid)
 	if s == nil {
 		return
 	}
@@ -404,12 +404,12 @@ func (h *Handler) deliverLegacy(sid string, msg []byte) {
 	}
 }
 
-// localLegacy is the HTTP+SSE session sid this instance has, or nil.
-func (h *Handler) localLegacy(sid string) *session {
+// localSSE is the HTTP+SSE session sid this instance has, or nil.
+func (h *Handler) localSSE(sid string) *session {
 	h.mu.Lock()
 	s := h.sessions[sid]
 	h.mu.Unlock()
-	if s == nil || !s.legacy {
+	if s == nil || !s.httpSSE {
 		return nil
 	}
 	return s

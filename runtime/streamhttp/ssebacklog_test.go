@@ -9,16 +9,16 @@ import (
 	"time"
 )
 
-// TestLegacySSEPendingBound: an HTTP+SSE session's POSTs are answered 202
+// TestSSEPendingBound: an HTTP+SSE session's POSTs are answered 202
 // before their handlers run, so the session's requests in progress are
 // bounded apart (MaxSSEPending): one more is refused with 429 and
 // Retry-After, and not served; another principal's session is not
 // affected; once the answers are out, the session takes requests again.
-func TestLegacySSEPendingBound(t *testing.T) {
-	h, base, ts := legacyFixtureServer(t, Options{MaxSSEPending: 3})
+func TestSSEPendingBound(t *testing.T) {
+	h, base, ts := sseFixtureServer(t, Options{MaxSSEPending: 3})
 	alice := map[string]string{"Authorization": "Bearer alice"}
-	p, _ := openLegacyPeer(t, base, alice)
-	p.post("", legacyInit, alice)
+	p, _ := openSSEPeer(t, base, alice)
+	p.post("", sseInit, alice)
 	p.next()
 	p.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, alice)
 	for i, key := range []string{"a", "b", "c"} {
@@ -41,8 +41,8 @@ func TestLegacySSEPendingBound(t *testing.T) {
 
 	// Bob's session is his own.
 	bob := map[string]string{"Authorization": "Bearer bob"}
-	q, _ := openLegacyPeer(t, base, bob)
-	q.post("", legacyInit, bob)
+	q, _ := openSSEPeer(t, base, bob)
+	q.post("", sseInit, bob)
 	q.next()
 	q.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, bob)
 	if st, _ := q.post("", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"bob"}}}`, bob); st != http.StatusAccepted {
@@ -80,15 +80,15 @@ func TestLegacySSEPendingBound(t *testing.T) {
 	}
 }
 
-// TestLegacySSEReaderStalls: a client that opens its HTTP+SSE stream and
+// TestSSEReaderStalls: a client that opens its HTTP+SSE stream and
 // never reads it, POSTing calls with big answers. The answers wait for
 // the stream within MaxSSEPendingBytes, POSTs beyond it get 429, and once
 // the answers waiting alone go beyond, the stream is cut and its session
 // ends (its POSTs then get 404): what the server holds for the client
 // stays bounded and is all given back.
-func TestLegacySSEReaderStalls(t *testing.T) {
+func TestSSEReaderStalls(t *testing.T) {
 	const bound = 256 << 10
-	h, base := legacyFixture(t, Options{MaxSSEPendingBytes: bound, KeepAlive: -1, StallTimeout: 500 * time.Millisecond})
+	h, base := sseFixture(t, Options{MaxSSEPendingBytes: bound, KeepAlive: -1, StallTimeout: 500 * time.Millisecond})
 	alice := map[string]string{"Authorization": "Bearer alice"}
 
 	// The stream, read up to its endpoint event and then never again.
@@ -112,8 +112,8 @@ func TestLegacySSEReaderStalls(t *testing.T) {
 			endpoint = e
 		}
 	}
-	p := &legacyPeer{t: t, base: base, endpoint: endpoint}
-	if st, _ := p.post("", legacyInit, alice); st != http.StatusAccepted {
+	p := &ssePeer{t: t, base: base, endpoint: endpoint}
+	if st, _ := p.post("", sseInit, alice); st != http.StatusAccepted {
 		t.Fatalf("initialize: %d", st)
 	}
 	p.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, alice)

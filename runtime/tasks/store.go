@@ -1,4 +1,4 @@
-package mcp
+package tasks
 
 import (
 	"context"
@@ -7,31 +7,32 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// TaskStore keeps the state of stateless tasks (2026-07-28) where every
+// Store keeps the state of stateless tasks (2026-07-28) where every
 // instance of a server sees it, so that a task created on one instance is
 // polled, answered (tasks/update) and cancelled on any: the instance that
 // runs it saves its state on every change; another loads it to answer
 // tasks/get, and hands tasks/update and tasks/cancel to the running one
-// over ServerOptions.Broadcast. Implementations must be safe for
+// over mcp.ServerOptions.Broadcast. Implementations must be safe for
 // concurrent use (runtime/store/redis has one).
-type TaskStore interface {
+type Store interface {
 	// Save stores rec, to expire when the task does (rec.Expires).
-	Save(ctx context.Context, rec TaskRecord) error
+	Save(ctx context.Context, rec Record) error
 	// Load returns the record of task id; ok is false when there is none.
-	Load(ctx context.Context, id string) (rec TaskRecord, ok bool, err error)
+	Load(ctx context.Context, id string) (rec Record, ok bool, err error)
 }
 
-// TaskRecord is a stateless task as instances share it.
-type TaskRecord struct {
+// Record is a stateless task as instances share it.
+type Record struct {
 	ID string `json:"id"`
 	// Principal and Owner are who the task belongs to.
 	Principal string `json:"principal,omitempty"`
 	Owner     string `json:"owner,omitempty"`
 	// Status, Message, Created, Updated and TTL are what tasks/get shows.
-	Status  TaskStatus    `json:"status"`
+	Status  Status        `json:"status"`
 	Message string        `json:"message,omitempty"`
 	Created time.Time     `json:"created"`
 	Updated time.Time     `json:"updated"`
@@ -40,19 +41,19 @@ type TaskRecord struct {
 	Result wire.Raw       `json:"result,omitempty"`
 	Error  *jsonrpc.Error `json:"error,omitempty"`
 	// Inputs are the outstanding input requests, in the order asked.
-	Inputs []TaskRecordInput `json:"inputs,omitempty"`
+	Inputs []RecordInput `json:"inputs,omitempty"`
 }
 
-// TaskRecordInput is one outstanding input request of a task.
-type TaskRecordInput struct {
+// RecordInput is one outstanding input request of a task.
+type RecordInput struct {
 	Key     string   `json:"key"`
 	Request wire.Raw `json:"request"`
 }
 
 // Expires is when the task is dropped.
-func (r TaskRecord) Expires() time.Time { return r.Created.Add(r.TTL) }
+func (r Record) Expires() time.Time { return r.Created.Add(r.TTL) }
 
-// persist saves a stateless task's state in the TaskStore, if any.
+// persist saves a stateless task's state in the Store, if any.
 func (t *Task) persist() {
 	store := t.host.opts.Store
 	principal, key, ok := ownerKey(t.owner)
@@ -62,25 +63,25 @@ func (t *Task) persist() {
 	t.persistMu.Lock()
 	defer t.persistMu.Unlock()
 	t.mu.Lock()
-	rec := TaskRecord{ID: t.ID, Principal: principal, Owner: key, Status: t.status, Message: t.message,
+	rec := Record{ID: t.ID, Principal: principal, Owner: key, Status: t.status, Message: t.message,
 		Created: t.created, Updated: t.updated, TTL: t.ttl, Result: t.result, Error: t.err}
 	for _, k := range t.inputKeys {
 		if in := t.inputs[k]; in != nil {
-			rec.Inputs = append(rec.Inputs, TaskRecordInput{Key: k, Request: in.request})
+			rec.Inputs = append(rec.Inputs, RecordInput{Key: k, Request: in.request})
 		}
 	}
 	t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := store.Save(ctx, rec); err != nil {
-		t.host.log.Error("mcp: saving a task failed", "task", t.ID, "err", err)
+		t.host.log.Error("tasks: saving a task failed", "task", t.ID, "err", err)
 	}
 }
 
 // remoteTask loads a stateless task another instance runs, for owner:
 // a Task that answers tasks/get from the record and hands updates and
 // cancellations to the running instance; nil when there is none.
-func (h *taskHost) remoteTask(ctx context.Context, s *Server, id string, owner any, d taskDesign) (*Task, error) {
+func (h *host) remoteTask(ctx context.Context, id string, owner any, d design) (*Task, error) {
 	principal, key, ok := ownerKey(owner)
 	if h.opts.Store == nil || !ok {
 		return nil, nil
@@ -94,12 +95,12 @@ func (h *taskHost) remoteTask(ctx context.Context, s *Server, id string, owner a
 	}
 	t := &Task{ID: rec.ID, host: h, owner: owner, design: d, created: rec.Created, ttl: rec.TTL,
 		status: rec.Status, message: rec.Message, updated: rec.Updated, result: rec.Result, err: rec.Error,
-		remote: true, server: s, ended: make(chan struct{}), cancel: func() {}}
+		remote: true, ended: make(chan struct{}), cancel: func() {}}
 	for _, in := range rec.Inputs {
 		if t.inputs == nil {
-			t.inputs = map[string]*taskInput{}
+			t.inputs = map[string]*input{}
 		}
-		t.inputs[in.Key] = &taskInput{request: in.Request}
+		t.inputs[in.Key] = &input{request: in.Request}
 		t.inputKeys = append(t.inputKeys, in.Key)
 	}
 	if rec.Status.terminal() {
@@ -113,9 +114,9 @@ func (h *taskHost) remoteTask(ctx context.Context, s *Server, id string, owner a
 // and id (a session without one shares none of its tasks).
 func ownerKey(owner any) (principal, key string, ok bool) {
 	switch o := owner.(type) {
-	case taskOwner:
+	case statelessOwner:
 		return o.principal, o.owner, true
-	case *Session:
+	case *mcp.Session:
 		if id := o.ID(); id != "" {
 			return o.Principal(), "session:" + id, true
 		}
@@ -132,7 +133,7 @@ func (t *Task) awaitRemote(ctx context.Context) error {
 			return err
 		}
 		if !found {
-			return InvalidParams("/params/taskId", "the task expired")
+			return mcp.InvalidParams("/params/taskId", "the task expired")
 		}
 		if rec.Status.terminal() {
 			t.mu.Lock()
@@ -156,18 +157,14 @@ func (t *Task) forward(ctx context.Context, kind string, payload []byte) {
 	if payload != nil {
 		arg += "\n" + string(payload)
 	}
-	t.server.broadcast(ctx, kind, arg)
+	if t.host.publish != nil {
+		t.host.publish(ctx, kind, arg)
+	}
 }
 
-// applyTaskAnnouncement applies a tasks/update or tasks/cancel another
-// instance received for a task this one runs.
-func (s *Server) applyTaskAnnouncement(ctx context.Context, kind, arg string) {
-	s.mu.Lock()
-	h := s.tasks
-	s.mu.Unlock()
-	if h == nil {
-		return
-	}
+// apply applies a tasks/update or tasks/cancel another instance received
+// for a task this one runs.
+func (h *host) apply(ctx context.Context, kind, arg string) {
 	id, payload, _ := strings.Cut(arg, "\n")
 	h.mu.Lock()
 	t := h.byID[id]
@@ -176,9 +173,9 @@ func (s *Server) applyTaskAnnouncement(ctx context.Context, kind, arg string) {
 		return
 	}
 	switch kind {
-	case announceTaskCancel:
+	case announceCancel:
 		t.cancelTask(ctx)
-	case announceTaskUpdate:
+	case announceUpdate:
 		var responses map[string]wire.Raw
 		if json.Unmarshal([]byte(payload), &responses) == nil {
 			t.respond(responses)

@@ -13,56 +13,56 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
-// The client of the HTTP+SSE transport of 2024-11-05 (legacy.go has the
+// The client of the HTTP+SSE transport of 2024-11-05 (ssetransport.go has the
 // server), as the backwards compatibility of the 2025-03-26 transports
 // says: POST initialize to the URL; when that fails with 400, 404 or 405,
 // GET the URL, wait for the endpoint event, and go on over the old
 // transport — messages POSTed to the endpoint, everything the server
 // sends read from the stream.
 
-// LegacyMode says when a ClientTransport speaks the HTTP+SSE transport.
-type LegacyMode int
+// SSEMode says when a ClientTransport speaks the HTTP+SSE transport.
+type SSEMode int
 
 const (
-	// LegacyFallback speaks Streamable HTTP, and the HTTP+SSE transport
+	// SSEFallback speaks Streamable HTTP, and the HTTP+SSE transport
 	// when the server answers initialize with 400, 404 or 405.
-	LegacyFallback LegacyMode = iota
-	// LegacyNever speaks Streamable HTTP only.
-	LegacyNever
-	// LegacyOnly speaks the HTTP+SSE transport only: the URL is its SSE
+	SSEFallback SSEMode = iota
+	// SSENever speaks Streamable HTTP only.
+	SSENever
+	// SSEOnly speaks the HTTP+SSE transport only: the URL is its SSE
 	// endpoint.
-	LegacyOnly
+	SSEOnly
 )
 
-// legacyState is a conn's use of the HTTP+SSE transport.
-type legacyState struct {
-	mode LegacyMode
+// sseState is a conn's use of the HTTP+SSE transport.
+type sseState struct {
+	mode SSEMode
 	// endpoint is where messages are POSTed, once the stream named it;
 	// "" while the conn speaks Streamable HTTP. Guarded by clientConn.mu.
 	endpoint string
 }
 
-// legacyEndpointWait bounds the wait for the endpoint event.
-const legacyEndpointWait = 30 * time.Second
+// sseEndpointWait bounds the wait for the endpoint event.
+const sseEndpointWait = 30 * time.Second
 
-// legacyFallback is a refused initialize that the HTTP+SSE transport may
+// sseFallback is a refused initialize that the HTTP+SSE transport may
 // carry instead.
-type legacyFallback struct{ err error }
+type sseFallback struct{ err error }
 
-func (e *legacyFallback) Error() string { return e.err.Error() }
-func (e *legacyFallback) Unwrap() error { return e.err }
+func (e *sseFallback) Error() string { return e.err.Error() }
+func (e *sseFallback) Unwrap() error { return e.err }
 
-// speaksLegacy reports a conn that speaks the HTTP+SSE transport.
-func (c *clientConn) speaksLegacy() bool {
+// speaksSSE reports a conn that speaks the HTTP+SSE transport.
+func (c *clientConn) speaksSSE() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.legacy.endpoint != ""
+	return c.httpSSE.endpoint != ""
 }
 
-// legacyRefusal reports the answer to a POSTed initialize that sends the
+// sseRefusal reports the answer to a POSTed initialize that sends the
 // conn to the HTTP+SSE transport.
-func (c *clientConn) legacyRefusal(method string, status int) bool {
-	return c.legacy.mode == LegacyFallback && method == "initialize" &&
+func (c *clientConn) sseRefusal(method string, status int) bool {
+	return c.httpSSE.mode == SSEFallback && method == "initialize" &&
 		(status == http.StatusBadRequest || status == http.StatusNotFound || status == http.StatusMethodNotAllowed)
 }
 
@@ -71,29 +71,29 @@ func (c *clientConn) legacyRefusal(method string, status int) bool {
 // the stream (HTTP+SSE), which it opens first when the mode or the
 // server's refusal of initialize says so.
 func (c *clientConn) send(ctx context.Context, method string, body []byte, pc *jsonrpc.Pending) error {
-	if !c.speaksLegacy() && c.legacy.mode == LegacyOnly {
-		if err := c.openLegacy(ctx); err != nil {
+	if !c.speaksSSE() && c.httpSSE.mode == SSEOnly {
+		if err := c.openSSE(ctx); err != nil {
 			return err
 		}
 	}
-	if c.speaksLegacy() {
-		return c.postLegacy(ctx, method, body)
+	if c.speaksSSE() {
+		return c.postSSE(ctx, method, body)
 	}
 	err := c.exchange(ctx, method, body, pc)
-	fb, ok := err.(*legacyFallback) // exchange returns it as it is (no errors.As: the hot path stays allocation-free)
+	fb, ok := err.(*sseFallback) // exchange returns it as it is (no errors.As: the hot path stays allocation-free)
 	if !ok {
 		return err
 	}
-	if lerr := c.openLegacy(ctx); lerr != nil {
+	if lerr := c.openSSE(ctx); lerr != nil {
 		return fmt.Errorf("%w (and the HTTP+SSE transport of 2024-11-05, tried next: %w)", fb.err, lerr)
 	}
 	c.log.Debug("streamhttp: the server refused initialize; speaking the HTTP+SSE transport", "url", c.url, "refusal", fb.err)
-	return c.postLegacy(ctx, method, body)
+	return c.postSSE(ctx, method, body)
 }
 
-// openLegacy opens the SSE stream at the URL and waits for its endpoint
+// openSSE opens the SSE stream at the URL and waits for its endpoint
 // event; the stream is then read until the conn closes.
-func (c *clientConn) openLegacy(ctx context.Context) error {
+func (c *clientConn) openSSE(ctx context.Context) error {
 	hd := c.header.Clone()
 	if hd == nil {
 		hd = http.Header{}
@@ -124,8 +124,8 @@ func (c *clientConn) openLegacy(ctx context.Context) error {
 	}
 	c.wg.Add(1)
 	c.mu.Unlock()
-	go c.readLegacy(resp.Body, endpoint)
-	timer := time.NewTimer(legacyEndpointWait)
+	go c.readSSE(resp.Body, endpoint)
+	timer := time.NewTimer(sseEndpointWait)
 	defer timer.Stop()
 	select {
 	case ep, ok := <-endpoint:
@@ -147,21 +147,21 @@ func (c *clientConn) openLegacy(ctx context.Context) error {
 			return fmt.Errorf("streamhttp: the endpoint event names another origin (%s)", to.Redacted())
 		}
 		c.mu.Lock()
-		c.legacy.endpoint = to.String()
+		c.httpSSE.endpoint = to.String()
 		c.mu.Unlock()
 		return nil
 	case <-timer.C:
-		return errors.New("streamhttp: no endpoint event on the SSE stream within " + legacyEndpointWait.String())
+		return errors.New("streamhttp: no endpoint event on the SSE stream within " + sseEndpointWait.String())
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-// readLegacy reads the stream: the endpoint event first (sent on
+// readSSE reads the stream: the endpoint event first (sent on
 // endpoint, closed if the stream ends before it), then message events,
 // routed like Streamable HTTP's. When the stream ends, the calls waiting
 // for answers fail: nothing else can bring them.
-func (c *clientConn) readLegacy(body io.ReadCloser, endpoint chan<- string) {
+func (c *clientConn) readSSE(body io.ReadCloser, endpoint chan<- string) {
 	defer c.wg.Done()
 	defer body.Close()
 	rd := newSSEReader(body, maxMessage)
@@ -170,7 +170,7 @@ func (c *clientConn) readLegacy(body io.ReadCloser, endpoint chan<- string) {
 		if !announced {
 			close(endpoint)
 		}
-		c.calls.Close(errLegacyStreamEnded)
+		c.calls.Close(errSSEStreamEnded)
 	}()
 	for {
 		ev, err := rd.next()
@@ -192,15 +192,15 @@ func (c *clientConn) readLegacy(body io.ReadCloser, endpoint chan<- string) {
 	}
 }
 
-// errLegacyStreamEnded fails the calls waiting when the HTTP+SSE stream
+// errSSEStreamEnded fails the calls waiting when the HTTP+SSE stream
 // ends (the session ends with it).
-var errLegacyStreamEnded = errors.New("streamhttp: the HTTP+SSE stream ended: the session is over")
+var errSSEStreamEnded = errors.New("streamhttp: the HTTP+SSE stream ended: the session is over")
 
-// postLegacy POSTs a message to the endpoint; the server accepts it (202)
+// postSSE POSTs a message to the endpoint; the server accepts it (202)
 // and answers on the stream.
-func (c *clientConn) postLegacy(ctx context.Context, method string, body []byte) error {
+func (c *clientConn) postSSE(ctx context.Context, method string, body []byte) error {
 	c.mu.Lock()
-	endpoint := c.legacy.endpoint
+	endpoint := c.httpSSE.endpoint
 	c.mu.Unlock()
 	rctx, cancel := context.WithCancel(ctx)
 	defer context.AfterFunc(c.ctx, cancel)()

@@ -17,9 +17,9 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// legacyPeer is a raw client of the HTTP+SSE endpoint: its stream, and
+// ssePeer is a raw client of the HTTP+SSE endpoint: its stream, and
 // the URL its endpoint event named.
-type legacyPeer struct {
+type ssePeer struct {
 	t        *testing.T
 	base     string
 	endpoint string
@@ -27,8 +27,8 @@ type legacyPeer struct {
 	resp     *http.Response
 }
 
-// openLegacyPeer GETs the stream at base+"/sse" with hdr.
-func openLegacyPeer(t *testing.T, base string, hdr map[string]string) (*legacyPeer, int) {
+// openSSEPeer GETs the stream at base+"/sse" with hdr.
+func openSSEPeer(t *testing.T, base string, hdr map[string]string) (*ssePeer, int) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, base+"/sse", nil)
 	req.Header.Set("Accept", "text/event-stream")
@@ -43,7 +43,7 @@ func openLegacyPeer(t *testing.T, base string, hdr map[string]string) (*legacyPe
 		resp.Body.Close()
 		return nil, resp.StatusCode
 	}
-	p := &legacyPeer{t: t, base: base, events: make(chan sseEvent, 64), resp: resp}
+	p := &ssePeer{t: t, base: base, events: make(chan sseEvent, 64), resp: resp}
 	rd := newSSEReader(resp.Body, 1<<20)
 	first, err := rd.next()
 	if err != nil || first.event != "endpoint" {
@@ -65,7 +65,7 @@ func openLegacyPeer(t *testing.T, base string, hdr map[string]string) (*legacyPe
 }
 
 // post POSTs body to the endpoint (or to path, when given) with hdr.
-func (p *legacyPeer) post(path, body string, hdr map[string]string) (int, string) {
+func (p *ssePeer) post(path, body string, hdr map[string]string) (int, string) {
 	p.t.Helper()
 	if path == "" {
 		path = p.endpoint
@@ -85,7 +85,7 @@ func (p *legacyPeer) post(path, body string, hdr map[string]string) (int, string
 }
 
 // next is the next message event of the stream.
-func (p *legacyPeer) next() rpc {
+func (p *ssePeer) next() rpc {
 	p.t.Helper()
 	select {
 	case ev, ok := <-p.events:
@@ -102,17 +102,17 @@ func (p *legacyPeer) next() rpc {
 	return rpc{}
 }
 
-const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + revOld + `","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`
+const sseInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + revOld + `","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`
 
-// legacyFixture serves the fixture's server at /mcp and /sse, with
+// sseFixture serves the fixture's server at /mcp and /sse, with
 // bearer tokens as principals ("Bearer alice" is alice).
-func legacyFixture(t *testing.T, o Options) (*Handler, string) {
-	h, base, _ := legacyFixtureServer(t, o)
+func sseFixture(t *testing.T, o Options) (*Handler, string) {
+	h, base, _ := sseFixtureServer(t, o)
 	return h, base
 }
 
-// legacyFixtureServer is legacyFixture with the test server behind it.
-func legacyFixtureServer(t *testing.T, o Options) (*Handler, string, *testServer) {
+// sseFixtureServer is sseFixture with the test server behind it.
+func sseFixtureServer(t *testing.T, o Options) (*Handler, string, *testServer) {
 	t.Helper()
 	f := newFixture(t, Options{})
 	o.Auth = func(r *http.Request) (context.Context, error) {
@@ -125,7 +125,7 @@ func legacyFixtureServer(t *testing.T, o Options) (*Handler, string, *testServer
 	h := NewHandler(f.srv, o)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	mux.Handle("/sse", h.LegacySSE())
+	mux.Handle("/sse", h.SSE())
 	hs := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		h.Close()
@@ -135,21 +135,21 @@ func legacyFixtureServer(t *testing.T, o Options) (*Handler, string, *testServer
 	return h, hs.URL, f.ts
 }
 
-// TestLegacySSE: the HTTP+SSE transport end to end — the endpoint event,
+// TestSSE: the HTTP+SSE transport end to end — the endpoint event,
 // initialize and a call answered on the stream, a server request whose
 // answer the client POSTs back — and what it refuses: another principal's
 // session and an unknown one (404), malformed JSON (400, and -32700 on
-// the stream), a batch, a Streamable HTTP request naming a legacy session,
+// the stream), a batch, a Streamable HTTP request naming a HTTP+SSE session,
 // a bad Origin, no token, and a POST once the stream is gone.
-func TestLegacySSE(t *testing.T) {
-	h, base := legacyFixture(t, Options{MaxBodyBytes: 4096})
+func TestSSE(t *testing.T) {
+	h, base := sseFixture(t, Options{MaxBodyBytes: 4096})
 	alice := map[string]string{"Authorization": "Bearer alice"}
 	bob := map[string]string{"Authorization": "Bearer bob"}
-	p, _ := openLegacyPeer(t, base, alice)
+	p, _ := openSSEPeer(t, base, alice)
 	if !strings.HasPrefix(p.endpoint, "/sse?sessionId=") {
 		t.Fatalf("endpoint %q", p.endpoint)
 	}
-	if st, body := p.post("", legacyInit, alice); st != http.StatusAccepted {
+	if st, body := p.post("", sseInit, alice); st != http.StatusAccepted {
 		t.Fatalf("initialize: %d %s", st, body)
 	}
 	if m := p.next(); string(m.ID) != "1" || !strings.Contains(string(m.Result), revOld) {
@@ -207,7 +207,7 @@ func TestLegacySSE(t *testing.T) {
 	if m := p.next(); m.Error == nil || m.Error.Code != jsonrpc.CodeParseError {
 		t.Errorf("the stream got %+v, want -32700", m)
 	}
-	// Streamable HTTP does not serve a legacy session.
+	// Streamable HTTP does not serve a HTTP+SSE session.
 	req2, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`))
 	req2.Header.Set("Content-Type", "application/json")
 	req2.Header.Set("Accept", "application/json, text/event-stream")
@@ -215,7 +215,7 @@ func TestLegacySSE(t *testing.T) {
 	req2.Header.Set("Mcp-Session-Id", sid)
 	req2.Header.Set("MCP-Protocol-Version", revOld)
 	if resp, err := http.DefaultClient.Do(req2); err != nil || resp.StatusCode != http.StatusNotFound {
-		t.Errorf("Streamable HTTP with a legacy session id: %v %v", resp.StatusCode, err)
+		t.Errorf("Streamable HTTP with a HTTP+SSE session id: %v %v", resp.StatusCode, err)
 	}
 	// The session ends with its stream: a POST after is 404, not a hang.
 	p.resp.Body.Close()
@@ -228,26 +228,26 @@ func TestLegacySSE(t *testing.T) {
 	}
 }
 
-// TestLegacySSEClient: streamhttp's client on the HTTP+SSE transport,
-// forced (LegacyOnly) and by fallback (a server that refuses initialize
-// POSTed to the SSE URL), and refusing it when told (LegacyNever).
-func TestLegacySSEClient(t *testing.T) {
-	_, base := legacyFixture(t, Options{})
+// TestSSEClient: streamhttp's client on the HTTP+SSE transport,
+// forced (SSEOnly) and by fallback (a server that refuses initialize
+// POSTed to the SSE URL), and refusing it when told (SSENever).
+func TestSSEClient(t *testing.T) {
+	_, base := sseFixture(t, Options{})
 	hdr := http.Header{"Authorization": {"Bearer alice"}}
 	for _, c := range []struct {
 		name string
-		mode LegacyMode
+		mode SSEMode
 		era  mcp.Era
 		fail bool
 	}{
-		{"forced", LegacyOnly, mcp.Legacy, false},
-		{"fallback", LegacyFallback, mcp.Auto, false},
-		{"never", LegacyNever, mcp.Legacy, true},
+		{"forced", SSEOnly, mcp.Stateful, false},
+		{"fallback", SSEFallback, mcp.Auto, false},
+		{"never", SSENever, mcp.Stateful, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			cs, err := mcp.Connect(ctx, &ClientTransport{URL: base + "/sse", Header: hdr, Legacy: c.mode}, mcp.ClientOptions{Era: c.era},
+			cs, err := mcp.Connect(ctx, &ClientTransport{URL: base + "/sse", Header: hdr, SSE: c.mode}, mcp.ClientOptions{Era: c.era},
 				mcp.Mount{Protocol: protoOld, Handler: clientHandler{}})
 			if c.fail {
 				if err == nil {
@@ -277,14 +277,14 @@ func TestLegacySSEClient(t *testing.T) {
 	}
 }
 
-// TestLegacySSEDrain: a shutdown drains an HTTP+SSE session's request in
+// TestSSEDrain: a shutdown drains an HTTP+SSE session's request in
 // progress — its answer is the stream's last event — refuses new streams
 // meanwhile, and then ends the stream and the session.
-func TestLegacySSEDrain(t *testing.T) {
-	h, base, ts := legacyFixtureServer(t, Options{})
+func TestSSEDrain(t *testing.T) {
+	h, base, ts := sseFixtureServer(t, Options{})
 	alice := map[string]string{"Authorization": "Bearer alice"}
-	p, _ := openLegacyPeer(t, base, alice)
-	p.post("", legacyInit, alice)
+	p, _ := openSSEPeer(t, base, alice)
+	p.post("", sseInit, alice)
 	p.next()
 	p.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, alice)
 	p.post("", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gate","arguments":{"key":"drain"},"_meta":{"progressToken":"t"}}}`, alice)
@@ -301,7 +301,7 @@ func TestLegacySSEDrain(t *testing.T) {
 	for !h.draining() {
 		time.Sleep(time.Millisecond)
 	}
-	if _, st := openLegacyPeer(t, base, alice); st != http.StatusServiceUnavailable {
+	if _, st := openSSEPeer(t, base, alice); st != http.StatusServiceUnavailable {
 		t.Errorf("a new stream while draining: %d, want 503", st)
 	}
 	close(ts.gate("drain"))
@@ -320,19 +320,19 @@ func TestLegacySSEDrain(t *testing.T) {
 	}
 }
 
-// TestLegacySSELimits: a client's HTTP+SSE sessions count toward its
+// TestSSELimits: a client's HTTP+SSE sessions count toward its
 // session limit, and an open stream keeps its session from being evicted:
 // the next stream over the limit is refused (429).
-func TestLegacySSELimits(t *testing.T) {
-	_, base := legacyFixture(t, Options{MaxSessionsPerClient: 1})
+func TestSSELimits(t *testing.T) {
+	_, base := sseFixture(t, Options{MaxSessionsPerClient: 1})
 	alice := map[string]string{"Authorization": "Bearer alice"}
-	if _, st := openLegacyPeer(t, base, alice); st != http.StatusOK {
+	if _, st := openSSEPeer(t, base, alice); st != http.StatusOK {
 		t.Fatalf("first stream: %d", st)
 	}
-	if _, st := openLegacyPeer(t, base, alice); st != http.StatusTooManyRequests {
+	if _, st := openSSEPeer(t, base, alice); st != http.StatusTooManyRequests {
 		t.Errorf("a second stream over the limit: %d, want 429", st)
 	}
-	if _, st := openLegacyPeer(t, base, map[string]string{"Authorization": "Bearer bob"}); st != http.StatusOK {
+	if _, st := openSSEPeer(t, base, map[string]string{"Authorization": "Bearer bob"}); st != http.StatusOK {
 		t.Errorf("another client's stream: %d", st)
 	}
 }
@@ -340,12 +340,12 @@ func TestLegacySSELimits(t *testing.T) {
 // TestNotifyListChangedTo: a list change announced to one principal
 // reaches their session's stream only.
 func TestNotifyListChangedTo(t *testing.T) {
-	h, base := legacyFixture(t, Options{})
-	peers := map[string]*legacyPeer{}
+	h, base := sseFixture(t, Options{})
+	peers := map[string]*ssePeer{}
 	for _, who := range []string{"alice", "bob"} {
 		auth := map[string]string{"Authorization": "Bearer " + who}
-		p, _ := openLegacyPeer(t, base, auth)
-		p.post("", legacyInit, auth)
+		p, _ := openSSEPeer(t, base, auth)
+		p.post("", sseInit, auth)
 		p.next()
 		p.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, auth)
 		peers[who] = p
@@ -428,22 +428,22 @@ func (s *firstLookStale) Load(ctx context.Context, id string) (mcp.SessionState,
 	return st, ok, err
 }
 
-// TestLegacySSEInitializedMeanwhile: a POST reaching an instance that does
+// TestSSEInitializedMeanwhile: a POST reaching an instance that does
 // not hold the HTTP+SSE session's stream, just as the instance holding it
 // saves the session's initialized state — the first look at the store
 // finds no state to restore, the next one finds it — is served there,
 // not refused with 404 (which TestLegacySSEAcrossInstances in
 // examples/everything met now and then under load).
-func TestLegacySSEInitializedMeanwhile(t *testing.T) {
+func TestSSEInitializedMeanwhile(t *testing.T) {
 	store, relay := NewMemorySessionStore(), &memRelay{}
-	_, a := legacyFixture(t, Options{SessionStore: store, Relay: relay})
-	_, b := legacyFixture(t, Options{SessionStore: &firstLookStale{SessionStore: store, seen: map[string]bool{}}, Relay: relay})
+	_, a := sseFixture(t, Options{SessionStore: store, Relay: relay})
+	_, b := sseFixture(t, Options{SessionStore: &firstLookStale{SessionStore: store, seen: map[string]bool{}}, Relay: relay})
 	alice := map[string]string{"Authorization": "Bearer alice"}
-	p, code := openLegacyPeer(t, a, alice)
+	p, code := openSSEPeer(t, a, alice)
 	if code != http.StatusOK {
 		t.Fatalf("GET /sse on A: %d", code)
 	}
-	if code, body := p.post("", legacyInit, alice); code != http.StatusAccepted {
+	if code, body := p.post("", sseInit, alice); code != http.StatusAccepted {
 		t.Fatalf("initialize on A: %d %s", code, body)
 	}
 	if m := p.next(); string(m.ID) != "1" || m.Result == nil {
@@ -452,7 +452,7 @@ func TestLegacySSEInitializedMeanwhile(t *testing.T) {
 	if code, body := p.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, alice); code != http.StatusAccepted {
 		t.Fatalf("initialized on A: %d %s", code, body)
 	}
-	onB := &legacyPeer{t: t, base: b, endpoint: p.endpoint}
+	onB := &ssePeer{t: t, base: b, endpoint: p.endpoint}
 	if code, body := onB.post("", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"via B"}}}`, alice); code != http.StatusAccepted {
 		t.Fatalf("tools/call on B, whose first look at the store found no state: %d %s", code, body)
 	}

@@ -1,6 +1,6 @@
 //go:build !mcpgen_nojsonschema
 
-package mcp
+package toolschema
 
 import (
 	"bytes"
@@ -10,13 +10,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
-
-// fullSchemas reports that every tool schema is checked: the flat checker
-// for flat input schemas, jsonschema for the rest. Building with
-// -tags mcpgen_nojsonschema leaves jsonschema (and what it links: regexp,
-// math/big, …) out of the binary; then only the flat checker runs, and the
-// generated decoders of declared tools.
-const fullSchemas = true
 
 // compileSchema compiles raw, known by url, with jsonschema.
 func compileSchema(url string, raw []byte) (schemaValidator, error) {

@@ -1,93 +1,161 @@
-package mcp
+package tasks
 
 import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/mcpgen/mcpgen/runtime/protocol"
-
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// This file serves tasks: starting them from handlers, the tasks/* methods
-// in both eras and both roles (a server's tasks for tools/call, a client's
-// for sampling and elicitation), and their wire shapes.
+// This file serves tasks: the Feature that plugs them into a server, what
+// a handler calls to start one, the tasks/* methods in both eras and both
+// roles (a server's tasks for tools/call, a client's for sampling and
+// elicitation), and their wire shapes.
 
-// TasksRequested reports whether the request may be answered with a task:
-// 2025-11-25 when its params carry task; 2026 when the client declared the
-// tasks extension on it.
-func (r *Request) TasksRequested() bool {
-	if r.server.opts.Tasks == nil || r.mount == nil || !r.mount.tasksOn {
-		return false
-	}
-	return r.mount.tasks.requested(r)
-}
-
-// TasksServed reports whether the request's revision can carry tasks at
-// all on this server: the server serves them (ServerOptions.Tasks) and the
-// revision has them (2025-11-25) or serves the tasks extension (2026). A
-// list handler leaves out what only a task can answer when it is false,
-// since no client of that revision could call it (2024-11-05 … 2025-06-18
-// would get -32601).
-func (r *Request) TasksServed() bool {
-	return r.server.opts.Tasks != nil && r.mount != nil && r.mount.tasksOn
-}
-
-// RequireTasks is the -32021 for a request that can only be served as a
-// task, from a client that did not declare the tasks extension.
-func (r *Request) RequireTasks() error {
-	if r.TasksRequested() {
-		return nil
-	}
-	return MissingCapability(r.Protocol, "extensions", protocol.TasksExtension)
-}
-
-// TaskSupport is how a tool takes tasks: the execution.taskSupport of
-// 2025-11-25 tool definitions, and what a 2026 server decides per call.
-type TaskSupport int
-
-// The task support levels.
+// The tasks' announcements on a Broadcast: the task id, then (for an
+// update) a newline and the responses.
 const (
-	// TaskForbidden tools always answer at once.
-	TaskForbidden TaskSupport = iota
-	// TaskOptional tools answer with a task when the client asked for one.
-	TaskOptional
-	// TaskRequired tools answer only with a task.
-	TaskRequired
+	announceCancel = "task-cancel"
+	announceUpdate = "task-update"
 )
 
-// String returns the execution.taskSupport value of s.
-func (s TaskSupport) String() string {
-	switch s {
-	case TaskOptional:
-		return "optional"
-	case TaskRequired:
-		return "required"
-	}
-	return "forbidden"
+// server is the tasks of one server: its host, and the design of each
+// mounted revision that has tasks.
+type server struct {
+	h       *host
+	designs map[*protocol.Protocol]design
+	// extension marks the revisions served with the 2026 extension,
+	// declared in their capabilities.
+	extension map[*protocol.Protocol]bool
 }
 
-// TaskMode checks a tools/call against the tool's task support and reports
-// whether to answer it with a task (Request.StartTask). The errors are the
-// designs' own: 2025-11-25 answers -32601 to a task request for a tool that
-// forbids tasks and to a plain request for one that requires them; 2026
-// answers -32021 naming the tasks extension to a client that did not
-// declare it for a tool that requires tasks, and serves the rest at once.
-func (r *Request) TaskMode(support TaskSupport) (bool, error) {
-	asked := r.TasksRequested()
-	d := r.mount.tasks
+// hostKey is the key of a server's tasks (mcp.Registry.Provide).
+type hostKey struct{}
+
+// Feature serves tasks on a server: tools/call answered with a task
+// where its handler starts one (Start), and the tasks methods — those of
+// revisions that define tasks (2025-11-25), and the
+// io.modelcontextprotocol/tasks extension on revisions with capability
+// extensions and no tasks of their own (2026-07-28), which the server
+// then declares.
+func Feature(o Options) mcp.Feature {
+	return mcp.FeatureFunc(func(reg *mcp.Registry) error {
+		srv := &server{h: newHost(o, reg.Logger()), designs: map[*protocol.Protocol]design{}, extension: map[*protocol.Protocol]bool{}}
+		for _, p := range reg.Revisions() {
+			hasTasks := p.Role(protocol.RoleTaskGet) != nil
+			switch {
+			case hasTasks && p.Tasks == nil:
+				return fmt.Errorf("tasks: revision %s has tasks but its generated package has no task encoders (TaskCodec): generate it again, or leave tasks out", p.Revision)
+			case hasTasks:
+				srv.designs[p] = coreDesign{p.Tasks}
+			case p.Knows("extensions"):
+				srv.designs[p], srv.extension[p] = extensionDesign{}, true
+			}
+		}
+		reg.Provide(hostKey{}, srv)
+		publish := map[string]func(context.Context, string){}
+		for _, kind := range []string{announceCancel, announceUpdate} {
+			publish[kind] = reg.Broadcast(kind, func(ctx context.Context, arg string) { srv.h.apply(ctx, kind, arg) })
+		}
+		srv.h.publish = func(ctx context.Context, kind, arg string) { publish[kind](ctx, arg) }
+		on := func(p *protocol.Protocol) bool { return srv.designs[p] != nil }
+		for _, r := range []protocol.Role{protocol.RoleTaskGet, protocol.RoleTaskResult, protocol.RoleTaskList, protocol.RoleTaskCancel, protocol.RoleTaskUpdate, protocol.RoleTaskStatus} {
+			reg.Route(mcp.Route{Role: r, On: on, Step: srv.serveRoute})
+		}
+		for _, md := range protocol.TasksExtensionMethods() {
+			reg.Route(mcp.Route{Method: md, On: func(p *protocol.Protocol) bool { return srv.extension[p] }, Step: srv.serveRoute})
+		}
+		reg.Capabilities(func(p *protocol.Protocol, serves func(protocol.Role) bool, c *mcp.Capabilities) {
+			switch {
+			case srv.extension[p]:
+				c.Extensions[protocol.TasksExtension] = wire.Raw(`{}`)
+			case srv.designs[p] != nil && serves(protocol.RoleToolsCall):
+				c.Members["tasks"] = wire.Raw(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`)
+			}
+		})
+		return nil
+	})
+}
+
+// of is the tasks of the server serving r, and the design of r's
+// revision; nil when the server serves no tasks on it.
+func of(r *mcp.Request) (*server, design) {
+	if r == nil {
+		return nil, nil
+	}
+	srv, _ := r.Server().Feature(hostKey{}).(*server)
+	if srv == nil {
+		return nil, nil
+	}
+	d := srv.designs[r.Protocol]
+	if d == nil {
+		return nil, nil
+	}
+	return srv, d
+}
+
+// Requested reports whether the request of ctx may be answered with a
+// task: 2025-11-25 when its params carry task; 2026 when the client
+// declared the tasks extension on it.
+func Requested(ctx context.Context) bool {
+	r := mcp.RequestFrom(ctx)
+	_, d := of(r)
+	return d != nil && d.requested(r)
+}
+
+// Served reports whether the revision of the request of ctx can carry
+// tasks at all on this server: the server serves them (Feature) and the
+// revision has them (2025-11-25) or serves the tasks extension (2026). A
+// list handler leaves out what only a task can answer when it is false,
+// since no client of that revision could call it (2024-11-05 …
+// 2025-06-18 would get -32601).
+func Served(ctx context.Context) bool {
+	_, d := of(mcp.RequestFrom(ctx))
+	return d != nil
+}
+
+// Require is the -32021 for a request that can only be served as a task,
+// from a client that did not declare the tasks extension (nil when it may
+// be).
+func Require(ctx context.Context) error {
+	if Requested(ctx) {
+		return nil
+	}
+	r := mcp.RequestFrom(ctx)
+	var p *protocol.Protocol
+	if r != nil {
+		p = r.Protocol
+	}
+	return mcp.MissingCapability(p, "extensions", protocol.TasksExtension)
+}
+
+// Mode checks a tools/call against the tool's task support and reports
+// whether to answer it with a task (Start). The errors are the designs'
+// own: 2025-11-25 answers -32601 to a task request for a tool that forbids
+// tasks and to a plain request for one that requires them; 2026 answers
+// -32021 naming the tasks extension to a client that did not declare it
+// for a tool that requires tasks, and serves the rest at once. Without
+// tasks on the request's revision, a tool that requires them is -32601.
+func Mode(ctx context.Context, support mcp.TaskSupport) (bool, error) {
+	r := mcp.RequestFrom(ctx)
+	_, d := of(r)
+	if d == nil {
+		d = coreDesign{}
+	}
+	asked := r != nil && d.requested(r)
 	switch support {
-	case TaskOptional:
+	case mcp.TaskOptional:
 		return asked, nil
-	case TaskRequired:
+	case mcp.TaskRequired:
 		if asked {
 			return true, nil
 		}
@@ -96,40 +164,25 @@ func (r *Request) TaskMode(support TaskSupport) (bool, error) {
 	return false, d.cannotBeTask(r)
 }
 
-// AnswerWith is an error a handler returns to answer with a result its
-// generated signature cannot express (a task handle): the runtime sends
-// Result as the result.
-type AnswerWith struct{ Result wire.Marshaler }
-
-// Error implements error.
-func (a *AnswerWith) Error() string { return "mcp: answered with another result" }
-
-// answerWith finds the AnswerWith in err's chain, or nil.
-func answerWith(err error) *AnswerWith {
-	var aw *AnswerWith
-	if errors.As(err, &aw) {
-		return aw
+// Start starts run as a task and returns the error value the handler
+// returns, which answers the request of ctx with the task's
+// CreateTaskResult (an mcp.AnswerWith). The task is durable before the
+// answer goes out (tasks/get finds it at once). run's context keeps the
+// request's values, is cancelled by tasks/cancel (or the task's TTL), and
+// ends when the task does.
+func Start(ctx context.Context, run func(ctx context.Context, t *Task) (wire.Marshaler, error)) error {
+	if !Requested(ctx) {
+		return Require(ctx)
 	}
-	return nil
-}
-
-// StartTask starts run as a task and returns the error value the handler
-// returns, which answers the request with the task's CreateTaskResult. The
-// task is durable before the answer goes out (tasks/get finds it at once).
-// run's context keeps the request's values, is cancelled by tasks/cancel
-// (or the task's TTL), and ends when the task does.
-func (r *Request) StartTask(run func(ctx context.Context, t *Task) (wire.Marshaler, error)) error {
-	if !r.TasksRequested() {
-		return r.RequireTasks()
-	}
-	d := r.mount.tasks
-	t := &Task{design: d, role: r.route.method.Role}
-	d.begin(r, t)
-	t, err := r.server.taskHost().start(r.ctx, t, run)
+	r := mcp.RequestFrom(ctx)
+	srv, d := of(r)
+	t := &Task{design: d, role: r.Role()}
+	d.begin(ctx, r, t, srv.h.opts)
+	t, err := srv.h.start(ctx, t, run)
 	if err != nil {
 		return err
 	}
-	return &AnswerWith{Result: encoderFunc(func(e *wire.Encoder) { d.create(t).EncodeJSON(e) })}
+	return &mcp.AnswerWith{Result: encoderFunc(func(e *wire.Encoder) { d.create(t).EncodeJSON(e) })}
 }
 
 // requestedTTL reads params.task.ttl (milliseconds).
@@ -153,63 +206,67 @@ func requestedTTL(task wire.Raw) time.Duration {
 }
 
 // sessionRequestor reaches the client of a server's session.
-type sessionRequestor struct{ sess *Session }
+type sessionRequestor struct{ sess *mcp.Session }
 
 func (s sessionRequestor) notify(ctx context.Context, r protocol.Role, params wire.Marshaler) {
-	s.sess.notify(ctx, r, params)
+	p := s.sess.Protocol()
+	if p == nil {
+		return
+	}
+	if name := p.RoleName(r); name != "" {
+		_ = s.sess.Peer().Notify(ctx, name, params)
+	}
 }
 
 func (s sessionRequestor) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
-	return s.sess.call(ctx, method, params, result)
+	return s.sess.Peer().Call(ctx, method, params, result)
 }
 
-// serveTask is the route of the tasks methods, in either era: the mount's
-// design of tasks answers them; without one (tasks off) they are not
-// served.
-func serveTask(rc *reqCtx) (wire.Marshaler, error) {
-	r := &rc.r
-	if r.mount == nil || !r.mount.tasksOn {
-		return nil, jsonrpc.MethodNotFound(r.Method)
+// serveRoute is the route of the tasks methods, in either era: the
+// revision's design answers them.
+func (srv *server) serveRoute(ctx context.Context, r *mcp.Request, _ func() (wire.Marshaler, error)) (wire.Marshaler, error) {
+	d := srv.designs[r.Protocol]
+	if r.Role() == protocol.RoleTaskStatus {
+		return nil, nil // a requestor's own status notifications: nothing to do
 	}
-	d := r.mount.tasks
-	owner, err := d.owner(r)
+	owner, err := d.owner(ctx, r, srv.h.opts)
 	if err != nil {
 		return nil, err
 	}
-	res, err, _ := r.server.taskHost().serve(rc, r.server, r.route.method.Role, r.in.req.Params, owner, d)
+	res, err, _ := srv.h.serve(ctx, r.Role(), r.Params(), owner, d)
 	return res, err
 }
 
-// taskOwner is who a stateless task belongs to: the request's principal
-// and what TaskOptions.Owner names. (A stateful task belongs to its
+// statelessOwner is who a stateless task belongs to: the request's
+// principal and what Options.Owner names. (A stateful task belongs to its
 // session, which belongs to its principal.)
-type taskOwner struct{ principal, owner string }
+type statelessOwner struct{ principal, owner string }
 
-func (s *Server) statelessOwner(ctx context.Context, r *Request) taskOwner {
-	o := taskOwner{principal: r.Principal()}
-	if f := s.opts.Tasks.Owner; f != nil {
-		o.owner = f(ctx)
+func ownerOfRequest(ctx context.Context, r *mcp.Request, o Options) statelessOwner {
+	so := statelessOwner{principal: r.Principal()}
+	if o.Owner != nil {
+		so.owner = o.Owner(ctx)
 	}
-	return o
+	return so
 }
 
-// taskDesign is one of the two designs of tasks (see the top of tasks.go):
+// design is one of the two designs of tasks (see the top of tasks.go):
 // what a requestor sees of its tasks and who may reach them. A mounted
 // revision is served with one, chosen from its method table when the
 // server is built.
-type taskDesign interface {
+type design interface {
 	// requested reports whether r may be answered with a task.
-	requested(r *Request) bool
+	requested(r *mcp.Request) bool
 	// mustBeTask and cannotBeTask are the errors of a request for a tool
 	// that requires tasks without asking for one, and of one asking for a
 	// task of a tool that forbids them (nil: served at once).
-	mustBeTask(r *Request) error
-	cannotBeTask(r *Request) error
+	mustBeTask(r *mcp.Request) error
+	cannotBeTask(r *mcp.Request) error
 	// begin completes a task r starts: who owns it and, where the
 	// requestor hears of it, how to reach it.
-	begin(r *Request, t *Task)
+	begin(ctx context.Context, r *mcp.Request, t *Task, o Options)
 	// owner is who a tasks request acts for; an error refuses it.
-	owner(r *Request) (any, error)
+	owner(ctx context.Context, r *mcp.Request, o Options) (any, error)
 	// create, get and cancelled are the results of the request that
 	// started t, of tasks/get and of tasks/cancel; list is a tasks/list
 	// page and status the params of a status notification (nil where the
@@ -227,41 +284,43 @@ type taskDesign interface {
 	outcome(t *Task, result wire.Raw) (wire.Raw, bool)
 }
 
-// coreTasks is the design of 2025-11-25 (core, experimental): the
+// coreDesign is the design of 2025-11-25 (core, experimental): the
 // requestor asks with params.task; tasks belong to the session, report
 // their status to it and keep its progress token; tasks/result answers
 // what the request would have; a tool result with isError fails the task.
 // The shapes are the revision's own (its generated TaskCodec).
-type coreTasks struct{ codec *protocol.TaskCodec }
+type coreDesign struct{ codec *protocol.TaskCodec }
 
-func (coreTasks) requested(r *Request) bool { return r.in.task != nil }
+func (coreDesign) requested(r *mcp.Request) bool { return r != nil && r.Task() != nil }
 
-func (coreTasks) mustBeTask(*Request) error {
+func (coreDesign) mustBeTask(*mcp.Request) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: this tool must be invoked as a task"}
 }
 
-func (coreTasks) cannotBeTask(r *Request) error {
-	if r.in.task != nil {
+func (coreDesign) cannotBeTask(r *mcp.Request) error {
+	if r != nil && r.Task() != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: this tool cannot be invoked as a task"}
 	}
 	return nil
 }
 
-func (coreTasks) begin(r *Request, t *Task) {
-	t.owner, t.requestor = r.session(), sessionRequestor{r.session()}
-	t.progress, t.hasToken = r.in.meta.progressToken, r.in.meta.hasProgress
-	t.ttl = requestedTTL(r.in.task)
+func (coreDesign) begin(_ context.Context, r *mcp.Request, t *Task, _ Options) {
+	t.owner, t.requestor = r.Session(), sessionRequestor{r.Session()}
+	t.progress, t.hasToken = r.ProgressToken()
+	t.ttl = requestedTTL(r.Task())
 }
 
-func (coreTasks) owner(r *Request) (any, error) { return r.session(), nil }
+func (coreDesign) owner(_ context.Context, r *mcp.Request, _ Options) (any, error) {
+	return r.Session(), nil
+}
 
-func (c coreTasks) create(t *Task) wire.Marshaler    { return c.codec.Create(t.info()) }
-func (c coreTasks) get(t *Task) wire.Marshaler       { return c.codec.Get(t.info()) }
-func (c coreTasks) cancelled(t *Task) wire.Marshaler { return c.codec.Cancel(t.info()) }
-func (c coreTasks) status(t *Task) wire.Marshaler    { return c.codec.Status(t.info()) }
+func (c coreDesign) create(t *Task) wire.Marshaler    { return c.codec.Create(t.info()) }
+func (c coreDesign) get(t *Task) wire.Marshaler       { return c.codec.Get(t.info()) }
+func (c coreDesign) cancelled(t *Task) wire.Marshaler { return c.codec.Cancel(t.info()) }
+func (c coreDesign) status(t *Task) wire.Marshaler    { return c.codec.Status(t.info()) }
 
 // list writes a tasks/list page: the tasks in the revision's Task shape.
-func (c coreTasks) list(ts []*Task, next string) wire.Marshaler {
+func (c coreDesign) list(ts []*Task, next string) wire.Marshaler {
 	return encoderFunc(func(e *wire.Encoder) {
 		e.ObjectStart()
 		e.FieldRaw(`"tasks":`)
@@ -278,45 +337,47 @@ func (c coreTasks) list(ts []*Task, next string) wire.Marshaler {
 	})
 }
 
-func (coreTasks) cancelEnded(t *Task) error {
-	return InvalidParams("/params/taskId", "the task has already ended ("+string(t.Status())+")")
+func (coreDesign) cancelEnded(t *Task) error {
+	return mcp.InvalidParams("/params/taskId", "the task has already ended ("+string(t.Status())+")")
 }
 
-func (coreTasks) outcome(t *Task, result wire.Raw) (wire.Raw, bool) {
-	return result, t.role == protocol.RoleToolsCall && ToolResultFailed(result)
+func (coreDesign) outcome(t *Task, result wire.Raw) (wire.Raw, bool) {
+	return result, t.role == protocol.RoleToolsCall && mcp.ToolResultFailed(result)
 }
 
-// extensionTasks is the design of the 2026 io.modelcontextprotocol/tasks
+// extensionDesign is the design of the 2026 io.modelcontextprotocol/tasks
 // extension (SEP-2663): the client declares the extension per request and
 // the server decides; tasks belong to the request's principal (and
-// TaskOptions.Owner); requestors poll tasks/get, which inlines the result,
+// Options.Owner); requestors poll tasks/get, which inlines the result,
 // error or input requests, and answer input with tasks/update. No schema
 // defines its shapes: they are the extension's, written here.
-type extensionTasks struct{}
+type extensionDesign struct{}
 
-func (extensionTasks) requested(r *Request) bool {
-	return r.HasClientCapability("extensions", protocol.TasksExtension)
+func (extensionDesign) requested(r *mcp.Request) bool {
+	return r != nil && r.HasClientCapability("extensions", protocol.TasksExtension)
 }
 
-func (extensionTasks) mustBeTask(r *Request) error         { return r.RequireTasks() }
-func (extensionTasks) cannotBeTask(*Request) error         { return nil }
-func (extensionTasks) list([]*Task, string) wire.Marshaler { return nil }
-func (extensionTasks) status(*Task) wire.Marshaler         { return nil }
-func (extensionTasks) cancelEnded(*Task) error             { return nil } // idempotent: the same ack
+func (extensionDesign) mustBeTask(r *mcp.Request) error {
+	return mcp.MissingCapability(r.Protocol, "extensions", protocol.TasksExtension)
+}
+func (extensionDesign) cannotBeTask(*mcp.Request) error     { return nil }
+func (extensionDesign) list([]*Task, string) wire.Marshaler { return nil }
+func (extensionDesign) status(*Task) wire.Marshaler         { return nil }
+func (extensionDesign) cancelEnded(*Task) error             { return nil } // idempotent: the same ack
 
-func (extensionTasks) begin(r *Request, t *Task) {
-	t.owner = r.server.statelessOwner(r.ctx, r)
+func (extensionDesign) begin(ctx context.Context, r *mcp.Request, t *Task, o Options) {
+	t.owner = ownerOfRequest(ctx, r, o)
 	t.clientCaps, t.proto = r.ClientCapabilities(), r.Protocol
 }
 
-func (extensionTasks) owner(r *Request) (any, error) {
+func (extensionDesign) owner(ctx context.Context, r *mcp.Request, o Options) (any, error) {
 	if !r.HasClientCapability("extensions", protocol.TasksExtension) {
-		return nil, MissingCapability(r.Protocol, "extensions", protocol.TasksExtension)
+		return nil, mcp.MissingCapability(r.Protocol, "extensions", protocol.TasksExtension)
 	}
-	return r.server.statelessOwner(r.ctx, r), nil
+	return ownerOfRequest(ctx, r, o), nil
 }
 
-func (extensionTasks) create(t *Task) wire.Marshaler {
+func (extensionDesign) create(t *Task) wire.Marshaler {
 	return encoderFunc(func(e *wire.Encoder) {
 		e.ObjectStart()
 		e.FieldRaw(`"resultType":`)
@@ -327,7 +388,7 @@ func (extensionTasks) create(t *Task) wire.Marshaler {
 }
 
 // get writes the task with its result, error or input requests inlined.
-func (extensionTasks) get(t *Task) wire.Marshaler {
+func (extensionDesign) get(t *Task) wire.Marshaler {
 	return encoderFunc(func(e *wire.Encoder) {
 		e.ObjectStart()
 		e.FieldRaw(`"resultType":`)
@@ -335,13 +396,13 @@ func (extensionTasks) get(t *Task) wire.Marshaler {
 		extensionFields(e, t.info())
 		t.mu.Lock()
 		switch t.status {
-		case TaskCompleted:
+		case Completed:
 			e.FieldRaw(`"result":`)
 			e.Raw(t.result)
-		case TaskFailed:
+		case Failed:
 			e.FieldRaw(`"error":`)
 			t.err.EncodeJSON(e)
-		case TaskInputRequired:
+		case InputRequired:
 			e.FieldRaw(`"inputRequests":`)
 			e.ObjectStart()
 			for _, k := range t.inputKeys {
@@ -355,11 +416,11 @@ func (extensionTasks) get(t *Task) wire.Marshaler {
 	})
 }
 
-func (extensionTasks) cancelled(*Task) wire.Marshaler { return ackComplete }
+func (extensionDesign) cancelled(*Task) wire.Marshaler { return ackComplete }
 
 // outcome gives the inlined result its resultType: it is the request's
 // standard result, which carries one.
-func (extensionTasks) outcome(_ *Task, result wire.Raw) (wire.Raw, bool) {
+func (extensionDesign) outcome(_ *Task, result wire.Raw) (wire.Raw, bool) {
 	return withResultType(result), false
 }
 
@@ -385,7 +446,7 @@ func extensionFields(e *wire.Encoder, t *protocol.TaskInfo) {
 
 // serve answers one tasks request (role r) of owner, in design d; ok is
 // false for roles that are not the tasks methods.
-func (h *taskHost) serve(ctx context.Context, srv *Server, r protocol.Role, params wire.Raw, owner any, d taskDesign) (wire.Marshaler, error, bool) {
+func (h *host) serve(ctx context.Context, r protocol.Role, params wire.Raw, owner any, d design) (wire.Marshaler, error, bool) {
 	q := parseTaskParams(params)
 	switch r {
 	case protocol.RoleTaskList:
@@ -399,12 +460,12 @@ func (h *taskHost) serve(ctx context.Context, srv *Server, r protocol.Role, para
 	if t == nil {
 		// Created on another instance, maybe.
 		var err error
-		if t, err = h.remoteTask(ctx, srv, q.id, owner, d); err != nil {
-			return nil, fmt.Errorf("mcp: loading task %s: %w", q.id, err), true
+		if t, err = h.remoteTask(ctx, q.id, owner, d); err != nil {
+			return nil, fmt.Errorf("tasks: loading task %s: %w", q.id, err), true
 		}
 	}
 	if t == nil {
-		return nil, InvalidParams("/params/taskId", "no task "+strconv.Quote(q.id)), true
+		return nil, mcp.InvalidParams("/params/taskId", "no task "+strconv.Quote(q.id)), true
 	}
 	switch r {
 	case protocol.RoleTaskGet:
@@ -453,7 +514,7 @@ func (t *Task) await(ctx context.Context) (wire.Marshaler, error) {
 
 // list serves tasks/list (2025): owner's tasks, oldest first, a page at a
 // time.
-func (h *taskHost) list(owner any, cursor string, d taskDesign) (wire.Marshaler, error) {
+func (h *host) list(owner any, cursor string, d design) (wire.Marshaler, error) {
 	after, err := parseTaskCursor(cursor)
 	if err != nil {
 		return nil, err
@@ -506,7 +567,7 @@ func parseTaskCursor(c string) (taskPos, error) {
 			}
 		}
 	}
-	return taskPos{}, InvalidParams("/params/cursor", "not a cursor this server gave")
+	return taskPos{}, mcp.InvalidParams("/params/cursor", "not a cursor this server gave")
 }
 
 // taskParams are the params of the tasks/* requests.
@@ -616,41 +677,6 @@ func withRelatedTask(b wire.Raw, id string) wire.Raw {
 	return append(wire.Raw(nil), e.Bytes()...)
 }
 
-// ResultJSON returns a result's JSON when the result is JSON already (a
-// wire.Raw, or what the runtime wrote from a Catalog), for middleware that
-// reads a result without encoding it; ok is false for other results.
-func ResultJSON(res wire.Marshaler) (raw wire.Raw, ok bool) {
-	switch r := res.(type) {
-	case wire.Raw:
-		return r, true
-	case *wire.Raw:
-		if r != nil {
-			return *r, true
-		}
-	case *writtenResult:
-		if r != nil {
-			return r.raw, true
-		}
-	}
-	return nil, false
-}
-
-// ToolResultFailed reports a tools/call result (as JSON) whose isError is
-// true: a tool execution error.
-func ToolResultFailed(b wire.Raw) bool {
-	isErr := false
-	d := wire.NewDecoder(b)
-	_ = d.Object(func(key []byte) error {
-		if string(key) == "isError" && d.Peek() == wire.Bool {
-			v, err := d.Bool()
-			isErr = v
-			return err
-		}
-		return d.Skip()
-	})
-	return isErr
-}
-
 // memberRaw returns the raw value of params' member name, or nil.
 func memberRaw(params wire.Raw, name string) wire.Raw {
 	if len(params) == 0 {
@@ -668,3 +694,9 @@ func memberRaw(params wire.Raw, name string) wire.Raw {
 	})
 	return out
 }
+
+// encoderFunc adapts a function to wire.Marshaler.
+type encoderFunc func(*wire.Encoder)
+
+// EncodeJSON implements wire.Marshaler.
+func (f encoderFunc) EncodeJSON(e *wire.Encoder) { f(e) }

@@ -1,4 +1,34 @@
-package mcp
+// Package tasks lets a request answer at once with a handle the
+// requestor polls, while the work goes on. Plug it into a server with
+// Feature (mcp.ServerOptions.Features), into a client with Client
+// (mcp.ClientOptions.Tasks). Two designs exist and the package serves both
+// from one store:
+//
+//   - 2025-11-25 (core, experimental): the requestor asks for a task with
+//     params.task; the answer is CreateTaskResult {task: {...}}; tasks/get,
+//     tasks/result (blocks until the task ends, then answers exactly what
+//     the request would have), tasks/list (paginated) and tasks/cancel,
+//     scoped to the session; notifications/tasks/status on every change;
+//     progress keeps flowing under the request's progress token until the
+//     task ends; input the task needs is asked for with ordinary requests
+//     to the requestor tagged with the related-task _meta. Servers host
+//     tasks for tools/call; clients (Client) for sampling/createMessage
+//     and elicitation/create.
+//   - 2026-07-28 (the io.modelcontextprotocol/tasks extension, SEP-2663):
+//     the client declares the extension per request and the server decides;
+//     the answer is the flat CreateTaskResult {resultType: "task", taskId,
+//     ...}; tasks/get (with the result, error or input requests inlined),
+//     tasks/update (answers to input requests) and tasks/cancel.
+//
+// A handler starts a task with Start and returns what it returns (Mode
+// says whether the request should be answered with one); the task's
+// function runs in the background with its own context, and may ask for
+// input with Task.Input and report progress with Task.Progress.
+//
+// Tasks are bounded: Options.MaxTasks in all (the oldest finished go
+// first) and Options.MaxTasksPerOwner for one owner (its principal, else
+// its session or address), so that one client cannot take every place.
+package tasks
 
 import (
 	"context"
@@ -10,44 +40,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpgen/mcpgen/runtime/protocol"
-
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
-
-// Tasks let a request answer at once with a handle the requestor polls,
-// while the work goes on. Two designs exist and the runtime serves both
-// from one store:
-//
-//   - 2025-11-25 (core, experimental): the requestor asks for a task with
-//     params.task; the answer is CreateTaskResult {task: {...}}; tasks/get,
-//     tasks/result (blocks until the task ends, then answers exactly what
-//     the request would have), tasks/list (paginated) and tasks/cancel,
-//     scoped to the session; notifications/tasks/status on every change;
-//     progress keeps flowing under the request's progress token until the
-//     task ends; input the task needs is asked for with ordinary requests
-//     to the requestor tagged with the related-task _meta. Servers host
-//     tasks for tools/call; clients (ClientOptions.Tasks) for
-//     sampling/createMessage and elicitation/create.
-//   - 2026-07-28 (the io.modelcontextprotocol/tasks extension, SEP-2663):
-//     the client declares the extension per request and the server decides;
-//     the answer is the flat CreateTaskResult {resultType: "task", taskId,
-//     ...}; tasks/get (with the result, error or input requests inlined),
-//     tasks/update (answers to input requests) and tasks/cancel.
-//
-// A handler starts a task with Request.StartTask and returns what it
-// returns; the task's function runs in the background with its own
-// context, and may ask for input with Task.Input and report progress with
-// Task.Progress.
 
 // MetaRelatedTask is the _meta key that ties a message to a task
 // (2025-11-25).
 const MetaRelatedTask = "io.modelcontextprotocol/related-task"
 
-// TaskOptions enable tasks on a server (ServerOptions.Tasks) or a client
-// (ClientOptions.Tasks).
-type TaskOptions struct {
+// Options configure the tasks of a server (Feature) or a client (Client).
+type Options struct {
 	// TTL is how long a task is kept after it is created (default 1h); a
 	// 2025-11-25 requestor may ask for less with params.task.ttl.
 	TTL time.Duration
@@ -58,6 +62,10 @@ type TaskOptions struct {
 	// finished ones are dropped first, and a request that would exceed it
 	// while every task is running is refused.
 	MaxTasks int
+	// MaxTasksPerOwner bounds the tasks one owner (a principal, else a
+	// session or a client address) keeps running at once (default 1000);
+	// one more is refused while other owners are served.
+	MaxTasksPerOwner int
 	// PageSize is the number of tasks per tasks/list page (default 100).
 	PageSize int
 	// Owner names, besides the request's principal (see WithPrincipal), a
@@ -72,12 +80,14 @@ type TaskOptions struct {
 	// (2025-11-25), which are otherwise sent on every status change.
 	NoStatusNotifications bool
 	// Store shares stateless tasks with the other instances of the
-	// server (nil: this process only); with ServerOptions.Broadcast,
+	// server (nil: this process only); with mcp.ServerOptions.Broadcast,
 	// tasks/update and tasks/cancel reach the instance running the task.
-	Store TaskStore
+	Store Store
+	// Now is the clock (default time.Now), for tests.
+	Now func() time.Time
 }
 
-func (o TaskOptions) withDefaults() TaskOptions {
+func (o Options) withDefaults() Options {
 	if o.TTL <= 0 {
 		o.TTL = time.Hour
 	}
@@ -90,52 +100,58 @@ func (o TaskOptions) withDefaults() TaskOptions {
 	if o.PageSize <= 0 {
 		o.PageSize = 100
 	}
+	if o.MaxTasksPerOwner <= 0 {
+		o.MaxTasksPerOwner = 1000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	return o
 }
 
-// TaskStatus is the state of a task.
-type TaskStatus string
+// Status is the state of a task.
+type Status string
 
 // The task states; completed, failed and cancelled are terminal.
 const (
-	TaskWorking       TaskStatus = "working"
-	TaskInputRequired TaskStatus = "input_required"
-	TaskCompleted     TaskStatus = "completed"
-	TaskFailed        TaskStatus = "failed"
-	TaskCancelled     TaskStatus = "cancelled"
+	Working       Status = "working"
+	InputRequired Status = "input_required"
+	Completed     Status = "completed"
+	Failed        Status = "failed"
+	Cancelled     Status = "cancelled"
 )
 
-func (s TaskStatus) terminal() bool {
-	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
+func (s Status) terminal() bool {
+	return s == Completed || s == Failed || s == Cancelled
 }
 
-// ErrTaskCancelled is the error of a call whose task was cancelled (the
+// ErrCancelled is the error of a call whose task was cancelled (the
 // typed calls of a client that accepts tasks wait for them).
-var ErrTaskCancelled = protocol.ErrTaskCancelled
+var ErrCancelled = protocol.ErrTaskCancelled
 
-// ErrTaskEnded is returned by Task.Input and Task.Progress once the task
+// ErrEnded is returned by Task.Input and Task.Progress once the task
 // was cancelled or has ended.
-var ErrTaskEnded = errors.New("mcp: the task ended")
+var ErrEnded = errors.New("tasks: the task ended")
 
 // Task is one task, as its function sees it.
 type Task struct {
 	// ID is the task id.
 	ID string
 
-	host *taskHost
+	host *host
 	// persistMu orders the task's saves: each takes its snapshot and
 	// saves it under the lock, so an older snapshot never lands after a
 	// newer one (a stale "working" over "input_required", say).
 	persistMu sync.Mutex
-	owner     any           // *Session, *ClientSession, or a taskOwner
-	design    taskDesign    // its shapes and rules
+	owner     any           // *mcp.Session, *mcp.ClientSession, or a statelessOwner
+	design    design        // its shapes and rules
 	role      protocol.Role // of the request that created it
 	ttl       time.Duration
 	created   time.Time
 	cancel    context.CancelFunc
 	// requestor reaches the other side for status notifications, progress
 	// and input requests (2025); nil when stateless.
-	requestor taskRequestor
+	requestor requestor
 	progress  wire.StringOrInt
 	hasToken  bool
 	// clientCaps are the capabilities the creating request declared
@@ -144,7 +160,7 @@ type Task struct {
 	proto      *protocol.Protocol
 
 	mu           sync.Mutex
-	status       TaskStatus
+	status       Status
 	message      string
 	updated      time.Time
 	result       wire.Raw       // completed, or failed with a result (2025 isError)
@@ -153,25 +169,25 @@ type Task struct {
 	progressSent bool
 	// Outstanding input requests: 2026 by key, answered by tasks/update;
 	// 2025 a count of requests in flight to the requestor.
-	inputs    map[string]*taskInput
+	inputs    map[string]*input
 	inputKeys []string
 	pending   int
 	ended     chan struct{} // closed when the task reaches a terminal status
 	endOnce   sync.Once
 
-	// remote reports a task another instance runs (TaskOptions.Store);
-	// server is how its updates and cancellation reach that instance.
+	// remote reports a task another instance runs (Options.Store); its
+	// updates and cancellation reach that instance through the host's
+	// publish.
 	remote bool
-	server *Server
 }
 
-type taskInput struct {
+type input struct {
 	request wire.Raw
 	reply   chan wire.Raw
 }
 
-// taskRequestor is how a stateful task reaches its requestor.
-type taskRequestor interface {
+// requestor is how a stateful task reaches its requestor.
+type requestor interface {
 	// notify sends the notification in role r, if the negotiated revision
 	// has one.
 	notify(ctx context.Context, r protocol.Role, params wire.Marshaler)
@@ -179,46 +195,50 @@ type taskRequestor interface {
 	call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error
 }
 
-// taskHost keeps the tasks of a server or of a client.
-type taskHost struct {
-	opts TaskOptions
+// host keeps the tasks of a server or of a client.
+type host struct {
+	opts Options
 	now  func() time.Time
 	log  *slog.Logger
+	// publish hands an announcement (a tasks/update or tasks/cancel of a
+	// task another instance runs) to the other instances; nil on a
+	// client.
+	publish func(ctx context.Context, kind, arg string)
 
-	mu   sync.Mutex
-	byID map[string]*Task
+	mu      sync.Mutex
+	byID    map[string]*Task
+	running map[any]int // running tasks by owner key (MaxTasksPerOwner)
 }
 
-func newTaskHost(o TaskOptions, now func() time.Time, log *slog.Logger) *taskHost {
-	return &taskHost{opts: o.withDefaults(), now: now, log: log, byID: map[string]*Task{}}
-}
-
-func (s *Server) taskHost() *taskHost {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.tasks == nil {
-		s.tasks = newTaskHost(*s.opts.Tasks, s.opts.Now, s.log)
+func newHost(o Options, log *slog.Logger) *host {
+	o = o.withDefaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
-	return s.tasks
+	return &host{opts: o, now: o.Now, log: log, byID: map[string]*Task{}, running: map[any]int{}}
 }
 
-// errTooManyTasks refuses a task when the store is full of running ones.
-var errTooManyTasks = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many tasks in progress; try again later"}
+// errTooManyTasks refuses a task when the store is full of running ones;
+// errTooManyOwned when its owner runs MaxTasksPerOwner.
+var (
+	errTooManyTasks = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many tasks in progress; try again later"}
+	errTooManyOwned = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many tasks in progress for this client: wait for some to end, or cancel them"}
+)
 
 // start creates a task running run in the background and returns it once
 // it is stored (durable: tasks/get finds it at once).
-func (h *taskHost) start(parent context.Context, t *Task, run func(ctx context.Context, t *Task) (wire.Marshaler, error)) (*Task, error) {
+func (h *host) start(parent context.Context, t *Task, run func(ctx context.Context, t *Task) (wire.Marshaler, error)) (*Task, error) {
 	now := h.now()
-	t.ID, t.host, t.created, t.updated, t.status = newTaskID(), h, now, now, TaskWorking
+	t.ID, t.host, t.created, t.updated, t.status = newTaskID(), h, now, now, Working
 	t.ended = make(chan struct{})
 	if t.ttl <= 0 || t.ttl > h.opts.TTL {
 		t.ttl = h.opts.TTL
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	t.cancel = cancel
-	if !h.add(t) {
+	if err := h.add(t); err != nil {
 		cancel()
-		return nil, errTooManyTasks
+		return nil, err
 	}
 	t.persist()
 	go func() {
@@ -235,12 +255,17 @@ func newTaskID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// add stores t, making room by dropping the oldest finished task; false
-// when every stored task is still running.
-func (h *taskHost) add(t *Task) bool {
+// add stores t, making room by dropping the oldest finished task; an
+// error when every stored task is still running, or t's owner runs
+// MaxTasksPerOwner.
+func (h *host) add(t *Task) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.expire()
+	k := ownerOf(t.owner)
+	if h.running[k] >= h.opts.MaxTasksPerOwner {
+		return errTooManyOwned
+	}
 	if len(h.byID) >= h.opts.MaxTasks {
 		var oldest *Task
 		for _, x := range h.byID {
@@ -249,17 +274,39 @@ func (h *taskHost) add(t *Task) bool {
 			}
 		}
 		if oldest == nil {
-			return false
+			return errTooManyTasks
 		}
 		delete(h.byID, oldest.ID)
 	}
 	h.byID[t.ID] = t
-	return true
+	h.running[k]++
+	return nil
+}
+
+// done counts a task of owner that stopped running.
+func (h *host) done(owner any) {
+	k := ownerOf(owner)
+	h.mu.Lock()
+	if n := h.running[k] - 1; n > 0 {
+		h.running[k] = n
+	} else {
+		delete(h.running, k)
+	}
+	h.mu.Unlock()
+}
+
+// ownerOf is the key of owner in the bounds: a stateless task's principal
+// (else its owner's name, else the address it came from), or its session.
+func ownerOf(owner any) any {
+	if o, ok := owner.(statelessOwner); ok && o.principal != "" {
+		return "principal " + o.principal
+	}
+	return owner
 }
 
 // expire drops tasks past their TTL, stopping those still running (called
 // with h.mu held).
-func (h *taskHost) expire() {
+func (h *host) expire() {
 	now := h.now()
 	for id, t := range h.byID {
 		if now.Sub(t.created) > t.ttl {
@@ -270,7 +317,7 @@ func (h *taskHost) expire() {
 }
 
 // get finds the task id of owner.
-func (h *taskHost) get(id string, owner any) *Task {
+func (h *host) get(id string, owner any) *Task {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.expire()
@@ -288,7 +335,7 @@ func (t *Task) terminal() bool {
 }
 
 // Status returns the task's status.
-func (t *Task) Status() TaskStatus {
+func (t *Task) Status() Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.status
@@ -305,7 +352,7 @@ func (t *Task) SetMessage(msg string) {
 
 // setStatus moves a running task to status and tells a 2025 requestor.
 // It reports false when the task has ended.
-func (t *Task) setStatus(ctx context.Context, status TaskStatus) bool {
+func (t *Task) setStatus(ctx context.Context, status Status) bool {
 	t.mu.Lock()
 	if t.status.terminal() {
 		t.mu.Unlock()
@@ -345,15 +392,15 @@ func (t *Task) Progress(ctx context.Context, progress, total float64, message st
 	t.mu.Lock()
 	if t.status.terminal() {
 		t.mu.Unlock()
-		return ErrTaskEnded
+		return ErrEnded
 	}
 	if t.progressSent && progress <= t.lastProgress {
 		t.mu.Unlock()
-		return ErrProgress
+		return mcp.ErrProgress
 	}
 	t.lastProgress, t.progressSent = progress, true
 	t.mu.Unlock()
-	t.requestor.notify(ctx, protocol.RoleProgress, progressParams{t.progress, progress, total, message})
+	t.requestor.notify(ctx, protocol.RoleProgress, mcp.ProgressParams(t.progress, progress, total, message))
 	return nil
 }
 
@@ -376,26 +423,22 @@ func (t *Task) Input(ctx context.Context, key string, request wire.Raw) (wire.Ra
 	}
 	if t.proto != nil {
 		// The spec's rule for input requests: only what the client declared.
-		method, params, err := splitRequest(request)
-		if err != nil {
+		if err := mcp.InputAllowed(t.proto, t.clientCaps, request); err != nil {
 			return nil, err
 		}
-		if missing := inputCapability(t.clientCaps, roleIn(t.proto, method), params); missing != nil {
-			return nil, MissingCapability(t.proto, missing...)
-		}
 	}
-	in := &taskInput{request: request, reply: make(chan wire.Raw, 1)}
+	in := &input{request: request, reply: make(chan wire.Raw, 1)}
 	t.mu.Lock()
 	if t.status.terminal() {
 		t.mu.Unlock()
-		return nil, ErrTaskEnded
+		return nil, ErrEnded
 	}
 	if t.inputs == nil {
-		t.inputs = map[string]*taskInput{}
+		t.inputs = map[string]*input{}
 	}
 	t.inputs[key] = in
 	t.inputKeys = append(t.inputKeys, key)
-	t.status = TaskInputRequired
+	t.status = InputRequired
 	t.updated = t.host.now()
 	t.mu.Unlock()
 	t.persist()
@@ -403,21 +446,21 @@ func (t *Task) Input(ctx context.Context, key string, request wire.Raw) (wire.Ra
 	case r := <-in.reply:
 		return r, nil
 	case <-ctx.Done():
-		return nil, ErrTaskEnded
+		return nil, ErrEnded
 	}
 }
 
 // ask sends one input request of a 2025 task to the requestor.
 func (t *Task) ask(ctx context.Context, request wire.Raw) (wire.Raw, error) {
-	method, params, err := splitRequest(request)
+	method, params, err := mcp.SplitRequest(request)
 	if err != nil {
 		return nil, err
 	}
 	t.mu.Lock()
 	t.pending++
 	t.mu.Unlock()
-	if !t.setStatus(ctx, TaskInputRequired) {
-		return nil, ErrTaskEnded
+	if !t.setStatus(ctx, InputRequired) {
+		return nil, ErrEnded
 	}
 	var out wire.Raw
 	err = t.requestor.call(ctx, method, withRelatedTask(params, t.ID), &out)
@@ -426,11 +469,11 @@ func (t *Task) ask(ctx context.Context, request wire.Raw) (wire.Raw, error) {
 	back := t.pending == 0
 	t.mu.Unlock()
 	if back {
-		t.setStatus(ctx, TaskWorking)
+		t.setStatus(ctx, Working)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ErrTaskEnded
+			return nil, ErrEnded
 		}
 		return nil, err
 	}
@@ -442,7 +485,7 @@ func (t *Task) ask(ctx context.Context, request wire.Raw) (wire.Raw, error) {
 func (t *Task) respond(responses map[string]wire.Raw) {
 	if t.remote {
 		b, _ := json.Marshal(responses)
-		t.forward(context.Background(), announceTaskUpdate, b)
+		t.forward(context.Background(), announceUpdate, b)
 		return
 	}
 	defer t.persist()
@@ -462,14 +505,21 @@ func (t *Task) respond(responses map[string]wire.Raw) {
 		}
 		in.reply <- r
 	}
-	if len(t.inputs) == 0 && t.status == TaskInputRequired {
-		t.status = TaskWorking
+	if len(t.inputs) == 0 && t.status == InputRequired {
+		t.status = Working
 	}
 	t.updated = t.host.now()
 }
 
 // end marks the task terminal for whoever waits on it (tasks/result).
-func (t *Task) end() { t.endOnce.Do(func() { close(t.ended) }) }
+func (t *Task) end() {
+	t.endOnce.Do(func() {
+		close(t.ended)
+		if !t.remote {
+			t.host.done(t.owner)
+		}
+	})
+}
 
 // finish records the outcome of the task's function.
 func (t *Task) finish(ctx context.Context, res wire.Marshaler, err error) {
@@ -481,31 +531,37 @@ func (t *Task) finish(ctx context.Context, res wire.Marshaler, err error) {
 			result, failed = t.design.outcome(t, result)
 		}
 	}
+	t.mu.Lock()
+	if t.status == Cancelled {
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Unlock()
 	if err != nil && !errors.As(err, &je) {
-		t.host.log.Error("mcp: task failed", "task", t.ID, "err", err)
+		t.host.log.Error("tasks: task failed", "task", t.ID, "err", err)
 		je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
 	}
 	t.mu.Lock()
-	if t.status == TaskCancelled {
+	if t.status == Cancelled {
 		t.mu.Unlock()
 		return
 	}
 	t.updated = t.host.now()
 	switch {
 	case je != nil:
-		t.status, t.err = TaskFailed, je
+		t.status, t.err = Failed, je
 		if t.message == "" {
 			t.message = je.Message
 		}
 	case failed:
 		// 2025-11-25: a tool result with isError fails the task; tasks/result
 		// still answers the result itself.
-		t.status, t.result = TaskFailed, result
+		t.status, t.result = Failed, result
 		if t.message == "" {
 			t.message = "the tool reported an error"
 		}
 	default:
-		t.status, t.result = TaskCompleted, result
+		t.status, t.result = Completed, result
 	}
 	t.mu.Unlock()
 	t.persist()
@@ -519,12 +575,12 @@ func (t *Task) finish(ctx context.Context, res wire.Marshaler, err error) {
 // stops its function.
 func (t *Task) cancelTask(ctx context.Context) {
 	if t.remote {
-		t.forward(ctx, announceTaskCancel, nil)
+		t.forward(ctx, announceCancel, nil)
 	}
 	t.mu.Lock()
 	changed := !t.status.terminal()
 	if changed {
-		t.status = TaskCancelled
+		t.status = Cancelled
 		t.updated = t.host.now()
 	}
 	t.mu.Unlock()

@@ -1,0 +1,238 @@
+package streamhttp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+)
+
+// A stateful session's requests: each POSTed request runs its handler on
+// its POST's goroutine (a batch's and the HTTP+SSE transport's on a
+// worker), registered in the session's in-flight table so that the
+// session's end and a drain reach it, and its answer goes on the stream of
+// its POST.
+
+// inflightReq is a client request being served; whoever removes it from
+// session.inflight answers it (its handler, or a drain that expires it).
+type inflightReq struct {
+	id        jsonrpc.ID
+	st        *stream // the stream its answer goes on
+	cancel    context.CancelFunc
+	cancelled bool
+	// held is what a request of an HTTP+SSE session holds until its
+	// handler returns (session.hold); nil for others.
+	held *backlogHold
+}
+
+// serveStateful serves one POSTed message of the stateful era.
+func (h *Handler) serveStateful(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, acc accept) {
+	if x.OpensSession() && r.Header.Get(hdrSessionID) == "" {
+		h.initialize(w, r, msg, x, acc)
+		return
+	}
+	s := h.lookup(w, r, x, msg.ID, msg.HasID)
+	if s == nil {
+		return
+	}
+	defer s.leave()
+	if msg.Kind == jsonrpc.KindRequest {
+		s.serveRequest(w, r, msg, x, acc)
+		return
+	}
+	s.oneWay(r.Context(), msg, x)
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// cancelRequest cancels a client request (notifications/cancelled); no
+// response is sent for it.
+func (s *session) cancelRequest(id jsonrpc.ID) bool {
+	s.mu.Lock()
+	ir := s.inflight[idKey(id)]
+	if ir == nil || ir.cancelled {
+		s.mu.Unlock()
+		return false
+	}
+	ir.cancelled = true
+	s.mu.Unlock()
+	ir.cancel()
+	return true
+}
+
+func idKey(id jsonrpc.ID) string {
+	var buf [32]byte // an id's key is built here, and only the string allocated
+	return string(id.AppendKey(buf[:0]))
+}
+
+// serveRequest serves a client request. Its handler runs on this, the
+// POST's, goroutine (no hand-off to another and back), but is not the
+// POST's: a client that disconnects does not cancel it (2025-11-25:
+// disconnection is not cancellation), its later events are kept for
+// resumption, and the POST's response is written by whoever ends its
+// connection first (sseConn.inline): the handler's answer, a drain that
+// expires it, or the end of the session.
+func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, acc accept) {
+	st, c, err := s.postStream(w, acc, false)
+	if err != nil {
+		s.h.writeError(w, r, http.StatusNotFound, msg.ID, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
+		return
+	}
+	// Cancelled by the client: no response.
+	c.post(r, msg.ID, true, http.StatusNoContent)
+	st.owe()
+	status, replay, je := s.start(r, msg, x, st, c, nil)
+	if replay != nil {
+		s.removeStream(st)
+		writeResponse(w, acc, replay)
+		return
+	}
+	if je != nil {
+		s.removeStream(st)
+		s.h.writeError(w, r, status, msg.ID, true, je)
+		return
+	}
+	s.await(r, st, c)
+}
+
+// postStream makes the stream of a POST and attaches its response to it.
+func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*stream, *sseConn, error) {
+	st, err := s.newStream("p")
+	if err != nil {
+		return nil, nil, err
+	}
+	st.batch = batch
+	c := s.h.newConn(w, acc.sse)
+	c.sess, c.acc = s, acc
+	st.mu.Lock()
+	st.conn = c
+	st.mu.Unlock()
+	return st, c, nil
+}
+
+// start registers a client request and runs its handler: here when c is
+// the connection of the request's own POST (it answers the POST when the
+// handler's answer, or whatever comes first, ends c), else on a worker.
+// The handler's related messages go on st and its response is one st owes
+// (owe it first). When the request cannot start (the session ended, or its
+// id is in flight) start returns the HTTP status and error to answer it
+// with; when it was answered before (Options.Requests), the response
+// recorded then (replay), to answer it with again.
+func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, c *sseConn, held *backlogHold) (status int, replay []byte, refusal *jsonrpc.Error) {
+	id := msg.ID
+	key := idKey(id)
+	// Cancelled by notifications/cancelled (cancelRequest) and by the end
+	// of the session (close cancels what its inflight table holds), not by
+	// the client going away.
+	hctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	if s.h.draining() {
+		cancel()
+		return http.StatusServiceUnavailable, nil, errShuttingDown
+	}
+	s.mu.Lock()
+	if s.closed || s.inflight[key] != nil {
+		closed := s.closed
+		s.mu.Unlock()
+		cancel()
+		if closed {
+			return http.StatusNotFound, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended")
+		}
+		return http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", id.String())
+	}
+	s.mu.Unlock()
+	// Sent before, to this instance or another (a retry)? The ledger
+	// says; it answers again what was answered.
+	entry, replay, refusal := s.begin(r.Context(), id, key, st)
+	if replay != nil || refusal != nil {
+		cancel()
+		return http.StatusBadRequest, replay, refusal
+	}
+	s.mu.Lock()
+	if s.closed || s.inflight[key] != nil {
+		s.mu.Unlock()
+		cancel()
+		entry.finish(nil)
+		return http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", id.String())
+	}
+	ir := &inflightReq{id: id, st: st, cancel: cancel, held: held}
+	s.inflight[key] = ir
+	// Under s.mu, before close (which precedes Handler.Close's Wait).
+	s.h.wg.Add(1)
+	s.mu.Unlock()
+	hctx = context.WithValue(hctx, streamKey{}, st)
+	if c == nil {
+		s.h.workers.run(func() { s.serveStarted(hctx, cancel, msg, x, st, key, ir, entry, nil) })
+		return 0, nil, nil
+	}
+	st.mu.Lock()
+	c.inline = !c.ended
+	st.mu.Unlock()
+	s.serveStarted(hctx, cancel, msg, x, st, key, ir, entry, c)
+	return 0, nil, nil
+}
+
+// serveStarted runs the handler of a request start registered and hands
+// its answer to the stream, unless a drain answered it first, or it was
+// cancelled, or the session ended. c is the POST's connection when the
+// handler runs on its goroutine (start), else nil.
+func (s *session) serveStarted(ctx context.Context, cancel context.CancelFunc, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, key string, ir *inflightReq, entry *ledgerEntry, c *sseConn) {
+	defer s.h.wg.Done()
+	defer cancel()
+	id := msg.ID
+	res, err := x.Serve(ctx, s.ms, st)
+	if ir.held != nil {
+		s.release(ir.held)
+	}
+	if c != nil {
+		// The handler is done: the POST's goroutine replies from here on.
+		st.mu.Lock()
+		c.inline = false
+		st.mu.Unlock()
+	}
+	s.mu.Lock()
+	mine := s.inflight[key] == ir
+	if mine {
+		delete(s.inflight, key)
+	}
+	s.mu.Unlock()
+	if !mine {
+		entry.finish(nil)
+		return // a drain answered it
+	}
+	if ir.cancelled || s.ctx.Err() != nil {
+		entry.finish(nil)
+		st.answer(nil)
+		return
+	}
+	var body []byte
+	if err == nil {
+		body, err = encodeResult(id, res)
+	}
+	if err != nil {
+		je, ok := asRPCError(err)
+		if !ok {
+			s.h.log.Error("streamhttp: handler failed", "method", msg.Method, "id", id.String(), "err", err)
+		}
+		body = errorBody(id, true, s.noID(), je)
+		if d, ok := mcp.RetryAfter(je); ok {
+			st.limited(d)
+		}
+	}
+	entry.finish(body)
+	st.answer(body)
+}
+
+// await waits until the stream of a POST has every response it owes (or
+// the client goes away: the stream goes on without it), then ends the
+// response (sseConn.reply), unless the goroutine that ended the
+// connection did.
+func (s *session) await(r *http.Request, st *stream, c *sseConn) {
+	select {
+	case <-c.gone:
+		if !c.replied { // else the goroutine that ended c replied
+			c.reply()
+		}
+	case <-r.Context().Done():
+		st.detach(c)
+	}
+}
