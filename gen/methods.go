@@ -714,7 +714,7 @@ func (g *generator) clientCalls(f *jen.File) {
 // A client calls the methods the runtime answers too (ping, logging
 // level, subscriptions, discovery, tasks), except initialize, which
 // Connect sends, and subscriptions/listen, a stream rather than a call
-// (ClientSession.Listen). The server's peer calls only what handlers
+// (listen.Stream). The server's peer calls only what handlers
 // answer.
 func typedCall(m *schema.Method, from schema.Side) bool {
 	if !owned(m) {

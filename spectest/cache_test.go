@@ -37,8 +37,8 @@ func cacheClients(t *testing.T, h *cacheServer, store cache.Store, parts ...stri
 	var clients []*mcp20260728.Client
 	for _, part := range parts {
 		cs, err := mcp.Connect(t.Context(), &stdio.InProcessTransport{Server: srv},
-			mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Stateless, Cache: store,
-				CachePartition: func(context.Context) string { return part }},
+			mcp.ClientOptions{Name: "c", Version: "1", Era: mcp.Stateless,
+				Cache: cache.Client(store, cache.Options{Partition: func(context.Context) string { return part }})},
 			mcp20260728.Mount(struct{}{}))
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/listen"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -43,12 +44,12 @@ func (listTools) ListTools(context.Context, *mcp20260728.PaginatedRequestParams)
 	return &mcp20260728.ListToolsResult{}, nil
 }
 
-// TestListen: ClientSession.Listen yields the acknowledgement and the
+// TestListen: listen.Stream yields the acknowledgement and the
 // changes of its stream, each with the subscription id, and ends without
 // an error when the server tears the stream down on stdio
 // (notifications/cancelled at the server's drain).
 func TestListen(t *testing.T) {
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "listen", Version: "1", ListChanged: true}, mcp20260728.Mount(listTools{}))
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "listen", Version: "1", ListChanged: true, Features: []mcp.Feature{listen.Feature(listen.Options{})}}, mcp20260728.Mount(listTools{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +60,13 @@ func TestListen(t *testing.T) {
 	}
 	defer cs.Close()
 	type got struct {
-		ev  mcp.ListenEvent
+		ev  listen.Event
 		err error
 	}
 	events := make(chan got, 16)
 	go func() {
 		defer close(events)
-		for ev, err := range cs.Listen(t.Context(), wire.Raw(`{"notifications":{"toolsListChanged":true}}`)) {
+		for ev, err := range listen.Stream(t.Context(), cs, wire.Raw(`{"notifications":{"toolsListChanged":true}}`)) {
 			events <- got{ev, err}
 		}
 	}()

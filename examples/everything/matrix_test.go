@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/listen"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
@@ -421,12 +422,12 @@ func subscribe(ctx context.Context, c *oneclient.Client, tg matrixTarget) error 
 	defer cancel()
 	params := &v26.SubscriptionsListenRequestParams{Notifications: &v26.SubscriptionFilter{ResourceSubscriptions: []string{tg.subscribe}}}
 	acked := make(chan error, 1)
-	for ev, err := range c.Session.Listen(ctx, params) {
+	for ev, err := range listen.Stream(ctx, c.Session, params) {
 		if err != nil {
 			return err
 		}
 		switch ev.Method {
-		case rt.MethodListenAcknowledged:
+		case listen.MethodAcknowledged:
 			if !strings.Contains(string(ev.Params), tg.subscribe) {
 				return fmt.Errorf("the acknowledgement does not honour the subscription: %s", ev.Params)
 			}

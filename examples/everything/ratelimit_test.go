@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/ratelimit"
 	"github.com/mcpgen/mcpgen/runtime/store/redis/redistest"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -37,8 +38,8 @@ func TestRateLimit(t *testing.T) {
 		}
 		err := echo()
 		var je *jsonrpc.Error
-		wait, ok := rt.RetryAfter(err)
-		if !errors.As(err, &je) || je.Code != rt.CodeRateLimited || !ok || wait <= 0 || wait > time.Second || !strings.Contains(je.Message, "2 requests/s, burst 5") {
+		wait, ok := ratelimit.RetryAfter(err)
+		if !errors.As(err, &je) || je.Code != ratelimit.Code || !ok || wait <= 0 || wait > time.Second || !strings.Contains(je.Message, "2 requests/s, burst 5") {
 			t.Fatalf("the sixth call: %v (retry after %v)", err, wait)
 		}
 		time.Sleep(wait)

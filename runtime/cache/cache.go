@@ -1,6 +1,7 @@
-// Package cache stores the results a client keeps of the requests the
-// protocol marks cacheable (mcp.ClientOptions.Cache): a Store, and Memory,
-// a bounded one in memory that one process's sessions share.
+// Package cache is a client's cache of the results of the requests the
+// protocol marks cacheable: Client is the mcp.CallCache to set as
+// mcp.ClientOptions.Cache, keeping results in a Store; Memory is a
+// bounded Store in memory that one process's sessions share.
 package cache
 
 import (

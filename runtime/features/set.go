@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpgen/mcpgen/runtime/paginate"
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -228,7 +229,7 @@ func page[T any](s *Set, req *Request, items []T) ([]T, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return mcp.Page(items, cursor, s.PageSize)
+	return paginate.Page(items, cursor, s.PageSize)
 }
 
 // list writes {"<member>":[items…],"nextCursor":…}.

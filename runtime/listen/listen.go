@@ -1,6 +1,9 @@
-// Package listen serves subscriptions/listen (2026-07-28 on): a stream a
-// client opens to hear of the server's list changes and resource updates.
-// Plug it into a server with Feature (mcp.ServerOptions.Features). A
+// Package listen is subscriptions/listen (2026-07-28 on), both sides: a
+// stream a client opens to hear of the server's list changes and resource
+// updates. A client opens one with Stream (which, on a stateful session,
+// stands in for it with resources/subscribe and the session's
+// notifications). A server serves them once Feature is plugged in
+// (mcp.ServerOptions.Features). A
 // stream is acknowledged with the part of the requested notifications the
 // server honours (what it serves, list changes only when it declares
 // listChanged), then carries each announcement it asked for
@@ -67,9 +70,9 @@ type hub struct {
 // stream is one subscriptions/listen stream.
 type stream struct {
 	r         *mcp.Request
-	filter    mcp.ListenFilter // what the server honours
-	principal string           // who opened it
-	client    string           // its key for the bounds
+	filter    Filter // what the server honours
+	principal string // who opened it
+	client    string // its key for the bounds
 	// acked is held until the acknowledgement is out: the stream is
 	// registered before it, so a change right after the client reads the
 	// ack is not missed, and a notification never overtakes the ack.
@@ -97,8 +100,8 @@ func (h *hub) serve(ctx context.Context, r *mcp.Request, _ func() (wire.Marshale
 	if err := r.ValidateParams(); err != nil {
 		return nil, err
 	}
-	want := mcp.ParseListenFilter(r.Params())
-	var got mcp.ListenFilter
+	want := ParseFilter(r.Params())
+	var got Filter
 	if h.srv.Options().ListChanged {
 		got.ToolsListChanged = want.ToolsListChanged && r.Serves(protocol.RoleToolsList)
 		got.PromptsListChanged = want.PromptsListChanged && r.Serves(protocol.RolePromptsList)
@@ -203,7 +206,7 @@ func (st *stream) send(ctx context.Context, role protocol.Role, uri string) {
 
 // ackParams are the params of the acknowledgement.
 type ackParams struct {
-	filter mcp.ListenFilter
+	filter Filter
 	id     jsonrpc.ID
 }
 

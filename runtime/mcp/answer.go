@@ -1,11 +1,8 @@
 package mcp
 
 import (
-	"context"
 	"errors"
 
-	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
-	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -54,18 +51,6 @@ func answerWith(err error) *AnswerWith {
 		return aw
 	}
 	return nil
-}
-
-// ClientTasks hosts the tasks a server asks a client to run
-// (ClientOptions.Tasks; runtime/tasks.Client).
-type ClientTasks interface {
-	// Host serves req, a request of the server's that the revision's
-	// method md describes: a sampling or elicitation request asking for a
-	// task becomes a task running serve (nil when the handler does not
-	// implement the method), and the tasks/* requests are answered from
-	// the tasks the client hosts. ok is false for the other requests,
-	// which the handler serves.
-	Host(ctx context.Context, cs *ClientSession, md *protocol.Method, req *jsonrpc.Request, serve func(ctx context.Context, params wire.Raw) (wire.Marshaler, error)) (res wire.Marshaler, err error, ok bool)
 }
 
 // ResultJSON returns a result's JSON when the result is JSON already (a

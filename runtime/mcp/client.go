@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -11,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpgen/mcpgen/runtime/cache"
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -90,21 +87,15 @@ type ClientOptions struct {
 	// with (AwaitTask); in 2025-11-25 that happens when a call sets
 	// params.task.
 	Tasks ClientTasks
-	// Cache, when set, keeps the results of cacheable requests for their
-	// ttlMs and answers repeated requests from it (see cache.Store). One
-	// cache may serve many sessions.
-	Cache cache.Store
+	// Cache, when set, answers the calls of the methods a revision marks
+	// cacheable from the results it kept (package runtime/cache's Client).
+	Cache CallCache
 	// Middleware wraps every message the session sends and receives (see
 	// Middleware); the first wraps the others.
 	Middleware []Middleware
 	// NoRecovery turns off the recovery from panics of the handlers that
 	// answer the server's requests (see Recovery).
 	NoRecovery bool
-	// CachePartition names the authorization context of a call (for
-	// example a digest of the access token it is sent with): "private"
-	// results are reused only by calls of the same context, "public" ones
-	// by all. Without it, private results are not cached.
-	CachePartition func(ctx context.Context) string
 	// OnSessionEnd, when set, learns when the session ends (Close), from
 	// when it connected (session metrics, say).
 	OnSessionEnd func(SessionEnd)
@@ -146,9 +137,9 @@ type ClientSession struct {
 	mu       sync.Mutex
 	progress map[string]func(ProgressUpdate)
 	notes    func(ctx context.Context, method string, params wire.Raw)
-	listens  map[string]*listenQueue // open Listen streams, by subscription id
-	// statefulListens are the Listen loops of a stateful session.
-	statefulListens []*statefulListen
+	// watchers see the server's notifications after the handler (Watch);
+	// copied on write, read unlocked.
+	watchers []*watcher
 
 	// incoming and outgoing are the middleware chains of what the session
 	// receives and sends, nil without middleware; recover reports the
@@ -167,100 +158,6 @@ type ClientSession struct {
 type ProgressUpdate struct {
 	Progress, Total float64 // Total < 0 when unknown
 	Message         string
-}
-
-// Connect dials t and opens a session with one of the mounted revisions
-// (their handlers answer the server's requests).
-func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts ...Mount) (*ClientSession, error) {
-	if len(mounts) == 0 {
-		return nil, errors.New("mcp: Connect needs a mounted revision")
-	}
-	if opts.Name == "" {
-		opts.Name = "mcpgen-client"
-	}
-	if opts.Version == "" {
-		opts.Version = "devel"
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	for _, m := range mounts {
-		if m.Protocol == nil {
-			return nil, errors.New("mcp: Connect: a mount has no protocol")
-		}
-		if !m.Protocol.Serves(false) {
-			return nil, fmt.Errorf("mcp: Connect: revision %s was generated for servers only (mcpgen --side server): generate it with --side client or both to mount it on a client", m.Protocol.Revision)
-		}
-		if err := protocol.CheckHandler(m.Protocol, m.Handler, func(md *protocol.Method) bool { return md.FromServer }); err != nil {
-			return nil, err
-		}
-		if b, ok := m.Handler.(interface{ CheckClientHandlers() error }); ok {
-			if err := b.CheckClientHandlers(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	cs := &ClientSession{opts: opts, mounts: mounts, log: opts.Logger, progress: map[string]func(ProgressUpdate){}, roles: map[string]protocol.Role{}}
-	for _, m := range mounts {
-		for name, md := range m.Protocol.Methods {
-			if cs.roles[name] == protocol.RoleNone {
-				cs.roles[name] = md.Role
-			}
-		}
-	}
-	cs.recover = !opts.NoRecovery
-	mws := slices.Clone(opts.Middleware)
-	if len(mws) > 0 && cs.recover {
-		mws = append(mws, Recovery(opts.Logger))
-	}
-	cs.incoming, cs.outgoing = chain(mws, callFinal), chain(mws, callFinal)
-	if tn, ok := t.(interface{ TransportName() string }); ok {
-		cs.transport = tn.TransportName()
-	}
-	conn, err := t.Dial(ctx, jsonrpc.HandlerFunc(cs.receive))
-	if err != nil {
-		return nil, err
-	}
-	cs.conn = conn
-	// The era is chosen here, once: the first that opens the session.
-	eras := []clientEra{modernClient{}, legacyClient{}}
-	switch opts.Era {
-	case Stateful:
-		eras = eras[1:]
-	case Stateless:
-		eras = eras[:1]
-	}
-	for i, e := range eras {
-		if err = e.open(ctx, cs); err == nil {
-			cs.undeclared = cs.undeclaredRoles()
-			if err := cs.setLogLevel(ctx); err != nil {
-				conn.Close()
-				return nil, err
-			}
-			return cs, nil
-		}
-		if i < len(eras)-1 {
-			cs.log.Debug("mcp: opening a session failed; trying the next era", "era", e.kind(), "err", err)
-		}
-	}
-	conn.Close()
-	return nil, forcedEraHint(opts.Era, err)
-}
-
-// forcedEraHint adds to the error of a session a forced era could not
-// open, when the server refused it, what would connect.
-func forcedEraHint(era protocol.Era, err error) error {
-	var je *jsonrpc.Error
-	if !errors.As(err, &je) {
-		return err // the transport failed: no era would do better
-	}
-	switch era {
-	case Stateless:
-		return fmt.Errorf("%w (ClientOptions.Era is mcp.Stateless, and the server may speak only the stateful revisions: mcp.Auto, the default, falls back to initialize)", err)
-	case Stateful:
-		return fmt.Errorf("%w (ClientOptions.Era is mcp.Stateful, and the server may speak only the stateless revisions: mcp.Auto, the default, tries server/discover first)", err)
-	}
-	return err
 }
 
 // clientCapabilities derives the client's capabilities from its handler
@@ -390,10 +287,75 @@ func (cs *ClientSession) OnNotification(f func(ctx context.Context, method strin
 	cs.mu.Unlock()
 }
 
+// CallCache answers a client's calls of cacheable methods from results it
+// kept (ClientOptions.Cache; package runtime/cache has one).
+type CallCache interface {
+	// Call serves a call of a cacheable method of cs: from what it
+	// kept, or by send, whose result it may keep.
+	Call(ctx context.Context, cs *ClientSession, method string, params wire.Marshaler, result wire.Unmarshaler, send func(context.Context, wire.Unmarshaler) error) error
+	// Notified learns each notification of the server's before the
+	// handler does: one that makes kept results stale drops them.
+	Notified(cs *ClientSession, method string, params wire.Raw)
+}
+
+// watcher is one function registered with Watch.
+type watcher struct {
+	f func(method string, params wire.Raw)
+}
+
+// Watch registers f, which sees each of the server's notifications after
+// the handler (its typed method, else OnNotification) has: the way
+// features follow the server's changes on the client (listen streams,
+// package runtime/listen). f runs on the goroutine that reads the
+// connection, so it must not block; params are valid only during the
+// call. stop unregisters f.
+func (cs *ClientSession) Watch(f func(method string, params wire.Raw)) (stop func()) {
+	w := &watcher{f}
+	cs.mu.Lock()
+	cs.watchers = append(slices.Clip(cs.watchers), w)
+	cs.mu.Unlock()
+	return func() {
+		cs.mu.Lock()
+		cs.watchers = slices.DeleteFunc(slices.Clone(cs.watchers), func(x *watcher) bool { return x == w })
+		cs.mu.Unlock()
+	}
+}
+
+// Logger is the session's logger (ClientOptions.Logger).
+func (cs *ClientSession) Logger() *slog.Logger { return cs.log }
+
 type progressKey struct{}
 
 // WithProgress returns a context whose calls ask for progress, reported to
 // f.
 func WithProgress(ctx context.Context, f func(ProgressUpdate)) context.Context {
 	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// clientEra is how a client session speaks its era. Connect chooses one,
+// once (ClientOptions.Era), and the session asks it what differs between
+// the eras: how the session opens, what each call carries, and what the
+// server's cancellation means.
+type clientEra interface {
+	kind() protocol.Era
+	// open opens the session with a mounted revision of the era.
+	open(ctx context.Context, cs *ClientSession) error
+	// params are what a call sends: the caller's params with what the era
+	// adds (the stateless era's _meta) and the progress token ("" for
+	// none).
+	params(cs *ClientSession, params wire.Marshaler, token string) wire.Marshaler
+	// cancelled handles the server's notifications/cancelled naming id.
+	cancelled(cs *ClientSession, id jsonrpc.ID, reason string)
+}
+
+// ClientTasks hosts the tasks a server asks a client to run
+// (ClientOptions.Tasks; runtime/tasks.Client).
+type ClientTasks interface {
+	// Host serves req, a request of the server's that the revision's
+	// method md describes: a sampling or elicitation request asking for a
+	// task becomes a task running serve (nil when the handler does not
+	// implement the method), and the tasks/* requests are answered from
+	// the tasks the client hosts. ok is false for the other requests,
+	// which the handler serves.
+	Host(ctx context.Context, cs *ClientSession, md *protocol.Method, req *jsonrpc.Request, serve func(ctx context.Context, params wire.Raw) (wire.Marshaler, error)) (res wire.Marshaler, err error, ok bool)
 }

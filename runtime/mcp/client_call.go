@@ -27,20 +27,26 @@ import (
 // With ClientOptions.Cache, a fresh cached result of a cacheable method
 // answers the call without a request.
 func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
-	if cs.cacheable(method) {
-		return cs.cachedCall(ctx, method, params, result)
+	if c := cs.opts.Cache; c != nil && cs.mount != nil {
+		if md := cs.mount.Protocol.Methods[method]; md != nil && md.Cacheable {
+			return c.Call(ctx, cs, method, params, result, func(ctx context.Context, result wire.Unmarshaler) error {
+				return cs.call(ctx, method, params, result)
+			})
+		}
 	}
 	return cs.call(ctx, method, params, result)
 }
 
 // call sends a request and decodes its result.
 func (cs *ClientSession) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
-	return cs.callID(ctx, method, params, result, nil)
+	return cs.CallWithID(ctx, method, params, result, nil)
 }
 
-// callID is call, with onID (if not nil) learning the request's id before
-// it is sent; the session's middleware sees it first.
-func (cs *ClientSession) callID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
+// CallWithID is Call without the cache, with onID (if not nil) learning
+// the request's id before it is sent: a stream that the server's
+// notifications name by the request's id (subscriptions/listen) is found
+// by it. The session's middleware sees the call first.
+func (cs *ClientSession) CallWithID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
 	if cs.outgoing == nil {
 		return cs.send(ctx, method, params, result, onID)
 	}
@@ -232,125 +238,6 @@ func (cs *ClientSession) ServeInput(ctx context.Context, method string, params w
 	return cs.incoming(ctx, m)
 }
 
-// withMeta encodes params with the runtime's _meta keys merged into
-// whatever _meta the params carry: a client's progress token, a stateless
-// request's protocol version, capabilities and info, and the members
-// middleware set (Message.SetMeta), which win over the params' own.
-type withMeta struct {
-	inner   wire.Marshaler
-	version string
-	caps    wire.Raw
-	cs      *ClientSession // writes clientInfo, when version is set
-	token   string
-	extra   wire.Members
-}
-
-func (w *withMeta) EncodeJSON(e *wire.Encoder) {
-	scratch := wire.GetEncoder()
-	defer wire.PutEncoder(scratch)
-	if w.inner == nil {
-		scratch.ObjectStart()
-		scratch.ObjectEnd()
-	} else {
-		w.inner.EncodeJSON(scratch)
-	}
-	inner := scratch.Bytes()
-	d := wire.NewDecoder(inner)
-	if k, _, err := d.PeekMember("_meta"); err == nil && k == wire.Invalid {
-		// The common case: params without _meta of their own. Copy them
-		// and add ours as their last member.
-		e.Raw(inner)
-		if e.ReopenObject() {
-			e.FieldRaw(`"_meta":`)
-			e.ObjectStart()
-			w.own(e, 0)
-			e.ObjectEnd()
-			e.ObjectEnd()
-			return
-		}
-	}
-	w.merge(e, inner)
-}
-
-// merge writes params that carry a _meta of their own: the caller's keys
-// are kept, and its clientCapabilities or clientInfo for this request win
-// over the session's (a per-request opt-in to an extension).
-func (w *withMeta) merge(e *wire.Encoder, inner wire.Raw) {
-	e.ObjectStart()
-	meta, _ := wire.CopyMembers(e, inner, "_meta")
-	e.FieldRaw(`"_meta":`)
-	e.ObjectStart()
-	var theirs callerMeta
-	if len(meta) > 0 {
-		md := wire.NewDecoder(meta)
-		_ = md.Object(func(key []byte) error {
-			switch string(key) {
-			case MetaProtocolVersion:
-				return md.Skip()
-			case MetaClientCapabilities:
-				theirs |= callerCaps
-			case MetaClientInfo:
-				theirs |= callerInfo
-			case MetaLogLevel:
-				theirs |= callerLogLevel
-			case "progressToken":
-				if w.token != "" {
-					return md.Skip()
-				}
-			}
-			if _, ok := w.extra.Get(string(key)); ok {
-				return md.Skip()
-			}
-			r, err := md.Raw()
-			if err != nil {
-				return err
-			}
-			e.Field(string(key))
-			e.Raw(r)
-			return nil
-		})
-	}
-	w.own(e, theirs)
-	e.ObjectEnd()
-	e.ObjectEnd()
-}
-
-// callerMeta marks the stateless _meta keys a caller's params set
-// themselves, which win over the runtime's.
-type callerMeta uint8
-
-const (
-	callerCaps callerMeta = 1 << iota
-	callerInfo
-	callerLogLevel
-)
-
-// own writes the runtime's _meta members but those the caller set.
-func (w *withMeta) own(e *wire.Encoder, theirs callerMeta) {
-	e.Members(w.extra)
-	if w.token != "" {
-		e.FieldRaw(`"progressToken":`)
-		e.Str(w.token)
-	}
-	if w.version == "" {
-		return
-	}
-	e.Field(MetaProtocolVersion)
-	e.Str(w.version)
-	if theirs&callerCaps == 0 {
-		e.Field(MetaClientCapabilities)
-		e.Raw(w.caps)
-	}
-	if theirs&callerInfo == 0 {
-		e.Field(MetaClientInfo)
-		w.cs.clientInfo(e)
-	}
-	if level := w.cs.opts.LogLevel; level != "" && theirs&callerLogLevel == 0 {
-		e.Field(MetaLogLevel)
-		e.Str(level)
-	}
-}
-
 // handle serves the server's requests and notifications. A notification
 // reaches the handler (its typed method, else OnNotification) before any
 // Listen stream yields it: who sees it on a stream finds the handler's
@@ -358,7 +245,7 @@ func (w *withMeta) own(e *wire.Encoder, theirs callerMeta) {
 func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire.Marshaler, error) {
 	switch cs.roles[req.Method] {
 	case protocol.RolePing:
-		return emptyResult, nil
+		return emptyObject, nil
 	case protocol.RoleProgress:
 		cs.onProgress(req.Params)
 		return nil, nil
@@ -367,10 +254,15 @@ func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (wire
 		return nil, nil
 	}
 	if req.IsNotification {
-		cs.invalidate(req.Method, req.Params)
+		if c := cs.opts.Cache; c != nil {
+			c.Notified(cs, req.Method, req.Params)
+		}
 		res, err := cs.serve(ctx, req)
-		if !cs.deliverListen(req.Method, req.Params) && cs.era != nil && !cs.Stateless() {
-			cs.deliverStateful(req.Method, req.Params)
+		cs.mu.Lock()
+		ws := cs.watchers
+		cs.mu.Unlock()
+		for _, w := range ws {
+			w.f(req.Method, req.Params)
 		}
 		return res, err
 	}

@@ -11,34 +11,18 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// clientEra is how a client session speaks its era. Connect chooses one,
-// once (ClientOptions.Era), and the session asks it what differs between
-// the eras: how the session opens, what each call carries, and what the
-// server's cancellation means.
-type clientEra interface {
-	kind() protocol.Era
-	// open opens the session with a mounted revision of the era.
-	open(ctx context.Context, cs *ClientSession) error
-	// params are what a call sends: the caller's params with what the era
-	// adds (the stateless era's _meta) and the progress token ("" for
-	// none).
-	params(cs *ClientSession, params wire.Marshaler, token string) wire.Marshaler
-	// cancelled handles the server's notifications/cancelled naming id.
-	cancelled(cs *ClientSession, id jsonrpc.ID, reason string)
-}
-
 var (
-	_ clientEra = legacyClient{}
-	_ clientEra = modernClient{}
+	_ clientEra = statefulClientEra{}
+	_ clientEra = statelessClientEra{}
 )
 
-// legacyClient speaks the stateful era: initialize opens a session that
+// statefulClientEra speaks the stateful era: initialize opens a session that
 // fixes the revision and both sides' capabilities.
-type legacyClient struct{}
+type statefulClientEra struct{}
 
-func (legacyClient) kind() protocol.Era { return protocol.Stateful }
+func (statefulClientEra) kind() protocol.Era { return protocol.Stateful }
 
-func (e legacyClient) open(ctx context.Context, cs *ClientSession) error {
+func (e statefulClientEra) open(ctx context.Context, cs *ClientSession) error {
 	m, n, err := cs.begin(e)
 	if err != nil {
 		return err
@@ -57,7 +41,7 @@ func (e legacyClient) open(ctx context.Context, cs *ClientSession) error {
 		e.ObjectEnd()
 	})
 	var res wire.Raw
-	if err := cs.callID(ctx, m.Protocol.RoleName(protocol.RoleInitialize), params, &res, nil); err != nil {
+	if err := cs.CallWithID(ctx, m.Protocol.RoleName(protocol.RoleInitialize), params, &res, nil); err != nil {
 		return fmt.Errorf("mcp: initialize: %w", err)
 	}
 	d := wire.NewDecoder(res)
@@ -86,16 +70,6 @@ func (e legacyClient) open(ctx context.Context, cs *ClientSession) error {
 	return nil
 }
 
-// setLevel is logging/setLevel's params.
-type setLevel string
-
-func (l setLevel) EncodeJSON(e *wire.Encoder) {
-	e.ObjectStart()
-	e.FieldRaw(`"level":`)
-	e.Str(string(l))
-	e.ObjectEnd()
-}
-
 // setLogLevel sends logging/setLevel with ClientOptions.LogLevel once a
 // stateful session is open, unless the server did not declare logging
 // (a stateless session stamps the level on each request instead).
@@ -109,14 +83,14 @@ func (cs *ClientSession) setLogLevel(ctx context.Context) error {
 		return nil // the server does not log
 	}
 	var res wire.Raw
-	if err := cs.Call(ctx, name, setLevel(level), &res); err != nil {
+	if err := cs.Call(ctx, name, wire.StrMember{Name: "level", Value: level}, &res); err != nil {
 		return fmt.Errorf("mcp: logging/setLevel %s (ClientOptions.LogLevel): %w", level, err)
 	}
 	return nil
 }
 
 // params: the caller's, with a progress token.
-func (legacyClient) params(cs *ClientSession, params wire.Marshaler, token string) wire.Marshaler {
+func (statefulClientEra) params(cs *ClientSession, params wire.Marshaler, token string) wire.Marshaler {
 	if token == "" {
 		return params
 	}
@@ -126,20 +100,20 @@ func (legacyClient) params(cs *ClientSession, params wire.Marshaler, token strin
 // cancelled cancels a request the server sent the client (sampling,
 // elicitation, roots): its handler's context is cancelled and it is not
 // answered.
-func (legacyClient) cancelled(cs *ClientSession, id jsonrpc.ID, _ string) {
+func (statefulClientEra) cancelled(cs *ClientSession, id jsonrpc.ID, _ string) {
 	if c, ok := cs.conn.(interface{ Cancel(jsonrpc.ID) bool }); ok {
 		c.Cancel(id)
 	}
 }
 
-// modernClient speaks the stateless era: server/discover opens the
+// statelessClientEra speaks the stateless era: server/discover opens the
 // session, and every request carries the protocol version and the
 // client's capabilities and info in _meta.
-type modernClient struct{}
+type statelessClientEra struct{}
 
-func (modernClient) kind() protocol.Era { return protocol.Stateless }
+func (statelessClientEra) kind() protocol.Era { return protocol.Stateless }
 
-func (e modernClient) open(ctx context.Context, cs *ClientSession) error {
+func (e statelessClientEra) open(ctx context.Context, cs *ClientSession) error {
 	m, n, err := cs.begin(e)
 	if err != nil {
 		return err
@@ -171,7 +145,7 @@ func (e modernClient) open(ctx context.Context, cs *ClientSession) error {
 }
 
 // params: the caller's, with the runtime's _meta (and a progress token).
-func (modernClient) params(cs *ClientSession, params wire.Marshaler, token string) wire.Marshaler {
+func (statelessClientEra) params(cs *ClientSession, params wire.Marshaler, token string) wire.Marshaler {
 	return &withMeta{inner: params, token: token, version: cs.version, caps: cs.caps, cs: cs}
 }
 
@@ -179,7 +153,7 @@ func (modernClient) params(cs *ClientSession, params wire.Marshaler, token strin
 // sends notifications/cancelled only to end a subscriptions/listen stream
 // (on stdio). The call returns ErrCancelledByServer, wrapped with the
 // reason.
-func (modernClient) cancelled(cs *ClientSession, id jsonrpc.ID, reason string) {
+func (statelessClientEra) cancelled(cs *ClientSession, id jsonrpc.ID, reason string) {
 	f, ok := cs.conn.(interface {
 		FailCall(jsonrpc.ID, error) bool
 	})

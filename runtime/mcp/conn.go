@@ -36,7 +36,7 @@ func (s *Server) ServeConn(ctx context.Context, st jsonrpc.Stream, o jsonrpc.Opt
 		}
 	}
 	if len(s.stateful) == 0 {
-		h.inline = append(h.inline, legacyInitialize)
+		h.inline = append(h.inline, statefulInitialize)
 	}
 	// A drain (end of input, end of ctx) ends this connection's listen
 	// streams, which would otherwise hold it to its timeout.

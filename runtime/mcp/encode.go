@@ -53,7 +53,7 @@ func (s *wireString) DecodeJSON(d *wire.Decoder) error {
 // {"method": ..., "params": {...}}.
 func SplitRequest(request wire.Raw) (string, wire.Raw, error) {
 	var method string
-	params := wire.Raw(`{}`)
+	params := wire.Raw(`{}`) // the caller may keep it
 	d := wire.NewDecoder(request)
 	err := d.Object(func(key []byte) error {
 		switch string(key) {
@@ -77,9 +77,8 @@ func SplitRequest(request wire.Raw) (string, wire.Raw, error) {
 	return method, params, nil
 }
 
-// emptyResult is the {} of ping and friends.
-var emptyResult = wire.Raw(`{}`)
-
+// emptyObject is {}: the result of ping and friends, empty params and
+// capabilities. Nothing writes to it.
 var emptyObject = wire.Raw(`{}`)
 
 func cancelledID(params wire.Raw) (jsonrpc.ID, bool) {

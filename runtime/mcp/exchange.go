@@ -45,16 +45,6 @@ type Via struct {
 	Client string
 }
 
-// Header is the transport header of a message: an HTTP request's
-// (http.Header is one), nil off HTTP. The engine knows no transport: it
-// reads headers through this, as the header rules do (mcpheader.Values).
-type Header interface {
-	// Get returns the first value of key ("" for none).
-	Get(key string) string
-	// Values returns every value of key.
-	Values(key string) []string
-}
-
 // Exchange is one message a transport received, read once by the engine
 // (its method and id, and the members of its params the runtime uses),
 // with the era that serves it. Server.Accept makes it; the transport
@@ -130,7 +120,7 @@ func (s *revisions) opensSession(in *inbound) bool {
 		return false
 	}
 	if len(s.stateful) == 0 {
-		return in.req.Method == legacyInitialize
+		return in.req.Method == statefulInitialize
 	}
 	return s.roles[in.req.Method] == protocol.RoleInitialize
 }

@@ -214,21 +214,3 @@ func (m *requestMeta) decode(d *wire.Decoder) error {
 		return d.Skip()
 	})
 }
-
-// parseMeta reads the keys the runtime uses from params._meta, in place:
-// the raw values alias params.
-func parseMeta(params wire.Raw) requestMeta {
-	var m requestMeta
-	if len(params) == 0 {
-		return m
-	}
-	d := wire.NewDecoder(params)
-	d.SetShared(true)
-	_ = d.Object(func(key []byte) error {
-		if string(key) == "_meta" && d.Peek() == wire.Object {
-			return m.decode(d)
-		}
-		return d.Skip()
-	})
-	return m
-}

@@ -184,7 +184,7 @@ func TestDiscoverLikeStatelessErrorsListVersions(t *testing.T) {
 	}
 }
 
-func TestLegacyLifecycle(t *testing.T) {
+func TestStatefulLifecycle(t *testing.T) {
 	s := newTestServer(t, ServerOptions{})
 	var cancelled []string
 	sess := s.NewSession(&recorder{}, func(id jsonrpc.ID) bool { cancelled = append(cancelled, id.String()); return true })

@@ -424,3 +424,122 @@ func RequestLog(log *slog.Logger, level slog.Level) Middleware {
 		}
 	}
 }
+
+// withMeta encodes params with the runtime's _meta keys merged into
+// whatever _meta the params carry: a client's progress token, a stateless
+// request's protocol version, capabilities and info, and the members
+// middleware set (Message.SetMeta), which win over the params' own.
+type withMeta struct {
+	inner   wire.Marshaler
+	version string
+	caps    wire.Raw
+	cs      *ClientSession // writes clientInfo, when version is set
+	token   string
+	extra   wire.Members
+}
+
+func (w *withMeta) EncodeJSON(e *wire.Encoder) {
+	scratch := wire.GetEncoder()
+	defer wire.PutEncoder(scratch)
+	if w.inner == nil {
+		scratch.ObjectStart()
+		scratch.ObjectEnd()
+	} else {
+		w.inner.EncodeJSON(scratch)
+	}
+	inner := scratch.Bytes()
+	d := wire.NewDecoder(inner)
+	if k, _, err := d.PeekMember("_meta"); err == nil && k == wire.Invalid {
+		// The common case: params without _meta of their own. Copy them
+		// and add ours as their last member.
+		e.Raw(inner)
+		if e.ReopenObject() {
+			e.FieldRaw(`"_meta":`)
+			e.ObjectStart()
+			w.own(e, 0)
+			e.ObjectEnd()
+			e.ObjectEnd()
+			return
+		}
+	}
+	w.merge(e, inner)
+}
+
+// merge writes params that carry a _meta of their own: the caller's keys
+// are kept, and its clientCapabilities or clientInfo for this request win
+// over the session's (a per-request opt-in to an extension).
+func (w *withMeta) merge(e *wire.Encoder, inner wire.Raw) {
+	e.ObjectStart()
+	meta, _ := wire.CopyMembers(e, inner, "_meta")
+	e.FieldRaw(`"_meta":`)
+	e.ObjectStart()
+	var theirs callerMeta
+	if len(meta) > 0 {
+		md := wire.NewDecoder(meta)
+		_ = md.Object(func(key []byte) error {
+			switch string(key) {
+			case MetaProtocolVersion:
+				return md.Skip()
+			case MetaClientCapabilities:
+				theirs |= callerCaps
+			case MetaClientInfo:
+				theirs |= callerInfo
+			case MetaLogLevel:
+				theirs |= callerLogLevel
+			case "progressToken":
+				if w.token != "" {
+					return md.Skip()
+				}
+			}
+			if _, ok := w.extra.Get(string(key)); ok {
+				return md.Skip()
+			}
+			r, err := md.Raw()
+			if err != nil {
+				return err
+			}
+			e.Field(string(key))
+			e.Raw(r)
+			return nil
+		})
+	}
+	w.own(e, theirs)
+	e.ObjectEnd()
+	e.ObjectEnd()
+}
+
+// callerMeta marks the stateless _meta keys a caller's params set
+// themselves, which win over the runtime's.
+type callerMeta uint8
+
+const (
+	callerCaps callerMeta = 1 << iota
+	callerInfo
+	callerLogLevel
+)
+
+// own writes the runtime's _meta members but those the caller set.
+func (w *withMeta) own(e *wire.Encoder, theirs callerMeta) {
+	e.Members(w.extra)
+	if w.token != "" {
+		e.FieldRaw(`"progressToken":`)
+		e.Str(w.token)
+	}
+	if w.version == "" {
+		return
+	}
+	e.Field(MetaProtocolVersion)
+	e.Str(w.version)
+	if theirs&callerCaps == 0 {
+		e.Field(MetaClientCapabilities)
+		e.Raw(w.caps)
+	}
+	if theirs&callerInfo == 0 {
+		e.Field(MetaClientInfo)
+		w.cs.clientInfo(e)
+	}
+	if level := w.cs.opts.LogLevel; level != "" && theirs&callerLogLevel == 0 {
+		e.Field(MetaLogLevel)
+		e.Str(level)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 
@@ -202,7 +201,7 @@ func TestRequestStateBinding(t *testing.T) {
 	if err := retry("alice", "redeem", once3); !errors.Is(err, ErrStateUsed) {
 		t.Errorf("a state held by a request in progress: %v", err)
 	}
-	holder.settleStates(false)
+	s.states.Settle(holder, false)
 	if err := retry("alice", "redeem", once3); err != nil {
 		t.Errorf("once released: %v", err)
 	}
@@ -265,29 +264,6 @@ func TestSingleUseStateRace(t *testing.T) {
 	wg.Wait()
 	if ok != 1 {
 		t.Errorf("%d retries completed, want 1", ok)
-	}
-}
-
-// TestSpentStatesExpire: the ledger forgets spent states once they expire
-// (OpenState refuses them anyway).
-func TestSpentStatesExpire(t *testing.T) {
-	now := time.Unix(1_000_000, 0)
-	s := toolServer(t, ServerOptions{StateTTL: time.Minute, Now: func() time.Time { return now }})
-	for i := range sweepEvery + 1 {
-		r := statelessRequest(s, s.stateless[0].Protocol, "tools/call", "2026-07-28", "redeem", as("alice"))
-		if _, err := r.OpenState(r.SealStateOnce([]byte{byte(i)})); err != nil {
-			t.Fatal(err)
-		}
-		r.settleStates(true)
-		if i == sweepEvery/2 {
-			now = now.Add(2 * time.Minute)
-		}
-	}
-	s.states.mu.Lock()
-	n := len(s.states.spent)
-	s.states.mu.Unlock()
-	if n > sweepEvery/2+1 {
-		t.Errorf("%d spent states kept, want the expired ones gone", n)
 	}
 }
 

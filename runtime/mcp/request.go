@@ -392,3 +392,13 @@ func (r *Request) Principal() string { return r.client.peerPrincipal() }
 type canceller interface {
 	Cancel(id jsonrpc.ID) bool
 }
+
+// Header is the transport header of a message: an HTTP request's
+// (http.Header is one), nil off HTTP. The engine knows no transport: it
+// reads headers through this, as the header rules do (mcpheader.Values).
+type Header interface {
+	// Get returns the first value of key ("" for none).
+	Get(key string) string
+	// Values returns every value of key.
+	Values(key string) []string
+}

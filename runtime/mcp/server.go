@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"crypto/cipher"
-	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -11,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
+	"github.com/mcpgen/mcpgen/runtime/requeststate"
+	"github.com/mcpgen/mcpgen/runtime/toolschema"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -114,14 +114,9 @@ type Server struct {
 	// the middleware.
 	revisions
 	chains
-	key []byte
-	// stateAEAD seals requestState (state.go), from key; openAEAD opens
-	// it: stateAEAD, then those of the PreviousStateKeys.
-	stateAEAD cipher.AEAD
-	openAEAD  []cipher.AEAD
-	tools     toolSchemas
-	states    stateLedger
-	validate  bool // ValidateResults resolved
+	tools    toolschema.Tools     // what the tool checks learned (toolschema.go)
+	states   *requeststate.Sealer // seals and opens requestState (state.go)
+	validate bool                 // ValidateResults resolved
 	// eras are the implementations of the eras, by protocol.Era.
 	eras [protocol.Stateless + 1]era
 
@@ -184,33 +179,14 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 	s := &Server{opts: opts, log: opts.Logger, sessions: map[*Session]struct{}{},
 		revisions: revisions{byRev: map[string]*mounted{}, roles: map[string]protocol.Role{}, nameKeys: []string{"name"}, stamps: map[*protocol.Method]*protocol.Stamp{}}}
 	s.ann.srv = s
-	s.states.now = opts.Now
 	s.eras[protocol.Stateful], s.eras[protocol.Stateless] = statefulEra{}, statelessEra{}
 	s.chains = newChains(opts.Middleware, !opts.NoRecovery, opts.Logger, s.roles)
 	s.validate = opts.ValidateResults.enabled()
-	s.key = opts.StateKey
-	if len(s.key) == 0 {
-		s.key = make([]byte, 32)
-		if _, err := rand.Read(s.key); err != nil {
-			return nil, fmt.Errorf("mcp: state key: %w", err)
-		}
-	}
-	aead, err := stateAEAD(s.key)
+	states, err := requeststate.New(requeststate.Options{Key: opts.StateKey, Previous: opts.PreviousStateKeys, TTL: opts.StateTTL, Now: opts.Now})
 	if err != nil {
-		return nil, fmt.Errorf("mcp: state key: %w", err)
+		return nil, fmt.Errorf("mcp: StateKey, PreviousStateKeys: %w", err)
 	}
-	s.stateAEAD = aead
-	s.openAEAD = []cipher.AEAD{aead}
-	for i, k := range opts.PreviousStateKeys {
-		if len(k) == 0 {
-			return nil, fmt.Errorf("mcp: PreviousStateKeys[%d] is empty", i)
-		}
-		old, err := stateAEAD(k)
-		if err != nil {
-			return nil, fmt.Errorf("mcp: PreviousStateKeys[%d]: %w", i, err)
-		}
-		s.openAEAD = append(s.openAEAD, old)
-	}
+	s.states = states
 	var revs []*protocol.Protocol
 	for i := range mounts {
 		mount := &mounts[i]
@@ -271,7 +247,6 @@ func NewServer(opts ServerOptions, mounts ...Mount) (*Server, error) {
 			}
 		}
 	}
-	s.tools.init(s)
 	if err := s.ann.start(); err != nil {
 		return nil, fmt.Errorf("mcp: subscribing to the other instances' announcements: %w", err)
 	}

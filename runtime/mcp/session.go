@@ -241,7 +241,7 @@ func (sess *Session) initialize(ctx context.Context, in *inbound, transport stri
 	}
 	srv := sess.srv
 	if len(srv.stateful) == 0 {
-		// A modern-only server lists what it supports.
+		// A stateless-only server lists what it supports.
 		return nil, unsupportedVersion(requested, srv.supportedVersions())
 	}
 	mount := srv.stateful[0]
@@ -303,7 +303,7 @@ func servePing(rc *reqCtx) (wire.Marshaler, error) {
 	if err := protocol.NoParams(rc.r.in.req.Params); err != nil {
 		return nil, err
 	}
-	return emptyResult, nil
+	return emptyObject, nil
 }
 
 func serveCancelled(rc *reqCtx) (wire.Marshaler, error) {
@@ -348,7 +348,7 @@ func (sess *Session) setLevel(m *protocol.Method, params wire.Raw) (wire.Marshal
 	sess.logLevel = level
 	sess.changes++
 	sess.mu.Unlock()
-	return emptyResult, nil
+	return emptyObject, nil
 }
 
 func (sess *Session) subscribe(m *protocol.Method, params wire.Raw) (wire.Marshaler, error) {
@@ -376,7 +376,7 @@ func (sess *Session) subscribe(m *protocol.Method, params wire.Raw) (wire.Marsha
 	}
 	sess.changes++
 	sess.mu.Unlock()
-	return emptyResult, nil
+	return emptyObject, nil
 }
 
 // subscribed reports whether the session subscribed to uri.

@@ -37,11 +37,6 @@ func (r *Request) Handled() bool {
 	return r.mount != nil && md.Implemented != nil && md.Implemented(r.mount.Handler)
 }
 
-// Serves reports whether the server answers the method in role on the
-// request's revision: its handler implements it, or a feature serves it
-// now.
-func (r *Request) Serves(role protocol.Role) bool { return r.mount != nil && r.mount.serves(role) }
-
 // Stamp is what the request's revision asks of every result (resultType,
 // the server's Implementation, cache fields), for a feature that writes
 // its result as JSON (WriteStamp) and hands it back with Written. Nil when
@@ -123,26 +118,6 @@ func written(res wire.Marshaler) (wire.Raw, bool) {
 		return r, true
 	}
 	return nil, false
-}
-
-// serves reports whether the server answers the method in role on the
-// revision: its handler implements it, or a feature serves it now.
-func (m *mounted) serves(role protocol.Role) bool {
-	md := m.Protocol.Role(role)
-	if md == nil {
-		return false
-	}
-	if md.Implemented != nil && md.Implemented(m.Handler) {
-		return true
-	}
-	if rt := m.routes[md.Name]; rt != nil {
-		for _, fr := range rt.feats {
-			if fr.Serves == nil || fr.Serves(m.Protocol) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Options are the server's options, as NewServer completed them (and the

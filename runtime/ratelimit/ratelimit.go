@@ -2,7 +2,7 @@
 // token bucket per principal (or, for unauthenticated clients, per
 // address), installed as one middleware (ServerOptions.Middleware), with
 // an optional cost per tool. A request over the limit is refused with
-// mcp.CodeRateLimited (-32010, in the range MCP leaves to
+// Code (-32010, in the range MCP leaves to
 // implementations) and the time to wait in its data; over Streamable HTTP
 // it is a 429 with Retry-After.
 //
@@ -100,7 +100,7 @@ func Middleware(o Options) mcp.Middleware {
 			if err != nil {
 				o.Logger.Warn("ratelimit: the limiter failed; serving the request", "err", err)
 			} else if wait > 0 {
-				return nil, mcp.RateLimited(desc, wait)
+				return nil, Refused(desc, wait)
 			}
 			return next(ctx, m)
 		}

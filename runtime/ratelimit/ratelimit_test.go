@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
-	"github.com/mcpgen/mcpgen/runtime/mcp"
 )
 
 // TestRefill: the bucket's arithmetic.
@@ -70,17 +69,17 @@ func TestMemory(t *testing.T) {
 }
 
 // TestRateLimitedError: the error names the limit and when to retry,
-// and mcp.RetryAfter reads it back.
+// and RetryAfter reads it back.
 func TestRateLimitedError(t *testing.T) {
-	err := error(mcp.RateLimited(Limit{Rate: 10, Burst: 20}.String(), 1500*time.Millisecond))
+	err := error(Refused(Limit{Rate: 10, Burst: 20}.String(), 1500*time.Millisecond))
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != -32010 || je.Message != "rate limited (10 requests/s, burst 20): retry in 1500 ms" || string(je.Data) != `{"retryAfterMs":1500,"limit":"10 requests/s, burst 20"}` {
 		t.Fatalf("%+v", je)
 	}
-	if d, ok := mcp.RetryAfter(err); !ok || d != 1500*time.Millisecond {
+	if d, ok := RetryAfter(err); !ok || d != 1500*time.Millisecond {
 		t.Errorf("RetryAfter = %v %v", d, ok)
 	}
-	if _, ok := mcp.RetryAfter(errors.New("x")); ok {
+	if _, ok := RetryAfter(errors.New("x")); ok {
 		t.Error("RetryAfter of another error")
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/paginate"
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -112,7 +113,7 @@ func (f *served) serve(_ context.Context, r *mcp.Request, _ func() (wire.Marshal
 	list, get, _, _ := protocol.SkillsExtensionMethods()
 	switch r.Method {
 	case list.Name:
-		page, next, err := mcp.Page(f.cat.Entries(), cursor, f.o.PageSize)
+		page, next, err := paginate.Page(f.cat.Entries(), cursor, f.o.PageSize)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +137,7 @@ func (f *served) serve(_ context.Context, r *mcp.Request, _ func() (wire.Marshal
 	if !found {
 		return nil, mcp.InvalidParams("/params/uri", strconv.Quote(u)+" is not a directory this server serves")
 	}
-	page, next, err := mcp.Page(children, cursor, f.o.PageSize)
+	page, next, err := paginate.Page(children, cursor, f.o.PageSize)
 	if err != nil {
 		return nil, err
 	}

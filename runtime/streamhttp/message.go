@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
-	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/ratelimit"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -65,10 +65,10 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int,
 }
 
 // limitedStatus is status, unless je refuses a rate-limited request
-// (mcp.CodeRateLimited), whatever the step that refused it: then 429,
+// (ratelimit.Code), whatever the step that refused it: then 429,
 // with Retry-After set on w.
 func limitedStatus(w http.ResponseWriter, je *jsonrpc.Error, status int) int {
-	if d, ok := mcp.RetryAfter(je); ok {
+	if d, ok := ratelimit.RetryAfter(je); ok {
 		setRetryAfter(w, d)
 		return http.StatusTooManyRequests
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/ratelimit"
 )
 
 // A stateful session's requests: each POSTed request runs its handler on
@@ -214,7 +215,7 @@ func (s *session) serveStarted(ctx context.Context, cancel context.CancelFunc, m
 			s.h.log.Error("streamhttp: handler failed", "method", msg.Method, "id", id.String(), "err", err)
 		}
 		body = errorBody(id, true, s.noID(), je)
-		if d, ok := mcp.RetryAfter(je); ok {
+		if d, ok := ratelimit.RetryAfter(je); ok {
 			st.limited(d)
 		}
 	}

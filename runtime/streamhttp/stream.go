@@ -343,7 +343,7 @@ type sseConn struct {
 	ended bool
 	json  []byte // the response (a batch's: their array), when it ended before SSE began
 	// retryAfter, when set, makes a JSON response a 429 with Retry-After:
-	// the request was rate limited (mcp.CodeRateLimited).
+	// the request was rate limited (ratelimit.Code).
 	retryAfter time.Duration
 	ka         *time.Timer
 	stall      time.Duration // Options.StallTimeout

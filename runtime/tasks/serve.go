@@ -677,24 +677,6 @@ func withRelatedTask(b wire.Raw, id string) wire.Raw {
 	return append(wire.Raw(nil), e.Bytes()...)
 }
 
-// memberRaw returns the raw value of params' member name, or nil.
-func memberRaw(params wire.Raw, name string) wire.Raw {
-	if len(params) == 0 {
-		return nil
-	}
-	var out wire.Raw
-	d := wire.NewDecoder(params)
-	_ = d.Object(func(key []byte) error {
-		if out == nil && string(key) == name {
-			r, err := d.Raw()
-			out = r
-			return err
-		}
-		return d.Skip()
-	})
-	return out
-}
-
 // encoderFunc adapts a function to wire.Marshaler.
 type encoderFunc func(*wire.Encoder)
 

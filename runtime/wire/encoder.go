@@ -265,6 +265,19 @@ func (e *Encoder) RawValue(r Raw) {
 	e.Raw(r)
 }
 
+// StrMember is the object {Name: Value}: the params of the requests and
+// notifications whose one member is a string (a resource's uri, a log
+// level).
+type StrMember struct{ Name, Value string }
+
+// EncodeJSON implements Marshaler.
+func (m StrMember) EncodeJSON(e *Encoder) {
+	e.ObjectStart()
+	e.Field(m.Name)
+	e.Str(m.Value)
+	e.ObjectEnd()
+}
+
 // Members writes each member as a field of the current object, in order,
 // each value checked as by RawValue.
 func (e *Encoder) Members(m Members) {

@@ -1,4 +1,4 @@
-package mcp
+package listen
 
 import (
 	"slices"
@@ -7,20 +7,20 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// ListenFilter is what a subscriptions/listen request opts into: the
-// notifications member of its params. The client's Listen and the server's
-// listen streams (runtime/listen) read and write it.
-type ListenFilter struct {
+// Filter is what a subscriptions/listen request opts into: the
+// notifications member of its params. Stream writes it for a stateful
+// session's stand-in and the server's streams read it.
+type Filter struct {
 	ToolsListChanged, PromptsListChanged, ResourcesListChanged bool
 	// ResourceSubscriptions are the URIs whose updates are wanted.
 	ResourceSubscriptions []string
 }
 
-// ParseListenFilter reads params.notifications of a listen request (the
+// ParseFilter reads params.notifications of a listen request (the
 // zero filter when absent or malformed: the params' validation is the
 // method's).
-func ParseListenFilter(params wire.Raw) ListenFilter {
-	var f ListenFilter
+func ParseFilter(params wire.Raw) Filter {
+	var f Filter
 	if len(params) == 0 {
 		return f
 	}
@@ -55,7 +55,7 @@ func ParseListenFilter(params wire.Raw) ListenFilter {
 
 // EncodeJSON implements wire.Marshaler: the notifications object, with the
 // members set.
-func (f ListenFilter) EncodeJSON(e *wire.Encoder) {
+func (f Filter) EncodeJSON(e *wire.Encoder) {
 	e.ObjectStart()
 	if f.ToolsListChanged {
 		e.FieldRaw(`"toolsListChanged":`)
@@ -82,7 +82,7 @@ func (f ListenFilter) EncodeJSON(e *wire.Encoder) {
 
 // Wants reports whether a notification in role r (about uri, for updates)
 // passes f.
-func (f ListenFilter) Wants(r protocol.Role, uri string) bool {
+func (f Filter) Wants(r protocol.Role, uri string) bool {
 	switch r {
 	case protocol.RoleToolsListChanged:
 		return f.ToolsListChanged

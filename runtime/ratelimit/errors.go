@@ -1,4 +1,4 @@
-package mcp
+package ratelimit
 
 import (
 	"errors"
@@ -9,18 +9,18 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// CodeRateLimited is the JSON-RPC error code of a request refused because
-// its client is over a rate limit (package runtime/ratelimit). MCP leaves
+// Code is the JSON-RPC error code of a request refused because its
+// client is over a rate limit. MCP leaves
 // -32000 … -32019 to implementations (the specification allocates codes
 // from -32020 on, and receivers must not read cross-implementation meaning
 // into the lower ones), so this is mcpgen's own. The error's data says
 // when to retry: {"retryAfterMs": N, "limit": "…"}. Over Streamable HTTP
 // the response is 429 with Retry-After (seconds).
-const CodeRateLimited = -32010
+const Code = -32010
 
-// RateLimited returns the error of a request over limit (a description,
+// Refused returns the error of a request over limit (a description,
 // "10 requests/s, burst 20" say), which may be retried after retryAfter.
-func RateLimited(limit string, retryAfter time.Duration) *jsonrpc.Error {
+func Refused(limit string, retryAfter time.Duration) *jsonrpc.Error {
 	ms := max(retryAfter.Milliseconds(), 1)
 	var e wire.Encoder
 	e.ObjectStart()
@@ -29,14 +29,14 @@ func RateLimited(limit string, retryAfter time.Duration) *jsonrpc.Error {
 	e.Field("limit")
 	e.Str(limit)
 	e.ObjectEnd()
-	return &jsonrpc.Error{Code: CodeRateLimited, Message: "rate limited (" + limit + "): retry in " + strconv.FormatInt(ms, 10) + " ms", Data: e.Bytes()}
+	return &jsonrpc.Error{Code: Code, Message: "rate limited (" + limit + "): retry in " + strconv.FormatInt(ms, 10) + " ms", Data: e.Bytes()}
 }
 
-// RetryAfter reports when a request refused with CodeRateLimited may be
+// RetryAfter reports when a request refused with Code may be
 // retried (its data's retryAfterMs); ok is false for other errors.
 func RetryAfter(err error) (d time.Duration, ok bool) {
 	var je *jsonrpc.Error
-	if !errors.As(err, &je) || je.Code != CodeRateLimited {
+	if !errors.As(err, &je) || je.Code != Code {
 		return 0, false
 	}
 	ms, _ := wire.MemberOf(je.Data, "retryAfterMs")

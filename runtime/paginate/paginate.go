@@ -1,4 +1,7 @@
-package mcp
+// Package paginate is the list methods' pagination (cursor and
+// nextCursor): Page cuts a server's list into pages with opaque cursors;
+// Pages walks a server's pages from a client.
+package paginate
 
 import (
 	"context"
@@ -6,10 +9,9 @@ import (
 	"iter"
 	"strconv"
 	"strings"
-)
 
-// Pagination (the list methods' cursor and nextCursor): Page cuts a
-// server's list into pages; Pages walks a server's pages from a client.
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+)
 
 // cursorPrefix versions the cursors Page makes.
 const cursorPrefix = "p1:"
@@ -27,7 +29,7 @@ func Page[T any](items []T, cursor string, size int) ([]T, string, error) {
 		s, ok := strings.CutPrefix(string(b), cursorPrefix)
 		n, nerr := strconv.Atoi(s)
 		if err != nil || !ok || nerr != nil || n < 0 || n > len(items) {
-			return nil, "", InvalidParams("/params/cursor", "not a cursor of this list")
+			return nil, "", mcp.InvalidParams("/params/cursor", "not a cursor of this list")
 		}
 		start = n
 	}
@@ -62,7 +64,7 @@ func Pages[T any](ctx context.Context, fetch func(ctx context.Context, cursor st
 				return
 			}
 			if seen[next] {
-				yield(zero, InvalidParams("/result/nextCursor", "the server repeated cursor "+strconv.Quote(next)))
+				yield(zero, mcp.InvalidParams("/result/nextCursor", "the server repeated cursor "+strconv.Quote(next)))
 				return
 			}
 			seen[next] = true

@@ -1,0 +1,229 @@
+package toolschema
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpgen/mcpgen/runtime/mcpheader"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Tool is what a server checks of one of its tools: its schemas, compiled,
+// and the x-mcp-header annotations of its input schema.
+type Tool struct {
+	// In and Out are the compiled input and output schemas; nil when
+	// absent, not compiled (Learn without schemas) or not checkable
+	// (logged when learned).
+	In, Out *Schema
+	// Headers are the x-mcp-header annotations of the input schema
+	// (learned with headers; none when they are invalid, which is logged).
+	Headers []mcpheader.Param
+}
+
+// CheckArguments checks a tools/call's arguments against the input
+// schema: "" when they conform (or there is nothing to check), else what
+// breaks it.
+func (t *Tool) CheckArguments(args wire.Raw) string {
+	if t == nil || t.In == nil {
+		return ""
+	}
+	if len(args) == 0 {
+		args = wire.Raw(`{}`)
+	}
+	return t.In.Check(args)
+}
+
+// CheckResult checks the structuredContent of a CallToolResult against the
+// output schema: "" when it conforms or need not (no output schema, an
+// error result, a result without structuredContent), else what breaks it.
+func (t *Tool) CheckResult(result wire.Raw) string {
+	if t == nil || t.Out == nil {
+		return ""
+	}
+	d := wire.NewDecoder(result)
+	var structured wire.Raw
+	isError := false
+	_ = d.Object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "structuredContent":
+			structured, err = d.Raw()
+		case "isError":
+			if d.Peek() == wire.Bool {
+				isError, err = d.Bool()
+				return err
+			}
+			err = d.Skip()
+		default:
+			err = d.Skip()
+		}
+		return err
+	})
+	if isError || structured == nil {
+		return ""
+	}
+	return t.Out.Check(structured)
+}
+
+// Tools are the tools a server checks, learned once per revision it
+// mounts (the key) by listing them through its handler, and forgotten
+// when its tool list changes (Forget). The zero value is ready; it is safe
+// for concurrent use.
+type Tools struct {
+	mu   sync.Mutex
+	sets map[any]*set
+}
+
+// set is the tools of one key.
+type set struct {
+	once  sync.Once
+	done  atomic.Bool // tools is learned
+	tools map[string]*Tool
+}
+
+// Lister lists one page of tools: params are tools/list's (a cursor, and
+// the _meta of the call that made the server learn).
+type Lister func(params wire.Raw) (wire.Marshaler, error)
+
+// Learning is how Get learns a key's tools.
+type Learning struct {
+	// List lists the tools; nil: the revision has no tools to learn.
+	List Lister
+	// Meta is the _meta the listing carries (the call's).
+	Meta wire.Raw
+	// Schemas compiles the schemas; Headers reads the x-mcp-header
+	// annotations.
+	Schemas, Headers bool
+	// Log learns of what cannot be checked.
+	Log *slog.Logger
+}
+
+// Get returns the tool called name of key, learning key's tools first if
+// they are not learned yet (one learning at a time per key; the others
+// wait for it); nil for a tool the listing did not have.
+func (ts *Tools) Get(key any, name string, l Learning) *Tool {
+	ts.mu.Lock()
+	if ts.sets == nil {
+		ts.sets = map[any]*set{}
+	}
+	s := ts.sets[key]
+	if s == nil {
+		s = &set{}
+		ts.sets[key] = s
+	}
+	ts.mu.Unlock()
+	s.once.Do(func() {
+		s.tools = learn(l)
+		s.done.Store(true)
+	})
+	return s.tools[name]
+}
+
+// Learned returns the tool called name of key if key's tools are learned;
+// learned is false when they are not (yet, or since Forget).
+func (ts *Tools) Learned(key any, name string) (tool *Tool, learned bool) {
+	ts.mu.Lock()
+	s := ts.sets[key]
+	ts.mu.Unlock()
+	if s == nil || !s.done.Load() {
+		return nil, false
+	}
+	return s.tools[name], true
+}
+
+// Forget drops every learned tool: the next Get learns again.
+func (ts *Tools) Forget() {
+	ts.mu.Lock()
+	ts.sets = nil
+	ts.mu.Unlock()
+}
+
+// maxPages bounds the pages one learning lists.
+const maxPages = 100
+
+// learn lists the tools (at most maxPages pages) and compiles what l asks.
+func learn(l Learning) map[string]*Tool {
+	out := map[string]*Tool{}
+	if l.List == nil {
+		return out
+	}
+	log := l.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cursor := ""
+	for range maxPages {
+		e := wire.GetEncoder()
+		e.ObjectStart()
+		if len(l.Meta) > 0 {
+			e.FieldRaw(`"_meta":`)
+			e.Raw(l.Meta)
+		}
+		if cursor != "" {
+			e.FieldRaw(`"cursor":`)
+			e.Str(cursor)
+		}
+		e.ObjectEnd()
+		params := append(wire.Raw(nil), e.Bytes()...)
+		wire.PutEncoder(e)
+		res, err := l.List(params)
+		if err != nil {
+			log.Warn("toolschema: listing tools to learn their schemas failed", "err", err)
+			return out
+		}
+		data, err := wire.Marshal(res)
+		if err != nil {
+			log.Warn("toolschema: listing tools to learn their schemas failed", "err", err)
+			return out
+		}
+		var page struct {
+			Tools []struct {
+				Name         string          `json:"name"`
+				InputSchema  json.RawMessage `json:"inputSchema"`
+				OutputSchema json.RawMessage `json:"outputSchema"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(data, &page); err != nil {
+			log.Warn("toolschema: the tool list does not decode", "err", err)
+			return out
+		}
+		for _, tool := range page.Tools {
+			t := &Tool{}
+			if l.Schemas {
+				t.In = compileLogged(log, tool.Name, "input", tool.InputSchema)
+				t.Out = compileLogged(log, tool.Name, "output", tool.OutputSchema)
+			}
+			if l.Headers {
+				hs, err := mcpheader.Params(tool.InputSchema)
+				if err != nil {
+					log.Warn("toolschema: tool has an invalid x-mcp-header annotation; its headers are not checked", "tool", tool.Name, "err", err)
+				}
+				t.Headers = hs
+			}
+			out[tool.Name] = t
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	return out
+}
+
+// compileLogged compiles one tool schema; one that does not compile, or
+// that this build cannot check, is logged and not checked.
+func compileLogged(log *slog.Logger, tool, kind string, raw json.RawMessage) *Schema {
+	s, err := Compile(raw, kind == "input")
+	switch {
+	case errors.Is(err, ErrNotChecked):
+		log.Warn("toolschema: tool schema not checked: the program is built with -tags mcpgen_nojsonschema", "tool", tool, "schema", kind)
+	case err != nil:
+		log.Warn("toolschema: tool schema does not compile; not checked", "tool", tool, "schema", kind, "err", fmt.Sprint(err))
+	}
+	return s
+}
