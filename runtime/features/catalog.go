@@ -81,9 +81,9 @@ func (s *Set) Attach(reg *mcp.Registry) error {
 // step serves the methods of role (list: one of the lists) from the set,
 // leaving the handler what the set does not serve.
 func (s *Set) step(role protocol.Role, list bool) mcp.Step {
-	return func(ctx context.Context, r *mcp.Request, next func() (wire.Marshaler, error)) (wire.Marshaler, error) {
+	return func(ctx context.Context, r *mcp.Request, next mcp.Next) (wire.Marshaler, error) {
 		if !s.Serves(role) {
-			return next()
+			return next.Serve()
 		}
 		handled := r.Handled()
 		req := &Request{Role: role, Protocol: r.Protocol, Params: r.Params(), Handled: handled, Merged: list && handled, Stamp: r.Stamp()}
@@ -96,12 +96,12 @@ func (s *Set) step(role protocol.Role, list bool) mcp.Step {
 		data, err := s.Serve(ctx, req)
 		switch {
 		case errors.Is(err, ErrNotInSet) && handled:
-			return next()
+			return next.Serve()
 		case err != nil:
 			return nil, err
 		}
 		if req.Merged {
-			more, err := next()
+			more, err := next.Serve()
 			if err != nil {
 				return nil, err
 			}

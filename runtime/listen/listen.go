@@ -96,7 +96,7 @@ var (
 // subset of the requested notifications, then delivers them, each
 // carrying the subscription id, until the client goes away (no answer) or
 // the server ends the stream (SubscriptionsListenResult).
-func (h *hub) serve(ctx context.Context, r *mcp.Request, _ func() (wire.Marshaler, error)) (wire.Marshaler, error) {
+func (h *hub) serve(ctx context.Context, r *mcp.Request, _ mcp.Next) (wire.Marshaler, error) {
 	if err := r.ValidateParams(); err != nil {
 		return nil, err
 	}

@@ -170,14 +170,13 @@ func (statelessEra) serve(ctx context.Context, x Exchange, _ *Session, out Outbo
 func (x *Exchange) request(ctx context.Context, rt *route, out Outbound) *reqCtx {
 	s := x.srv
 	var rc *reqCtx
-	conn := out
 	if s.outgoing != nil && out != nil {
 		rv := &reqCtxView{reqCtx: reqCtx{Context: ctx}}
 		rc, out = &rv.reqCtx, s.wrapOut(ctx, out, x, &rv.view)
 	} else {
 		rc = &reqCtx{Context: ctx}
 	}
-	rc.r = Request{Method: x.in.req.Method, ID: x.in.req.ID, server: s, route: rt, out: out, conn: conn, in: x.in, header: x.via.Header, addr: x.via.Client}
+	rc.r = Request{Method: x.in.req.Method, ID: x.in.req.ID, server: s, route: rt, out: out, in: x.in, header: x.via.Header, addr: x.via.Client}
 	rc.r.ctx = rc
 	return rc
 }

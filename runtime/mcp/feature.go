@@ -43,12 +43,27 @@ func (f FeatureFunc) Attach(reg *Registry) error { return f(reg) }
 
 // Step serves a request in front of what served its method before: the
 // mounted handler, or the steps of features attached after this one. It
-// calls next to leave the request to them (next answers -32601 when
-// nothing serves the method); a result or error it returns without
-// calling next answers the request. The engine completes what it returns
+// calls next.Serve to leave the request to them (which answers -32601
+// when nothing serves the method); a result or error it returns without
+// calling it answers the request. The engine completes what it returns
 // as it does a handler's result: stamped, checked, validated (see
 // Request.Stamp for results written as JSON).
-type Step func(ctx context.Context, r *Request, next func() (wire.Marshaler, error)) (wire.Marshaler, error)
+type Step func(ctx context.Context, r *Request, next Next) (wire.Marshaler, error)
+
+// Next is what a Step stands in front of, for its request. It is a value
+// (the engine builds none per request).
+type Next struct {
+	rc    *reqCtx
+	route routeFunc
+}
+
+// Serve leaves the request to what the step stands in front of.
+func (n Next) Serve() (wire.Marshaler, error) {
+	if n.route == nil {
+		return nil, notFound(n.rc)
+	}
+	return n.route(n.rc)
+}
 
 // Route is a method a feature serves.
 type Route struct {
@@ -199,12 +214,7 @@ func (f *features) featureCaps(m *mounted) Capabilities {
 // stepRoute is a route served by step in front of next.
 func stepRoute(step Step, next routeFunc) routeFunc {
 	return func(rc *reqCtx) (wire.Marshaler, error) {
-		return step(rc, &rc.r, func() (wire.Marshaler, error) {
-			if next == nil {
-				return nil, notFound(rc)
-			}
-			return next(rc)
-		})
+		return step(rc, &rc.r, Next{rc, next})
 	}
 }
 
@@ -399,7 +409,7 @@ func (st *requestStream) end() { st.once.Do(func() { close(st.stop) }) }
 // request's connection draining); call done once the stream is over.
 func (r *Request) Stream() (ended <-chan struct{}, done func()) {
 	a := &r.server.ann
-	st := &requestStream{out: r.conn, stop: make(chan struct{})}
+	st := &requestStream{out: r.transportOut(), stop: make(chan struct{})}
 	a.mu.Lock()
 	a.streams[st] = struct{}{}
 	a.mu.Unlock()

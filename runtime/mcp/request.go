@@ -41,12 +41,6 @@ type Request struct {
 	header Header
 	// addr is the client's address as the transport sees it (Via.Client).
 	addr string
-	// conn is the transport's Outbound (out, before the middleware's
-	// view): what ends the streams of a connection.
-	conn Outbound
-	// asksInput reports a result asking for input (InputRequiredResult):
-	// the single-use states the request opened are not spent.
-	asksInput bool
 	// ctx is the request's context (tasks outlive the request but keep its
 	// values).
 	ctx context.Context
@@ -56,6 +50,18 @@ type Request struct {
 	progressAt   int64 // Unix nanoseconds of the last progress; 0 for none
 	progressSent bool
 	done         bool
+	// asksInput reports a result asking for input (InputRequiredResult):
+	// the single-use states the request opened are not spent.
+	asksInput bool
+}
+
+// transportOut is the transport's Outbound (out, before the middleware's
+// view): what ends the streams of a connection.
+func (r *Request) transportOut() Outbound {
+	if v, ok := r.out.(*outView); ok {
+		return v.out
+	}
+	return r.out
 }
 
 // client is what a request knows of its client: the stateful session it

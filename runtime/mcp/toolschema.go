@@ -25,6 +25,9 @@ import (
 
 // tool is the tool a tools/call of m names, learning m's tools first.
 func (s *Server) tool(rc *reqCtx, m *mounted) *toolschema.Tool {
+	if tool, learned := s.tools.Learned(m, rc.r.in.toolName()); learned {
+		return tool
+	}
 	l := toolschema.Learning{Meta: metaOf(rc.r.in.req.Params), Log: s.log, Schemas: !s.opts.DisableToolSchemas}
 	if call := m.Protocol.Role(protocol.RoleToolsCall); call != nil {
 		l.Headers = call.NameParam != ""

@@ -40,8 +40,16 @@ func (r *Request) Handled() bool {
 // Stamp is what the request's revision asks of every result (resultType,
 // the server's Implementation, cache fields), for a feature that writes
 // its result as JSON (WriteStamp) and hands it back with Written. Nil when
-// the revision asks nothing.
-func (r *Request) Stamp() *protocol.Stamp { return r.server.stamps[r.route.method] }
+// the revision asks nothing, or when Written decodes the result (the
+// server validates its results): the engine then stamps the decoded
+// result as it does a handler's, and the JSON need not carry, nor the
+// decoding pay for, what the stamp adds.
+func (r *Request) Stamp() *protocol.Stamp {
+	if r.server.validate && r.route.method.NewResult != nil {
+		return nil
+	}
+	return r.server.stamps[r.route.method]
+}
 
 // Written returns the result a feature wrote as JSON in the shape of the
 // request's revision (Protocol.Has tells what it can carry): sent as it

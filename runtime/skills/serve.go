@@ -95,7 +95,7 @@ func decodeParams(params wire.Raw) (skillParams, error) {
 }
 
 // serve answers skills/list, skills/get and resources/directory/read.
-func (f *served) serve(_ context.Context, r *mcp.Request, _ func() (wire.Marshaler, error)) (wire.Marshaler, error) {
+func (f *served) serve(_ context.Context, r *mcp.Request, _ mcp.Next) (wire.Marshaler, error) {
 	q, err := decodeParams(r.Params())
 	if err != nil {
 		return nil, err
@@ -146,17 +146,17 @@ func (f *served) serve(_ context.Context, r *mcp.Request, _ func() (wire.Marshal
 
 // readFile serves resources/read of the skills' files; other URIs go to
 // next.
-func (f *served) readFile(_ context.Context, r *mcp.Request, next func() (wire.Marshaler, error)) (wire.Marshaler, error) {
+func (f *served) readFile(_ context.Context, r *mcp.Request, next mcp.Next) (wire.Marshaler, error) {
 	q, err := decodeParams(r.Params())
 	if err != nil {
 		return nil, err
 	}
 	if q.URI == nil {
-		return next()
+		return next.Serve()
 	}
 	c, found := f.cat.Read(*q.URI)
 	if !found {
-		return next()
+		return next.Serve()
 	}
 	if err := r.ValidateParams(); err != nil {
 		return nil, err
@@ -173,8 +173,8 @@ func (f *served) readFile(_ context.Context, r *mcp.Request, next func() (wire.M
 // listResources completes resources/list with the skills' SKILL.md
 // resources, after what the handler lists (on its last page); without a
 // handler that lists resources, they are the list.
-func (f *served) listResources(_ context.Context, r *mcp.Request, next func() (wire.Marshaler, error)) (wire.Marshaler, error) {
-	res, err := next()
+func (f *served) listResources(_ context.Context, r *mcp.Request, next mcp.Next) (wire.Marshaler, error) {
+	res, err := next.Serve()
 	var je *jsonrpc.Error
 	if errors.As(err, &je) && je.Code == jsonrpc.CodeMethodNotFound {
 		if err := r.ValidateParams(); err != nil {

@@ -224,7 +224,7 @@ func (s sessionRequestor) call(ctx context.Context, method string, params wire.M
 
 // serveRoute is the route of the tasks methods, in either era: the
 // revision's design answers them.
-func (srv *server) serveRoute(ctx context.Context, r *mcp.Request, _ func() (wire.Marshaler, error)) (wire.Marshaler, error) {
+func (srv *server) serveRoute(ctx context.Context, r *mcp.Request, _ mcp.Next) (wire.Marshaler, error) {
 	d := srv.designs[r.Protocol]
 	if r.Role() == protocol.RoleTaskStatus {
 		return nil, nil // a requestor's own status notifications: nothing to do
