@@ -13,7 +13,7 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo test test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench vet interop-deps conformance bench bench-compare bench-blackbox bench-size demo-cluster bench-cluster fuzz clean
+.PHONY: all build generate demo goproxy test test-fresh test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench vet interop-deps conformance bench bench-compare bench-blackbox bench-size demo-cluster bench-cluster fuzz clean
 
 all: build
 
@@ -51,8 +51,16 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
+## goproxy: a Go module proxy of this checkout in bin/goproxy (the root, telemetry and Redis modules), for installing them before they are published; prints the GOPROXY to export
+goproxy:
+	$(GO) run ./internal/goproxy/cmd/goproxy -out bin/goproxy
+
+## test-fresh: a fresh clone with no spec directory beside it: make demo through the download path (a local mirror), and the error with neither
+test-fresh:
+	SPEC_ROOT=$(abspath $(SPEC_ROOT)) scripts/fresh-clone.sh
+
 ## test: every test — the root module, the spec's history, the generated packages of all six revisions, the example with its interop peers, and the conformance suite
-test: vet test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench conformance
+test: vet test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench conformance test-fresh
 
 test-go:
 	$(GOTEST) -race ./...

@@ -8,7 +8,7 @@ import (
 )
 
 // buildMethods derives the method table. Each fact comes from the first
-// source that settles it, in this order (README.md, "Upgrading to a new
+// source that settles it, in this order (docs/upgrading.md, "Upgrading to a new
 // revision"):
 //
 //  1. what the revision states in its own definitions: the method

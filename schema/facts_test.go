@@ -86,18 +86,19 @@ func TestOfficialRevisionsHaveNoWarnings(t *testing.T) {
 	}
 }
 
-// The README's example overrides file parses and shows every kind of fact.
+// The upgrading guide's example overrides file parses and shows every
+// kind of fact.
 func TestREADMEOverridesExample(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/upgrading.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(readme), "One example per\nkind:\n\n```\n")
 	block, _, ok2 := strings.Cut(rest, "```")
 	if !ok || !ok2 {
-		t.Fatal("README has no example overrides file")
+		t.Fatal("docs/upgrading.md has no example overrides file")
 	}
-	f, err := schema.ParseFacts("README.md", []byte(block), true)
+	f, err := schema.ParseFacts("docs/upgrading.md", []byte(block), true)
 	if err != nil {
 		t.Fatal(err)
 	}

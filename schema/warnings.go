@@ -10,7 +10,7 @@ import (
 // of that class says where it happened and what was done instead.
 type Class string
 
-// The classes of warnings. README.md ("Upgrading to a new revision")
+// The classes of warnings. docs/upgrading.md ("Upgrading to a new revision")
 // explains each with an example.
 const (
 	// UnknownSender: a method is in no sender union (ClientRequest,

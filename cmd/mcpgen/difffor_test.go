@@ -10,7 +10,7 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-var updateDiffFor = flag.Bool("update", false, "rewrite testdata/difffor.txtar's want.txt")
+var updateDiffFor = flag.Bool("update", false, "rewrite the goldens: testdata/difffor.txtar's want.txt, testdata/demo/v1")
 
 // TestDiffFor: mcpgen diff --for keeps the changes to what a module's
 // code uses of the package generated for --from, with the uses

@@ -101,10 +101,9 @@ func (s *sourceFlags) explain(r *specsource.Resolver, rev string, err error) err
 	case errors.As(err, &status) && status.Code == 404:
 		hints = append(hints, fmt.Sprintf("upstream has no schema/%s/ at that commit: check --revision and --spec-commit", rev))
 	case errors.As(err, &network):
-		dir, _ := r.CacheDirOf("<commit>", rev)
-		hints = append(hints,
-			"mcpgen downloads a revision once, then works from its cache offline ("+filepath.Dir(filepath.Dir(dir))+")",
-			fmt.Sprintf("without network: point --spec-root (or $%s) at a directory of revisions, or run mcpgen fetch --revision %s where the network is reachable and copy the cache ($%s chooses its place)", rootEnv, rev, cacheEnv))
+		hints = append(hints, s.tried(r, rev),
+			fmt.Sprintf("with network once: run again where %s is reachable (or set --spec-url, $%s, to a mirror with its layout); the files are checked and cached, and later runs need no network", baseURL(s.baseURL), urlEnv),
+			fmt.Sprintf("offline: put %s's schema.json and schema.ts in <dir>/%s/ and point --spec-root (or $%s) at <dir> (they are schema/%s/ of github.com/modelcontextprotocol/modelcontextprotocol at the commit mcpgen pins; mcpgen fetch --all fills a cache to copy, $%s chooses its place)", rev, rev, rootEnv, rev, cacheEnv))
 	case errors.As(err, &missing):
 		if missing.Got != nil {
 			hints = append(hints, fmt.Sprintf("check them against the repository (git show %s:schema/%s/schema.json | sha256sum) and pass --spec-sha256 %s,%s",
@@ -115,6 +114,29 @@ func (s *sourceFlags) explain(r *specsource.Resolver, rev string, err error) err
 		return err
 	}
 	return fmt.Errorf("%w\n  %s", err, strings.Join(hints, "\n  "))
+}
+
+// tried says where mcpgen looked for rev, for a resolution that found it
+// nowhere.
+func (s *sourceFlags) tried(r *specsource.Resolver, rev string) string {
+	var parts []string
+	switch _, err := os.Stat(r.Root); {
+	case r.Root == "":
+		parts = append(parts, fmt.Sprintf("no spec root (--spec-root, $%s, is unset)", rootEnv))
+	case err != nil:
+		parts = append(parts, fmt.Sprintf("the spec root %s (--spec-root, $%s): it does not exist", r.Root, rootEnv))
+	default:
+		parts = append(parts, fmt.Sprintf("the spec root %s (--spec-root, $%s): it has no %s/schema.json", r.Root, rootEnv, rev))
+	}
+	commit := r.Commit
+	if p, ok := specsource.Lookup(rev); ok && commit == "" {
+		commit = p.Commit
+	}
+	if dir, err := r.CacheDirOf(commit, rev); err == nil {
+		parts = append(parts, fmt.Sprintf("the cache %s ($%s): not there", dir, cacheEnv))
+	}
+	parts = append(parts, fmt.Sprintf("the download from %s: unreachable", baseURL(s.baseURL)))
+	return fmt.Sprintf("mcpgen looked for %s in %s", rev, strings.Join(parts, "; "))
 }
 
 func baseURL(s string) string {

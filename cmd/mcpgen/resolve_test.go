@@ -78,7 +78,7 @@ func TestRevisionErrors(t *testing.T) {
 		{"unknown revision", nil, []string{"--revision", "2026-07-29"},
 			[]string{`unknown revision "2026-07-29": mcpgen knows 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28, draft`, "did you mean 2026-07-28?", "--spec-commit COMMIT --spec-sha256 JSONSUM,TSSUM"}},
 		{"offline", func(srv *upstreamtest.Server) { srv.Close() }, []string{"--revision", "2025-06-18"},
-			[]string{"connection refused", "works from its cache offline", "mcpgen fetch --revision 2025-06-18", "--spec-root (or $MCPGEN_SPEC_ROOT)"}},
+			[]string{"connection refused", "mcpgen looked for 2025-06-18 in no spec root", "): not there", "the download from http", "with network once", "--spec-root (or $MCPGEN_SPEC_ROOT)", "mcpgen fetch --all"}},
 		{"checksum mismatch", func(srv *upstreamtest.Server) {
 			srv.Tamper("/"+pinnedCommit+"/schema/2025-06-18/schema.json", []byte("{}"))
 		}, []string{"--revision", "2025-06-18"},

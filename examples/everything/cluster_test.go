@@ -601,7 +601,7 @@ func TestInputRoundsAcrossInstances(t *testing.T) {
 // arguments — gets its first answer again: nothing ran twice. (What a
 // master acknowledged and had not yet replicated when it died is lost:
 // Redis replicates asynchronously; the test syncs the replicas before the
-// kill. See "Running several instances" in the README.)
+// kill. See docs/instances.md.)
 func TestClusterFailover(t *testing.T) {
 	cluster := redistest.StartClusterWithReplicas(t, 3, 1)
 	env := []string{"EVERYTHING_REDIS_CLUSTER=" + cluster.URL(), "EVERYTHING_REQUEST_LEASE=1s",

@@ -14,7 +14,7 @@ import (
 // generated packages, the standard library it uses — calls reflect's
 // Method or MethodByName with a name the linker cannot see. One such call
 // makes the linker keep every exported method of every type in the
-// program, called or not: 2.65 MB of this server (README, "Binary size").
+// program, called or not: 2.65 MB of this server (docs/size.md).
 // The linker marks such functions <ReflectMethod> in -dumpdep's output.
 func TestNoMethodLookupByName(t *testing.T) {
 	out := goBuild(t, "-ldflags=-dumpdep")

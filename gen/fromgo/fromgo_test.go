@@ -356,14 +356,15 @@ func mutations() []string {
 	return out
 }
 
-// TestReferenceInREADME: the README quotes fromgo.Reference as it is.
+// TestReferenceInREADME: the declaring guide quotes fromgo.Reference as
+// it is.
 func TestReferenceInREADME(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/declaring.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(b), "```text\n"+fromgo.Reference+"```") {
-		t.Error("README.md does not quote fromgo.Reference as it is: copy it into the section \"Declaring tools, prompts and resources\"")
+		t.Error("docs/declaring.md does not quote fromgo.Reference as it is: copy it there")
 	}
 }
 
