@@ -117,7 +117,7 @@ func (f *served) serve(_ context.Context, r *mcp.Request, _ mcp.Next) (wire.Mars
 		if err != nil {
 			return nil, err
 		}
-		return result(r, "skills", page, next), nil
+		return result(r, "skills", page, next)
 	case get.Name:
 		u, err := uri()
 		if err != nil {
@@ -127,7 +127,7 @@ func (f *served) serve(_ context.Context, r *mcp.Request, _ mcp.Next) (wire.Mars
 		if !found {
 			return nil, mcp.InvalidParams("/params/uri", "no skill "+strconv.Quote(u))
 		}
-		return result(r, "skill", e, ""), nil
+		return result(r, "skill", e, "")
 	}
 	u, err := uri()
 	if err != nil {
@@ -141,7 +141,7 @@ func (f *served) serve(_ context.Context, r *mcp.Request, _ mcp.Next) (wire.Mars
 	if err != nil {
 		return nil, err
 	}
-	return result(r, "resources", page, next), nil
+	return result(r, "resources", page, next)
 }
 
 // readFile serves resources/read of the skills' files; other URIs go to
@@ -167,7 +167,7 @@ func (f *served) readFile(_ context.Context, r *mcp.Request, next mcp.Next) (wir
 	} else {
 		item["blob"] = base64.StdEncoding.EncodeToString(c.Data)
 	}
-	return result(r, "contents", []map[string]string{item}, ""), nil
+	return result(r, "contents", []map[string]string{item}, "")
 }
 
 // listResources completes resources/list with the skills' SKILL.md
@@ -180,18 +180,18 @@ func (f *served) listResources(_ context.Context, r *mcp.Request, next mcp.Next)
 		if err := r.ValidateParams(); err != nil {
 			return nil, err
 		}
-		return result(r, "resources", f.cat.Resources(), ""), nil
+		return result(r, "resources", f.cat.Resources(), "")
 	}
 	if err != nil || res == nil {
 		return res, err
 	}
-	return appendResources(res, f.cat.Resources())
+	return appendResources(r, res, f.cat.Resources())
 }
 
 // result encodes a complete, cacheable stateless result holding member v,
 // with nextCursor when next is set, stamped as the request's revision
-// asks.
-func result(r *mcp.Request, member string, v any, next string) wire.Raw {
+// asks, and hands it to the engine as a written result.
+func result(r *mcp.Request, member string, v any, next string) (wire.Marshaler, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		// The values are the catalog's: strings, numbers and maps.
@@ -208,14 +208,20 @@ func result(r *mcp.Request, member string, v any, next string) wire.Raw {
 	}
 	mcp.WriteStamp(e, r.Stamp())
 	e.ObjectEnd()
-	return append(wire.Raw(nil), e.Bytes()...)
+	return r.Written(append(wire.Raw(nil), e.Bytes()...))
 }
 
 // appendResources adds extra to the resources of a resources/list result
-// on its last page (no nextCursor).
-func appendResources(res wire.Marshaler, extra []Resource) (wire.Marshaler, error) {
+// on its last page (no nextCursor). The handler's result is not stamped
+// yet (the engine stamps a handler's result after the chain, but sends
+// JSON a feature wrote as it is), so it is stamped here first when the
+// request's revision asks it.
+func appendResources(r *mcp.Request, res wire.Marshaler, extra []Resource) (wire.Marshaler, error) {
 	if len(extra) == 0 {
 		return res, nil
+	}
+	if st := r.Stamp(); st != nil && r.Protocol.Stamp != nil {
+		res = r.Protocol.Stamp(res, st)
 	}
 	b, err := wire.Marshal(res)
 	if err != nil {
@@ -233,6 +239,7 @@ func appendResources(res wire.Marshaler, extra []Resource) (wire.Marshaler, erro
 		if name == "nextCursor" && v.Kind() == wire.String && string(v) != `""` {
 			last = false
 		}
+
 		members = append(members, wire.Member{Name: name, Value: v})
 		return nil
 	})
@@ -261,5 +268,5 @@ func appendResources(res wire.Marshaler, extra []Resource) (wire.Marshaler, erro
 		e.Raw(joined)
 	}
 	e.ObjectEnd()
-	return append(wire.Raw(nil), e.Bytes()...), nil
+	return r.Written(append(wire.Raw(nil), e.Bytes()...))
 }

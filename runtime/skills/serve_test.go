@@ -53,14 +53,34 @@ func newSkillServer(t *testing.T) (*mcp.Server, *skills.Catalog) {
 	a, b := protocoltest.Revisions(func(context.Context, any, wire.Raw) (wire.Marshaler, error) { return wire.Raw(`{}`), nil })
 	b.Methods["resources/list"] = &protocol.Method{Name: "resources/list", FromClient: true, Implemented: protocoltest.Always, ValidateParams: protocol.NoParams, Cacheable: true, Role: protocol.RoleResourcesList,
 		Serve: func(context.Context, any, wire.Raw) (wire.Marshaler, error) {
-			return wire.Raw(`{"resources":[{"uri":"test://own","name":"own"}]}`), nil
+			return ownList{}, nil
 		}}
+	// The revision stamps its typed results, as a generated one does: the
+	// handler's list leaves the engine unstamped, and the feature that
+	// appends to it must stamp it.
+	b.Stamp = func(res wire.Marshaler, st *protocol.Stamp) wire.Marshaler {
+		if _, ok := res.(ownList); ok {
+			return ownList{stamp: st}
+		}
+		return res
+	}
 	s, err := mcp.NewServer(mcp.ServerOptions{Name: "test", Version: "1", Features: []mcp.Feature{skills.Feature(cat, skills.ServeOptions{PageSize: 1, DirectoryRead: true})}},
 		mcp.Mount{Protocol: a, Handler: struct{}{}}, mcp.Mount{Protocol: b, Handler: struct{}{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s, cat
+}
+
+// ownList is the handler's resources/list result, stamped or not.
+type ownList struct{ stamp *protocol.Stamp }
+
+func (l ownList) EncodeJSON(e *wire.Encoder) {
+	e.ObjectStart()
+	e.FieldRaw(`"resources":`)
+	e.Raw(wire.Raw(`[{"uri":"test://own","name":"own"}]`))
+	mcp.WriteStamp(e, l.stamp)
+	e.ObjectEnd()
 }
 
 func TestSkillsStateless(t *testing.T) {
@@ -81,7 +101,7 @@ func TestSkillsStateless(t *testing.T) {
 		{"directory", "resources/directory/read", `{` + meta + `},"uri":"skill://alpha"}`, 0, []string{`"uri":"skill://alpha/SKILL.md"`, `"nextCursor"`}},
 		{"subdirectory on page 2", "resources/directory/read", `{` + meta + `},"uri":"skill://beta","cursor":"cDE6MQ"}`, 0, []string{`"mimeType":"inode/directory"`}},
 		{"not a directory", "resources/directory/read", `{` + meta + `},"uri":"skill://alpha/SKILL.md"}`, jsonrpc.CodeInvalidParams, []string{"not a directory"}},
-		{"resources listed", "resources/list", `{` + meta + `}}`, 0, []string{`{"uri":"test://own","name":"own"},{"uri":"skill://alpha/SKILL.md","name":"alpha","description":"First.","mimeType":"text/markdown","size":`}},
+		{"resources listed", "resources/list", `{` + meta + `}}`, 0, []string{`{"uri":"test://own","name":"own"},{"uri":"skill://alpha/SKILL.md","name":"alpha","description":"First.","mimeType":"text/markdown","size":`, `"resultType":"complete"`, `"cacheScope":"private"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
