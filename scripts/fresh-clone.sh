@@ -26,6 +26,9 @@ mirror=$!
 for _ in $(seq 50); do [ -s "$work/url" ] && break; sleep 0.1; done
 url=$(cat "$work/url")
 
+# What pointed this checkout at its spec directory must not reach the
+# clone's make (SPEC_ROOT would win over the Makefile's default).
+unset SPEC_ROOT MCPGEN_SPEC_ROOT MCPGEN_SPEC_URL MCPGEN_CACHE
 git clone -q "$repo" "$work/clone/mcpgen"
 cd "$work/clone/mcpgen"
 test ! -e ../shared || { echo "fresh-clone: ../shared exists beside the clone"; exit 1; }
