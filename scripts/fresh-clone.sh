@@ -43,7 +43,7 @@ echo "== make generate with neither a spec directory nor the download"
 if MCPGEN_SPEC_URL=http://127.0.0.1:9 MCPGEN_CACHE=$work/empty make generate >"$work/offline.log" 2>&1; then
 	echo "fresh-clone: make generate passed offline with nothing to read"; exit 1
 fi
-for want in "mcpgen looked for 2025" "$work/clone/shared/mcp-schema (--spec-root, \$MCPGEN_SPEC_ROOT): it does not exist" \
+for want in "mcpgen looked for 2024-11-05 in the spec root" "$work/clone/shared/mcp-schema (--spec-root, \$MCPGEN_SPEC_ROOT): it does not exist" \
 	"$work/empty/spec/" "the download from http://127.0.0.1:9: unreachable" "with network once" "offline: put"; do
 	grep -qF -- "$want" "$work/offline.log" || { echo "fresh-clone: the offline error does not say: $want"; cat "$work/offline.log"; exit 1; }
 done

@@ -33,6 +33,7 @@ func runTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&so.Repository, "server-repository", "", "server.json: the source repository's `URL`")
 	fs.StringVar(&so.WebsiteURL, "server-website", "", "server.json: the server's website `URL`")
 	fs.StringArrayVar(&so.Packages, "server-package", nil, "server.json: a package to run it from, `TYPE=IDENTIFIER[@VERSION]` (oci, npm, pypi, nuget, mcpb, cargo; over stdio); repeatable")
+	fs.BoolVar(&so.ListRestricted, "server-list-restricted", false, "server.json: list the declarations restricted with visible= by name too (left out by default: the registry is public)")
 	fs.StringArrayVar(&so.Remotes, "server-remote", nil, "server.json: where it is served, `streamable-http=URL` or sse=URL; repeatable")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `mcpgen tools generates what serves the tools, prompts and resources a Go
@@ -79,39 +80,43 @@ Flags:
 	for _, w := range out.Warnings {
 		fmt.Fprintf(stderr, "mcpgen tools: warning: %s\n", w)
 	}
-	files := []struct {
-		path    string
-		content []byte
-	}{{out.Path, out.Content}}
-	if serverJSON != "" {
-		so.Generator = Version()
-		b, err := out.ServerJSON(so)
-		if err != nil {
-			return err
-		}
-		files = append(files, struct {
-			path    string
-			content []byte
-		}{serverJSON, b})
+	// The code first: what server.json refuses (a description too long,
+	// say) costs the registry file only.
+	if err := writeOrCheck(out.Path, out.Content, check); err != nil {
+		return err
 	}
-	for _, f := range files {
-		if check {
-			have, err := os.ReadFile(f.path)
-			if err != nil || !bytes.Equal(have, f.content) {
-				return fmt.Errorf("%s is not what mcpgen tools generates: run go generate", f.path)
-			}
-			continue
-		}
-		if err := os.WriteFile(f.path, f.content, 0o644); err != nil {
-			return err
-		}
+	if !check {
+		fmt.Fprintf(stdout, "mcpgen tools: wrote %s (%d tools, %d prompts, %d resources, %d templates)\n", out.Path, out.Tools, out.Prompts, out.Resources, out.Templates)
 	}
-	if check {
+	if serverJSON == "" {
 		return nil
 	}
-	if serverJSON != "" {
+	so.Generator = Version()
+	b, warnings, err := out.ServerJSON(so)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "mcpgen tools: warning: %s\n", w)
+	}
+	if err != nil {
+		return fmt.Errorf("%s not written (%s is): %w", serverJSON, out.Path, err)
+	}
+	if err := writeOrCheck(serverJSON, b, check); err != nil {
+		return err
+	}
+	if !check {
 		fmt.Fprintf(stdout, "mcpgen tools: wrote %s\n", serverJSON)
 	}
-	fmt.Fprintf(stdout, "mcpgen tools: wrote %s (%d tools, %d prompts, %d resources, %d templates)\n", out.Path, out.Tools, out.Prompts, out.Resources, out.Templates)
 	return nil
+}
+
+// writeOrCheck writes content to path, or with check reports whether path
+// holds it.
+func writeOrCheck(path string, content []byte, check bool) error {
+	if check {
+		have, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(have, content) {
+			return fmt.Errorf("%s is not what mcpgen tools generates: run go generate", path)
+		}
+		return nil
+	}
+	return os.WriteFile(path, content, 0o644)
 }

@@ -79,3 +79,54 @@ func mcpgen(args ...string) (int, string) {
 	status := run(context.Background(), args, &out, &errb)
 	return status, out.String() + errb.String()
 }
+
+// TestToolsServerJSON: what server.json refuses costs the registry file
+// only (features.gen.go is written, and the error says so); a default
+// description longer than the registry allows is shortened with a
+// warning; a declaration restricted with visible= is not listed unless
+// --server-list-restricted asks.
+func TestToolsServerJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a package")
+	}
+	dir := t.TempDir()
+	doc := "// Package a serves the weather of every city in the world, its forecast for the next ten days and its alerts, from one API.\npackage a\n\n"
+	testModule(t, dir, "example.com/weather", map[string]string{
+		"a.go": doc + "import \"context\"\n\nfunc admins(context.Context) bool { return false }\n\n// Pings.\n//\n//mcp:tool\nfunc ping(context.Context) (string, error) { return \"pong\", nil }\n\n" +
+			"// Resets.\n//\n//mcp:tool visible=admins\nfunc reset_all(context.Context) (string, error) { return \"\", nil }\n",
+	})
+	sj := filepath.Join(dir, "server.json")
+	gen := filepath.Join(dir, "features.gen.go")
+	flags := []string{"--server-json", sj, "--server-name", "io.example/weather", "--server-version", "1.0.0", "--server-remote", "streamable-http=https://example.com/mcp"}
+
+	status, out := mcpgen(append([]string{"tools", dir, "--server-description", strings.Repeat("x", 101)}, flags...)...)
+	if status != 1 || !strings.Contains(out, "server.json not written ("+gen+" is)") || !strings.Contains(out, "at most 100") {
+		t.Fatalf("a description too long: %d %s", status, out)
+	}
+	if _, err := os.Stat(gen); err != nil {
+		t.Fatalf("features.gen.go not written with a bad server.json: %v", err)
+	}
+	if _, err := os.Stat(sj); err == nil {
+		t.Fatal("server.json written with a bad description")
+	}
+
+	status, out = mcpgen(append([]string{"tools", dir}, flags...)...)
+	if status != 0 || !strings.Contains(out, "warning: server.json: the package doc's first sentence has 121 characters") ||
+		!strings.Contains(out, "1 declaration restricted with visible= left out") {
+		t.Fatalf("default description: %d %s", status, out)
+	}
+	b, err := os.ReadFile(sj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"description": "Package a serves the weather of every city in the world, its forecast for the next ten days and…"`) ||
+		!strings.Contains(string(b), `"ping"`) || strings.Contains(string(b), "reset_all") {
+		t.Errorf("server.json:\n%s", b)
+	}
+	if status, out := mcpgen(append([]string{"tools", dir, "--server-list-restricted"}, flags...)...); status != 0 {
+		t.Fatalf("--server-list-restricted: %d %s", status, out)
+	}
+	if b, _ := os.ReadFile(sj); !strings.Contains(string(b), `"reset_all"`) {
+		t.Errorf("--server-list-restricted left reset_all out:\n%s", b)
+	}
+}

@@ -140,7 +140,7 @@ func TestErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := module(t, map[string][]byte{f.Name: f.Data})
 			_, err := fromgo.Generate(fromgo.Options{Dir: dir})
-			if err == nil || !strings.Contains(err.Error(), want[name]) {
+			if err == nil || !strings.Contains(strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""), want[name]) {
 				t.Fatalf("got error %v, want one containing %q", err, want[name])
 			}
 		})
@@ -373,8 +373,18 @@ func TestReferenceInREADME(t *testing.T) {
 // or one or two letters off), naming that method: the runtime finds
 // handler methods by name, and would answer its requests -32601 in
 // silence.
-func TestHandlerNames(t *testing.T) {
-	a, err := txtar.ParseFile("testdata/handlers.txtar")
+func TestHandlerNames(t *testing.T) { testWarnings(t, "testdata/handlers.txtar") }
+
+// TestWarnings: a struct tag key or a directive prefix one edit from one
+// mcpgen reads, and a directive outside a function's doc comment, are
+// warnings naming the place and the fix (mcpgen would drop them in
+// silence).
+func TestWarnings(t *testing.T) { testWarnings(t, "testdata/warnings.txtar") }
+
+// testWarnings generates the package of the txtar at path and compares
+// the warnings with its want file.
+func testWarnings(t *testing.T, path string) {
+	a, err := txtar.ParseFile(path)
 	must(t, err)
 	files := map[string][]byte{}
 	var want string

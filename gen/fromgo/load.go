@@ -66,6 +66,11 @@ type Output struct {
 	// declarations, in source order (for server.json).
 	Doc                                                string
 	ToolNames, PromptNames, ResourceURIs, TemplateURIs []string
+	// Restricted are the names and URIs of the declarations restricted
+	// with visible=, by server.json's list ("tools", "prompts",
+	// "resources", "resourceTemplates"): server.json leaves them out
+	// unless asked.
+	Restricted map[string][]string
 }
 
 // Generate loads the package and generates its features file.
@@ -112,6 +117,9 @@ func Generate(opts Options) (*Output, error) {
 			return nil, err
 		}
 	}
+	if err := m.checkDuplicates(); err != nil {
+		return nil, err
+	}
 	if err := m.attachCompletions(); err != nil {
 		return nil, err
 	}
@@ -122,7 +130,7 @@ func Generate(opts Options) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Output{Content: content, Warnings: l.checkHandlers()}
+	out := &Output{Content: content, Warnings: append(l.warned(), l.checkHandlers()...)}
 	dir := opts.Dir
 	if len(pkg.GoFiles) > 0 {
 		dir = dirOf(pkg.GoFiles[0])
@@ -133,16 +141,25 @@ func Generate(opts Options) (*Output, error) {
 			out.Doc = f.Doc.Text()
 		}
 	}
+	out.Restricted = map[string][]string{}
 	for _, it := range m.items {
+		list, key := "", ""
 		switch it.kind {
 		case "tool":
 			out.ToolNames = append(out.ToolNames, it.name)
+			list, key = "tools", it.name
 		case "prompt":
 			out.PromptNames = append(out.PromptNames, it.name)
+			list, key = "prompts", it.name
 		case "resource", "app":
 			out.ResourceURIs = append(out.ResourceURIs, it.arg)
+			list, key = "resources", it.arg
 		case "template":
 			out.TemplateURIs = append(out.TemplateURIs, it.arg)
+			list, key = "resourceTemplates", it.arg
+		}
+		if _, ok := it.attrs["visible"]; ok && list != "" {
+			out.Restricted[list] = append(out.Restricted[list], key)
 		}
 	}
 	for _, d := range decls {
@@ -174,6 +191,38 @@ type loader struct {
 	// docs are the doc comments of struct fields and type names, by the
 	// position of their identifier.
 	docs map[token.Pos]string
+	// warnings are what the package declares that mcpgen would otherwise
+	// drop in silence (a misspelt directive or tag), in the order found.
+	warnings []warning
+}
+
+// warning is a warning at a position.
+type warning struct {
+	pos token.Position
+	msg string
+}
+
+// warn records a warning at pos once.
+func (l *loader) warn(pos token.Position, format string, a ...any) {
+	w := warning{pos, fmt.Sprintf("%s: %s", pos, fmt.Sprintf(format, a...))}
+	if !slices.Contains(l.warnings, w) {
+		l.warnings = append(l.warnings, w)
+	}
+}
+
+// warned are the warnings in source order.
+func (l *loader) warned() []string {
+	slices.SortStableFunc(l.warnings, func(a, b warning) int {
+		if a.pos.Filename != b.pos.Filename {
+			return strings.Compare(a.pos.Filename, b.pos.Filename)
+		}
+		return a.pos.Offset - b.pos.Offset
+	})
+	var out []string
+	for _, w := range l.warnings {
+		out = append(out, w.msg)
+	}
+	return out
 }
 
 // indexDocs records every field's and type's doc comment.
@@ -230,6 +279,7 @@ func (l *loader) collect() ([]*decl, error) {
 		if strings.HasSuffix(l.pkg.Fset.Position(f.Pos()).Filename, l.opts.File) {
 			continue // our own output
 		}
+		l.strayDirectives(f)
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Doc == nil {
@@ -273,6 +323,65 @@ func (l *loader) collect() ([]*decl, error) {
 		return a.Offset < b.Offset
 	})
 	return out, nil
+}
+
+// directiveKinds are the directives mcpgen reads.
+var directiveKinds = []string{"tool", "prompt", "resource", "template", "complete", "app"}
+
+// strayDirectives warns of comments of f that look meant as directives but
+// that mcpgen does not read: a directive that is not in a function's doc
+// comment (on a type, a method's receiver-less sibling, a floating
+// comment), and a prefix off by one edit from //mcp: ("//mpc:tool",
+// "// mcp:tool", "//mcp tool").
+func (l *loader) strayDirectives(f *ast.File) {
+	docs := map[*ast.CommentGroup]bool{}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Doc != nil {
+			docs[fd.Doc] = true
+		}
+	}
+	for _, g := range f.Comments {
+		for _, c := range g.List {
+			pos := l.pkg.Fset.Position(c.Pos())
+			if text, ok := strings.CutPrefix(c.Text, "//mcp:"); ok {
+				if !docs[g] {
+					kind, _, _ := strings.Cut(text, " ")
+					l.warn(pos, "//mcp:%s is not in a function's doc comment, so it declares nothing: put it in the doc comment of the function that serves it (no blank line between)", kind)
+				}
+				continue
+			}
+			if p, ok := misspeltDirective(c.Text); ok {
+				l.warn(pos, "%q looks like a directive but is not read: write %s", strings.TrimSpace(c.Text), p)
+			}
+		}
+	}
+}
+
+// misspeltDirective reports a comment one edit from a directive's prefix
+// (//mcp:KIND), and the prefix it resembles.
+func misspeltDirective(text string) (string, bool) {
+	body, ok := strings.CutPrefix(text, "//")
+	if !ok {
+		return "", false
+	}
+	word, _, _ := strings.Cut(strings.TrimRight(body, " \t"), " ")
+	if len(word) > 20 {
+		return "", false
+	}
+	for _, kind := range directiveKinds {
+		want := "mcp:" + kind
+		if word == want || strings.HasPrefix(word, "mcp:") {
+			continue
+		}
+		// The prefix and the kind, or the prefix and a space before it.
+		if editDistance(word, want) == 1 || strings.TrimSpace(body) == want || strings.HasPrefix(strings.TrimSpace(body), want+" ") && body[0] == ' ' {
+			return "//" + want, true
+		}
+		if w, rest, ok := strings.Cut(strings.TrimSpace(body), " "); ok && w == "mcp" && (rest == kind || strings.HasPrefix(rest, kind+" ")) {
+			return "//" + want, true
+		}
+	}
+	return "", false
 }
 
 // parseDirective splits a directive's text into its positional argument

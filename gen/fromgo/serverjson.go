@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -36,6 +37,10 @@ type ServerOptions struct {
 	Packages, Remotes []string
 	// Generator is the mcpgen version, recorded in the publisher's _meta.
 	Generator string
+	// ListRestricted lists the declarations restricted with visible= by
+	// name in the publisher's _meta too. Off by default: the registry is
+	// public, and those names are for the principals visible= admits.
+	ListRestricted bool
 }
 
 // serverJSON is the registry's ServerDetail, in its member order.
@@ -74,9 +79,22 @@ var (
 	versionRange = regexp.MustCompile(`[\^~><=*]|\.x\b`)
 )
 
+// maxDescription is the registry's bound on a description and a title,
+// in characters.
+const maxDescription = 100
+
 // ServerJSON is the server.json of the declared package, described by o;
-// the declarations are listed in the publisher's _meta.
-func (out *Output) ServerJSON(o ServerOptions) ([]byte, error) {
+// the declarations are listed in the publisher's _meta, but for those
+// restricted with visible= (unless o.ListRestricted). The warnings say
+// what it changed: a default description (the package doc's synopsis)
+// longer than the registry allows is shortened at a word; one given in
+// o.Description is refused.
+func (out *Output) ServerJSON(o ServerOptions) (data []byte, warnings []string, err error) {
+	data, err = out.serverJSON(o, &warnings)
+	return data, warnings, err
+}
+
+func (out *Output) serverJSON(o ServerOptions, warnings *[]string) ([]byte, error) {
 	if !serverNameRE.MatchString(o.Name) || len(o.Name) > 200 {
 		return nil, fmt.Errorf("server.json: name %q: want reverse-DNS with one slash, as io.github.user/weather (--server-name)", o.Name)
 	}
@@ -86,12 +104,16 @@ func (out *Output) ServerJSON(o ServerOptions) ([]byte, error) {
 	s := serverJSON{Schema: ServerSchemaURL, Name: o.Name, Title: o.Title, Description: o.Description, Version: o.Version, WebsiteURL: o.WebsiteURL}
 	if s.Description == "" {
 		s.Description = synopsis(out.Doc)
+		if n := utf8.RuneCountInString(s.Description); n > maxDescription {
+			s.Description = shorten(s.Description, maxDescription)
+			*warnings = append(*warnings, fmt.Sprintf("server.json: the package doc's first sentence has %d characters, more than the registry's %d: the description is shortened to %q (give --server-description to choose it)", n, maxDescription, s.Description))
+		}
 	}
 	if s.Description == "" {
 		return nil, fmt.Errorf("server.json: no description: give --server-description, or a package doc comment")
 	}
-	if utf8.RuneCountInString(s.Description) > 100 {
-		return nil, fmt.Errorf("server.json: the description has %d characters, at most 100 are allowed: give a shorter --server-description", utf8.RuneCountInString(s.Description))
+	if utf8.RuneCountInString(s.Description) > maxDescription {
+		return nil, fmt.Errorf("server.json: the description has %d characters, at most %d are allowed: give a shorter --server-description", utf8.RuneCountInString(s.Description), maxDescription)
 	}
 	if utf8.RuneCountInString(s.Title) > 100 {
 		return nil, fmt.Errorf("server.json: the title has more than 100 characters")
@@ -138,13 +160,32 @@ func (out *Output) ServerJSON(o ServerOptions) ([]byte, error) {
 		return nil, fmt.Errorf("server.json: say how to run or reach the server: --server-package or --server-remote")
 	}
 	declared := map[string]any{}
+	left := 0
 	for _, k := range []struct {
 		name  string
 		names []string
 	}{{"tools", out.ToolNames}, {"prompts", out.PromptNames}, {"resources", out.ResourceURIs}, {"resourceTemplates", out.TemplateURIs}} {
-		if len(k.names) > 0 {
-			declared[k.name] = k.names
+		names := k.names
+		if !o.ListRestricted {
+			names = nil
+			for _, n := range k.names {
+				if slices.Contains(out.Restricted[k.name], n) {
+					left++
+					continue
+				}
+				names = append(names, n)
+			}
 		}
+		if len(names) > 0 {
+			declared[k.name] = names
+		}
+	}
+	if left > 0 {
+		what := "declarations"
+		if left == 1 {
+			what = "declaration"
+		}
+		*warnings = append(*warnings, fmt.Sprintf("server.json: %d %s restricted with visible= left out of the list of declarations (the registry is public; --server-list-restricted lists them)", left, what))
 	}
 	pub := map[string]any{"tool": "mcpgen"}
 	if o.Generator != "" {
@@ -159,6 +200,16 @@ func (out *Output) ServerJSON(o ServerOptions) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// shorten cuts s to at most n characters at a word, ending it with "…".
+func shorten(s string, n int) string {
+	r := []rune(s)
+	cut := string(r[:n-1])
+	if i := strings.LastIndex(cut, " "); i > 0 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:.") + "…"
 }
 
 // synopsis is the first sentence of a doc comment, on one line.

@@ -517,6 +517,77 @@ type fieldError struct {
 func (e *fieldError) Error() string { return fmt.Sprintf("%s: %v", e.pos, e.err) }
 func (e *fieldError) Unwrap() error { return e.err }
 
+// checkTagKeys warns of a struct tag key one edit from one mcpgen reads
+// (mpc:"minimum=1", jsno:"name"): its constraints or name would be
+// dropped in silence.
+func (m *modeler) checkTagKeys(f *types.Var, tag, owner string) {
+	for _, key := range tagKeys(tag) {
+		for _, known := range []string{"mcp", "json"} {
+			if key != known && editDistance(key, known) == 1 {
+				m.l.warn(m.l.pkg.Fset.Position(f.Pos()), "%s.%s: the struct tag key %q is not read (mcpgen reads %s:\"…\"), so what it says is dropped: write %s", owner, f.Name(), key, known, known)
+			}
+		}
+	}
+}
+
+// tagKeys are the keys of a struct tag in the conventional format
+// (key:"value" pairs separated by spaces), as reflect.StructTag reads it.
+func tagKeys(tag string) []string {
+	var keys []string
+	for tag != "" {
+		tag = strings.TrimLeft(tag, " ")
+		i := 0
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
+			break
+		}
+		key := tag[:i]
+		tag = tag[i+1:]
+		// The quoted value, escapes included.
+		i = 1
+		for i < len(tag) && tag[i] != '"' {
+			if tag[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(tag) {
+			break
+		}
+		keys = append(keys, key)
+		tag = tag[i+1:]
+	}
+	return keys
+}
+
+// checkDuplicates refuses two declarations of one name (tools, prompts)
+// or URI (resources and apps, templates): a client would reach only one
+// of them, and server.json would list the name twice. The error names
+// both positions.
+func (m *modeler) checkDuplicates() error {
+	seen := map[string]*item{}
+	for _, it := range m.items {
+		var key, what string
+		switch it.kind {
+		case "tool", "prompt":
+			key, what = it.kind+"\x00"+it.name, it.kind+" "+strconv.Quote(it.name)
+		case "resource", "app":
+			key, what = "resource\x00"+it.arg, "resource URI "+strconv.Quote(it.arg)
+		case "template":
+			key, what = "template\x00"+it.arg, "URI template "+strconv.Quote(it.arg)
+		default:
+			continue
+		}
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("%s: %s %s: the %s is declared twice, here and at %s (%s %s): a client would reach only one of them; rename one or remove it", it.pos, it.kind, it.fn.Name(), what, prev.pos, prev.kind, prev.fn.Name())
+		}
+		seen[key] = it
+	}
+	return nil
+}
+
 // atField places err at field f, unless it is about a field already (one
 // of a nested struct's).
 func (m *modeler) atField(f *types.Var, err error) error {
@@ -532,6 +603,7 @@ func (m *modeler) structFields(x *typ, s *types.Struct, prefix []string, owner s
 	for i := range s.NumFields() {
 		f := s.Field(i)
 		tag := reflect.StructTag(s.Tag(i))
+		m.checkTagKeys(f, s.Tag(i), owner)
 		jsonTag, hasJSON := tag.Lookup("json")
 		name, opts, _ := strings.Cut(jsonTag, ",")
 		if name == "-" && opts == "" {

@@ -52,7 +52,7 @@ func TestServerJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := out.ServerJSON(c.o)
+			b, _, err := out.ServerJSON(c.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +91,7 @@ func TestServerJSONRefusals(t *testing.T) {
 		{fromgo.ServerOptions{Name: "io.x/w", Version: "1.0.0", Remotes: []string{"sse=ftp://x"}}, "https://"},
 		{fromgo.ServerOptions{Name: "io.x/w", Version: "1.0.0", Description: strings.Repeat("x", 101), Remotes: []string{"sse=https://x/sse"}}, "at most 100"},
 	} {
-		if _, err := out.ServerJSON(c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := out.ServerJSON(c.o); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error with %q", c.o, err, c.want)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"sync"
 
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/protocol"
@@ -14,7 +16,9 @@ import (
 // it answers the methods of its lists before the mounted handler, in the
 // shape of each request's revision, and leaves the handler the rest — a
 // call or read of a name it does not know, and the items after its own in
-// a list the handler also serves.
+// a list the handler also serves. An item of the handler's list that the
+// set lists too (the same name, URI or URI template) is left out of the
+// merged list and logged as an error once: its calls reach the set's.
 
 // Request is a request the Set serves (Serve): what the runtime read of
 // it, for the set to answer in the shape of its revision.
@@ -60,14 +64,18 @@ var roles = map[protocol.Role]bool{
 // items may change while the server runs) and its items' capability
 // extensions (an MCP App's), and announces the changes of its lists.
 func (s *Set) Attach(reg *mcp.Registry) error {
+	if err := s.declare(reg); err != nil {
+		return err
+	}
 	reg.ListChanged()
+	shadowed := &shadowLog{log: reg.Logger(), seen: map[string]bool{}}
 	srv := reg.Server()
 	s.Watch(func(k mcp.ListKind) { srv.NotifyListChanged(context.Background(), k) })
 	for role, list := range roles {
 		reg.Route(mcp.Route{
 			Role:   role,
 			Serves: func(*protocol.Protocol) bool { return s.Serves(role) },
-			Step:   s.step(role, list),
+			Step:   s.step(role, list, shadowed),
 		})
 	}
 	reg.Capabilities(func(_ *protocol.Protocol, _ func(protocol.Role) bool, c *mcp.Capabilities) {
@@ -78,9 +86,37 @@ func (s *Set) Attach(reg *mcp.Registry) error {
 	return nil
 }
 
+// declare declares the set's items to reg, which refuses one another
+// feature serves too.
+func (s *Set) declare(reg *mcp.Registry) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, t := range s.tools {
+		if err := reg.Declare("tool", t.Name); err != nil {
+			return err
+		}
+	}
+	for _, p := range s.prompts {
+		if err := reg.Declare("prompt", p.Name); err != nil {
+			return err
+		}
+	}
+	for _, r := range s.resources {
+		if err := reg.Declare("resource", r.URI); err != nil {
+			return err
+		}
+	}
+	for _, t := range s.templates {
+		if err := reg.Declare("template", t.URITemplate); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // step serves the methods of role (list: one of the lists) from the set,
 // leaving the handler what the set does not serve.
-func (s *Set) step(role protocol.Role, list bool) mcp.Step {
+func (s *Set) step(role protocol.Role, list bool, shadowed *shadowLog) mcp.Step {
 	return func(ctx context.Context, r *mcp.Request, next mcp.Next) (wire.Marshaler, error) {
 		if !s.Serves(role) {
 			return next.Serve()
@@ -105,21 +141,108 @@ func (s *Set) step(role protocol.Role, list bool) mcp.Step {
 			if err != nil {
 				return nil, err
 			}
-			if data, err = mergeLists(data, more); err != nil {
+			var dups []string
+			if data, dups, err = mergeLists(data, more); err != nil {
 				return nil, fmt.Errorf("features: %s: %w", r.Method, err)
 			}
+			shadowed.report(r.Method, dups)
 		}
 		return r.Written(data)
 	}
 }
 
+// shadowLog logs, once each, the handler's list items a set shadows.
+type shadowLog struct {
+	log  *slog.Logger
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (l *shadowLog) report(method string, keys []string) {
+	for _, k := range keys {
+		l.mu.Lock()
+		first := !l.seen[method+"\x00"+k]
+		l.seen[method+"\x00"+k] = true
+		l.mu.Unlock()
+		if first {
+			l.log.Error("features: the handler lists an item a Set serves too: its calls reach the Set's, so the handler's is left out of the list; rename or remove one",
+				"method", method, "item", k)
+		}
+	}
+}
+
+// itemKeys are the members that identify a list's items.
+var itemKeys = []string{"name", "uri", "uriTemplate"}
+
+// itemKey is what identifies a list item: its uriTemplate, uri or name.
+func itemKey(item wire.Raw) string {
+	for i := len(itemKeys) - 1; i >= 0; i-- {
+		if v, ok := wire.MemberOf(item, itemKeys[i]); ok && v.Kind() == wire.String {
+			if k, err := wire.NewDecoder(v).Str(); err == nil {
+				return itemKeys[i] + " " + k
+			}
+		}
+	}
+	return ""
+}
+
+// arrayItems are the items of a JSON array.
+func arrayItems(a wire.Raw) ([]wire.Raw, error) {
+	var out []wire.Raw
+	d := wire.NewDecoder(a)
+	err := d.Array(func() error {
+		v, err := d.Raw()
+		out = append(out, v)
+		return err
+	})
+	return out, err
+}
+
+// withoutShadowed returns the handler's items h less those whose key one
+// of the set's items v has, and those keys.
+func withoutShadowed(v, h wire.Raw) (wire.Raw, []string, error) {
+	own, err := arrayItems(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys := map[string]bool{}
+	for _, it := range own {
+		if k := itemKey(it); k != "" {
+			keys[k] = true
+		}
+	}
+	theirs, err := arrayItems(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	var dups []string
+	kept := theirs[:0]
+	for _, it := range theirs {
+		if k := itemKey(it); k != "" && keys[k] {
+			dups = append(dups, k)
+			continue
+		}
+		kept = append(kept, it)
+	}
+	if dups == nil {
+		return h, nil, nil
+	}
+	var e wire.Encoder
+	e.ArrayStart()
+	for _, it := range kept {
+		e.Raw(it)
+	}
+	e.ArrayEnd()
+	return e.Bytes(), dups, e.Err()
+}
+
 // mergeLists appends the items of the handler's list result (its only
-// array member) to the set's, and keeps the handler's other members
-// (nextCursor).
-func mergeLists(set wire.Raw, handler wire.Marshaler) (wire.Raw, error) {
+// array member) to the set's, less those the set lists too (returned as
+// dups), and keeps the handler's other members (nextCursor).
+func mergeLists(set wire.Raw, handler wire.Marshaler) (merged wire.Raw, dups []string, err error) {
 	more, err := wire.Marshal(handler)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	items := map[string]wire.Raw{}
 	var rest wire.Members
@@ -136,7 +259,7 @@ func mergeLists(set wire.Raw, handler wire.Marshaler) (wire.Raw, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var e wire.Encoder
 	e.ObjectStart()
@@ -148,13 +271,18 @@ func mergeLists(set wire.Raw, handler wire.Marshaler) (wire.Raw, error) {
 		}
 		e.Field(string(key))
 		if h, ok := items[string(key)]; ok && v.Kind() == wire.Array {
+			h, shadowed, err := withoutShadowed(v, h)
+			if err != nil {
+				return err
+			}
+			dups = append(dups, shadowed...)
 			e.Raw(joinArrays(v, h))
 			return nil
 		}
 		e.Raw(v)
 		return nil
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	_, setMeta := wire.MemberOf(set, "_meta")
 	for _, m := range rest {
@@ -164,7 +292,7 @@ func mergeLists(set wire.Raw, handler wire.Marshaler) (wire.Raw, error) {
 		}
 	}
 	e.ObjectEnd()
-	return e.Bytes(), e.Err()
+	return e.Bytes(), dups, e.Err()
 }
 
 // joinArrays joins two JSON arrays.

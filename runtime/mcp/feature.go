@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -113,6 +114,28 @@ type Announcement struct {
 type Registry struct {
 	srv  *Server
 	revs []*protocol.Protocol
+	// cur is the index in ServerOptions.Features of the feature being
+	// attached; declared the items declared so far, by kind and name.
+	cur      int
+	declared map[[2]string]int
+}
+
+// Declare records that the feature being attached serves the item of kind
+// (tool, prompt, resource, template) named name (a resource's URI, a
+// template's URI template): two features declaring one item is an error
+// naming both, which NewServer returns, since a client would reach only
+// the first.
+func (g *Registry) Declare(kind, name string) error {
+	if g.declared == nil {
+		g.declared = map[[2]string]int{}
+	}
+	key := [2]string{kind, name}
+	if prev, ok := g.declared[key]; ok && prev != g.cur {
+		fs := g.srv.opts.Features
+		return fmt.Errorf("mcp: ServerOptions.Features[%d] (%T) and Features[%d] (%T) both serve the %s %q: a client would reach only the first; rename or remove one", prev, fs[prev], g.cur, fs[g.cur], kind, name)
+	}
+	g.declared[key] = g.cur
+	return nil
 }
 
 // Server is the server being made: features keep it to announce changes
@@ -187,10 +210,11 @@ type features struct {
 func (s *Server) attach(fs []Feature, revs []*protocol.Protocol) error {
 	s.feats.kinds, s.feats.values = map[string]func(context.Context, string){}, map[any]any{}
 	reg := &Registry{srv: s, revs: revs}
-	for _, f := range fs {
+	for i, f := range fs {
 		if f == nil {
 			continue
 		}
+		reg.cur = i
 		if err := f.Attach(reg); err != nil {
 			return err
 		}

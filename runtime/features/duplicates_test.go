@@ -1,0 +1,93 @@
+package features_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/features"
+	"github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+	demo "github.com/mcpgen/mcpgen/testdata/demo/v1"
+)
+
+func textTool(name, text string) features.Tool {
+	return features.Tool{Name: name, InputSchema: wire.Raw(`{"type":"object"}`),
+		Call: func(context.Context, wire.Raw) (*features.Result, error) { return features.TextResult(text), nil }}
+}
+
+// TestDuplicatesAcrossSets: NewServer refuses two features serving one
+// tool, prompt, resource or template, naming both.
+func TestDuplicatesAcrossSets(t *testing.T) {
+	res := func(uri string) features.Resource {
+		return features.Resource{URI: uri, Name: "r", Read: func(context.Context, string) ([]features.Contents, error) { return nil, nil }}
+	}
+	tests := []struct {
+		name string
+		a, b *features.Set
+		want string
+	}{
+		{"tool", features.NewSet().AddTools(textTool("get_forecast", "a")), features.NewSet().AddTools(textTool("other", "b"), textTool("get_forecast", "b")),
+			`ServerOptions.Features[0] (*features.Set) and Features[1] (*features.Set) both serve the tool "get_forecast"`},
+		{"resource", features.NewSet().AddResources(res("file:///a")), features.NewSet().AddResources(res("file:///a")),
+			`both serve the resource "file:///a"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{tt.a, tt.b}}, demo.Mount(nil))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("NewServer: %v; want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	// Different names on the two sets are fine.
+	if _, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{
+		features.NewSet().AddTools(textTool("a", "a")), features.NewSet().AddTools(textTool("b", "b"))}}, demo.Mount(nil)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// listingHandler is a handler whose tools/list shares a name with a set.
+type listingHandler struct{ demo.UnimplementedServer }
+
+func (listingHandler) ListTools(context.Context, *demo.PaginatedRequestParams) (*demo.ListToolsResult, error) {
+	return &demo.ListToolsResult{Tools: []demo.Tool{{Name: "shared", InputSchema: &demo.ToolInputSchema{}}, {Name: "own", InputSchema: &demo.ToolInputSchema{}}}}, nil
+}
+
+// TestHandlerShadowed: a tool both a Set and the handler list is listed
+// once (the Set's, which its calls reach) and logged as an error once.
+func TestHandlerShadowed(t *testing.T) {
+	var logged bytes.Buffer
+	set := features.NewSet().AddTools(textTool("shared", "from the set"))
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set},
+		Logger: slog.New(slog.NewTextHandler(&logged, nil))}, demo.Mount(listingHandler{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{}, demo.Mount(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	c := demo.NewClient(cs)
+	for range 2 {
+		list, err := c.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range list.Tools {
+			names = append(names, tool.Name)
+		}
+		if got := strings.Join(names, ","); got != "shared,own" {
+			t.Errorf("tools/list: %s; want shared,own", got)
+		}
+	}
+	if n := strings.Count(logged.String(), `item="name shared"`); n != 1 || !strings.Contains(logged.String(), "level=ERROR") {
+		t.Errorf("log (want one error naming shared):\n%s", logged.String())
+	}
+}
