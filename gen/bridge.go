@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -150,6 +151,9 @@ type bridgeGen struct {
 	// caches are the adapter's fields keeping the last conversion of a
 	// list method's result (protocol.ResultCache), in method order.
 	caches []jen.Code
+	// absences are the members a source revision lacks that convert to
+	// the bridge table's value for absence ("Definition.member → value").
+	absences map[string]bool
 }
 
 // GenerateBridge emits the package that serves opts.Client's revision
@@ -267,6 +271,12 @@ func (b *bridgeGen) doc(r *BridgeReport) string {
 	}
 	for _, l := range r.Losses {
 		sb.WriteString("\t" + l.String() + "\n")
+	}
+	if len(b.absences) > 0 {
+		fmt.Fprintf(&sb, "\nWhat %s lacks and %s requires converts to the value that means its absence (the bridge table's absent rows), never to an invalid zero value:\n\n", b.client.rev, b.handler.rev)
+		for _, a := range slices.Sorted(maps.Keys(b.absences)) {
+			sb.WriteString("\t" + a + "\n")
+		}
 	}
 	return sb.String()
 }

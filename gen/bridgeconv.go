@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -63,7 +64,13 @@ func (b *bridgeGen) structBody(d dir, s, dn *named) ([]jen.Code, bool) {
 			continue
 		}
 		if v, ok := b.table.absent(dn.name, f.prop.Name); ok && d.up && from == nil {
-			body = append(body, b.constant(d, f, v)...)
+			if code := b.constant(d, f, v); code != nil {
+				body = append(body, code...)
+				if b.absences == nil {
+					b.absences = map[string]bool{}
+				}
+				b.absences[dn.name+"."+f.prop.Name+" → "+strconv.Quote(v)] = true
+			}
 		}
 		if from == nil && s.t.Additional == schema.Open {
 			if code, ok := b.fromExtra(d, f); ok {

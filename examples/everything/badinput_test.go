@@ -47,8 +47,9 @@ type outcome struct {
 	code    int64
 	isError bool
 	nothing bool
-	// data, when set, must appear in the error's data.
-	data string
+	// data, when set, must appear in the error's data; text in the
+	// isError result.
+	data, text string
 }
 
 func (o outcome) String() string {
@@ -67,8 +68,8 @@ func (o outcome) check(t *testing.T, r *reply) {
 	case o.nothing:
 		t.Errorf("want no answer, got %s", show(r))
 	case o.isError:
-		if r.Error != nil || !strings.Contains(string(r.Result), `"isError":true`) {
-			t.Errorf("want %s, got %s", o, show(r))
+		if r.Error != nil || !strings.Contains(string(r.Result), `"isError":true`) || !strings.Contains(string(r.Result), o.text) {
+			t.Errorf("want %s with %q, got %s", o, o.text, show(r))
 		}
 	case r.Error == nil || r.Error.Code != o.code:
 		t.Errorf("want %s, got %s", o, show(r))
@@ -239,6 +240,9 @@ func TestBadInputStdio(t *testing.T) {
 		{"an unknown method", "modern", `{"jsonrpc":"2.0","id":1,"method":"tools/frobnicate","params":{` + meta26 + `}}`, outcome{code: -32601}},
 		{"notifications/cancelled with an id", "modern", `{"jsonrpc":"2.0","id":1,"method":"notifications/cancelled","params":{"requestId":7,` + meta26 + `}}`, outcome{code: -32600}},
 		{"tools/call with string arguments", "modern", call26("1", "echo", `"text"`), outcome{code: -32602}},
+		// Every violation is shown, not the first: the misnamed argument
+		// and the one it should have been.
+		{"tools/call with a misnamed argument", "modern", call26("1", "echo", `{"message":"hi"}`), outcome{isError: true, text: "/message: unknown member; /text: required"}},
 		{"tools/call with a fractional progressToken", "modern", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":1.5,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, outcome{code: -32602}},
 		{"tools/call with a null progressToken", "modern", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":null,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, outcome{code: -32602}},
 		{"tools/call without a name", "modern", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta26 + `}}`, outcome{code: -32602}},

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
@@ -61,6 +64,35 @@ func TestOneClientConversions(t *testing.T) {
 			}
 			if r.ResultType != "complete" {
 				t.Errorf("resultType %q, want complete (absent is complete)", r.ResultType)
+			}
+			// What the server's revision lacks converts to the 2026
+			// meaning of its absence, never to an invalid value: every
+			// converted result validates as 2026-07-28's.
+			results := map[string]func() (interface{ Validate() error }, error){
+				"tools/call":               func() (interface{ Validate() error }, error) { return r, nil },
+				"tools/list":               func() (interface{ Validate() error }, error) { return cl.ListTools(ctx, nil) },
+				"prompts/list":             func() (interface{ Validate() error }, error) { return cl.ListPrompts(ctx, nil) },
+				"resources/list":           func() (interface{ Validate() error }, error) { return cl.ListResources(ctx, nil) },
+				"resources/templates/list": func() (interface{ Validate() error }, error) { return cl.ListResourceTemplates(ctx, nil) },
+				"resources/read": func() (interface{ Validate() error }, error) {
+					return cl.ReadResource(ctx, &v26.ReadResourceRequestParams{URI: "test://static-text"})
+				},
+				"prompts/get": func() (interface{ Validate() error }, error) {
+					return cl.GetPrompt(ctx, &v26.GetPromptRequestParams{Name: "test_simple_prompt"})
+				},
+			}
+			for _, method := range slices.Sorted(maps.Keys(results)) {
+				res, err := results[method]()
+				if err != nil {
+					t.Errorf("%s: %v", method, err)
+					continue
+				}
+				if err := res.Validate(); err != nil {
+					t.Errorf("%s: the converted result is not a valid 2026-07-28 result: %v", method, err)
+				}
+				if b, _ := wire.Marshal(res.(wire.Marshaler)); strings.Contains(string(b), `"cacheScope":""`) {
+					t.Errorf("%s: %s", method, b)
+				}
 			}
 			calls := map[string]func() error{
 				"server/discover": func() error { _, err := cl.Discover(ctx, nil); return err },

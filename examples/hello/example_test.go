@@ -111,7 +111,7 @@ func Example_typedTool() {
 	// {"type":"object","properties":{"A":{"type":"number"},"B":{"type":"number"}},"required":["A","B"],"additionalProperties":false}
 	// {"type":"object","properties":{"Sum":{"type":"number"}},"required":["Sum"],"additionalProperties":false}
 	// {"Sum":42}
-	// true invalid arguments for tool add: /A: must be a number, not a string (and 1 more)
+	// true invalid arguments for tool add: /A: must be a number, not a string; /B: required
 }
 
 // A client call: Connect opens a session with the server — Auto tries the

@@ -191,8 +191,9 @@ func doc(d *decl) string { return strings.TrimSpace(d.doc) }
 
 func (e *emitter) toolValue(it *item) jen.Code {
 	d := jen.Dict{
-		jen.Id("Name"): jen.Lit(it.name),
-		jen.Id("Call"): jen.Id("mcpgenCall" + exported(it.fn.Name())),
+		jen.Id("Name"):             jen.Lit(it.name),
+		jen.Id("Call"):             jen.Id("mcpgenCall" + exported(it.fn.Name())),
+		jen.Id("ArgumentsChecked"): jen.True(),
 	}
 	if v := it.attrs["title"]; v != "" {
 		d[jen.Id("Title")] = jen.Lit(v)

@@ -26,7 +26,7 @@ type ArgumentError struct {
 	Violations []valid.Violation
 }
 
-// Error describes the first violation and counts the others.
+// Error lists the violations (up to valid.MaxListed, counting the rest).
 func (e *ArgumentError) Error() string {
 	return (&valid.Error{Violations: e.Violations}).Error()
 }

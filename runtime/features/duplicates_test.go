@@ -91,3 +91,43 @@ func TestHandlerShadowed(t *testing.T) {
 		t.Errorf("log (want one error naming shared):\n%s", logged.String())
 	}
 }
+
+// TestHandBuiltToolChecked: a tool built by hand has its arguments checked
+// against its InputSchema before its Call runs (every violation shown);
+// one whose Call checks them itself (ArgumentsChecked) is left to it.
+func TestHandBuiltToolChecked(t *testing.T) {
+	calls := 0
+	schema := wire.Raw(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`)
+	call := func(context.Context, wire.Raw) (*features.Result, error) { calls++; return features.TextResult("ran"), nil }
+	set := features.NewSet().AddTools(
+		features.Tool{Name: "byhand", InputSchema: schema, Call: call},
+		features.Tool{Name: "generated", InputSchema: schema, Call: call, ArgumentsChecked: true})
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set}}, demo.Mount(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{}, demo.Mount(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	c := demo.NewClient(cs)
+	text := func(name, args string) string {
+		t.Helper()
+		res, err := c.CallTool(ctx, &demo.CallToolRequestParams{Name: name, Arguments: demo.CallToolRequestParamsArguments(args)})
+		if err != nil {
+			return err.Error()
+		}
+		return res.Content[0].(*demo.TextContent).Text
+	}
+	if got := text("byhand", `{"message":"hi"}`); !strings.Contains(got, "additional property 'message' not allowed; /: missing properties: 'text'") || calls != 0 {
+		t.Errorf("byhand with a misnamed argument: %q (calls %d)", got, calls)
+	}
+	if got := text("byhand", `{"text":"hi"}`); got != "ran" || calls != 1 {
+		t.Errorf("byhand with good arguments: %q (calls %d)", got, calls)
+	}
+	if got := text("generated", `{"message":"hi"}`); got != "ran" || calls != 2 {
+		t.Errorf("ArgumentsChecked: %q (calls %d); want its Call to decide", got, calls)
+	}
+}

@@ -86,6 +86,12 @@ type Tool struct {
 	// schema; a *jsonrpc.Error is answered as a protocol error; any other
 	// error is a tool execution error (isError), its text the message.
 	Call func(ctx context.Context, args wire.Raw) (*Result, error)
+	// ArgumentsChecked reports a Call that checks the arguments against
+	// InputSchema itself, as a generated tool's decoder does. Otherwise
+	// (a tool built by hand) the Set checks them before Call, against
+	// InputSchema compiled on the first call (runtime/toolschema), and
+	// answers a violation as Call's *ArgumentError would be.
+	ArgumentsChecked bool
 }
 
 // AppMIMEType is the MIME type of an MCP App's UI resource (the

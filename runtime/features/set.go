@@ -33,6 +33,9 @@ type Set struct {
 	// serves completion/complete, and the server declares completions.
 	completes bool
 	watchers  []func(mcp.ListKind)
+	// schemas are the compiled input schemas of the tools whose Call does
+	// not check its arguments (*Tool → *compiledSchema).
+	schemas sync.Map
 }
 
 type kind int
@@ -51,8 +54,20 @@ func NewSet() *Set { return &Set{} }
 
 // AddTools adds tools; a name already in the set is replaced.
 func (s *Set) AddTools(ts ...Tool) *Set {
+	s.forgetSchemas(func(t *Tool) bool { return slices.ContainsFunc(ts, func(n Tool) bool { return n.Name == t.Name }) })
 	add(s, &s.tools, ts, func(t *Tool) string { return t.Name }, kindTools, mcp.ToolsList)
 	return s
+}
+
+// forgetSchemas drops the compiled input schemas of the tools gone.
+func (s *Set) forgetSchemas(gone func(*Tool) bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, t := range s.tools {
+		if gone(t) {
+			s.schemas.Delete(t)
+		}
+	}
 }
 
 // AddPrompts adds prompts; a name already in the set is replaced.
@@ -105,6 +120,7 @@ func add[T any](s *Set, list *[]*T, items []T, key func(*T) string, k kind, chan
 
 // RemoveTools removes the named tools.
 func (s *Set) RemoveTools(names ...string) {
+	s.forgetSchemas(func(t *Tool) bool { return slices.Contains(names, t.Name) })
 	s.mu.Lock()
 	s.tools = slices.DeleteFunc(s.tools, func(t *Tool) bool { return slices.Contains(names, t.Name) })
 	s.mu.Unlock()

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
+	"github.com/mcpgen/mcpgen/runtime/toolschema"
+	"github.com/mcpgen/mcpgen/runtime/valid"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
@@ -137,7 +139,11 @@ func (s *Set) callTool(ctx context.Context, req *Request) (wire.Raw, error) {
 // revision.
 func (s *Set) runTool(ctx context.Context, req *Request, t *Tool) (wire.Raw, error) {
 	p, args := req.Protocol, req.Arguments
-	res, err := t.Call(ctx, args)
+	var res *Result
+	err := s.checkArguments(t, args)
+	if err == nil {
+		res, err = t.Call(ctx, args)
+	}
 	if err != nil {
 		var ae *ArgumentError
 		var je *jsonrpc.Error
@@ -159,6 +165,42 @@ func (s *Set) runTool(ctx context.Context, req *Request, t *Tool) (wire.Raw, err
 		return nil, fmt.Errorf("features: tool %s returned no result and no error", t.Name)
 	}
 	return writeResult(p, req.Stamp, res)
+}
+
+// checkArguments checks the arguments of a tool whose Call does not
+// (Tool.ArgumentsChecked) against its InputSchema, compiled once per tool.
+func (s *Set) checkArguments(t *Tool, args wire.Raw) error {
+	if t.ArgumentsChecked || len(t.InputSchema) == 0 {
+		return nil
+	}
+	v, _ := s.schemas.Load(t)
+	c, _ := v.(*compiledSchema)
+	if c == nil {
+		c = &compiledSchema{}
+		c.schema, c.err = toolschema.Compile(t.InputSchema, true)
+		s.schemas.Store(t, c)
+	}
+	switch {
+	case errors.Is(c.err, toolschema.ErrNotChecked):
+		return nil // this build cannot check it (-tags mcpgen_nojsonschema)
+	case c.err != nil:
+		return fmt.Errorf("features: tool %s: its inputSchema does not compile: %w", t.Name, c.err)
+	case c.schema == nil:
+		return nil
+	}
+	if args == nil {
+		args = wire.Raw(`{}`)
+	}
+	if msg := c.schema.Check(args); msg != "" {
+		return &ArgumentError{Violations: []valid.Violation{{Rule: "schema", Message: msg}}}
+	}
+	return nil
+}
+
+// compiledSchema is a tool's compiled input schema.
+type compiledSchema struct {
+	schema *toolschema.Schema
+	err    error
 }
 
 // writeResult writes a CallToolResult for revision p, stamped with st.

@@ -3,7 +3,6 @@ package protocol
 import (
 	"errors"
 	"strconv"
-	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/valid"
@@ -93,14 +92,12 @@ func validationError(err error) error {
 	return invalidParams(ve.Prefixed("/params").Violations)
 }
 
-// invalidParams is the -32602 for violations: the message names the first
-// (and counts the rest), the data lists them all.
+// invalidParams is the -32602 for violations: the message lists them (up
+// to valid.MaxListed, counting the rest), the data up to valid.MaxData.
 func invalidParams(vs []valid.Violation) *jsonrpc.Error {
-	var b strings.Builder
-	b.WriteString("invalid params: ")
-	b.WriteString(vs[0].String())
-	if len(vs) > 1 {
-		b.WriteString(" (and " + strconv.Itoa(len(vs)-1) + " more)")
+	msg := "invalid params: " + valid.List(vs)
+	if len(vs) > valid.MaxData {
+		vs = vs[:valid.MaxData]
 	}
 	e := wire.GetEncoder()
 	defer wire.PutEncoder(e)
@@ -121,7 +118,7 @@ func invalidParams(vs []valid.Violation) *jsonrpc.Error {
 	}
 	e.ArrayEnd()
 	e.ObjectEnd()
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: b.String(), Data: append(wire.Raw(nil), e.Bytes()...)}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg, Data: append(wire.Raw(nil), e.Bytes()...)}
 }
 
 // InvalidParams returns a -32602 with message "invalid params: <msg>".

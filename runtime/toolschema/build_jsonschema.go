@@ -24,19 +24,29 @@ func compileSchema(url string, raw []byte) (schemaValidator, error) {
 	return c.Compile(url)
 }
 
-// describeViolation turns a jsonschema error into one line: the deepest
-// cause, with its instance location.
+// describeViolation turns a jsonschema error into one line: every leaf
+// cause with its instance location, as the flat checker lists them.
 func describeViolation(err error) string {
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
 		return err.Error()
 	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
+	// Every leaf of the tree of causes is a violation.
+	var problems []string
+	var walk func(*jsonschema.ValidationError)
+	walk = func(ve *jsonschema.ValidationError) {
+		if len(ve.Causes) == 0 {
+			loc := ve.InstanceLocation
+			if loc == "" {
+				loc = "/"
+			}
+			problems = append(problems, loc+": "+strings.TrimSpace(ve.Message))
+			return
+		}
+		for _, c := range ve.Causes {
+			walk(c)
+		}
 	}
-	loc := ve.InstanceLocation
-	if loc == "" {
-		loc = "/"
-	}
-	return loc + ": " + strings.TrimSpace(ve.Message)
+	walk(ve)
+	return joinProblems(problems)
 }

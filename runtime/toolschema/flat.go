@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"math/big"
 	"slices"
+	"strconv"
+	"strings"
 
+	"github.com/mcpgen/mcpgen/runtime/valid"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -115,42 +118,49 @@ func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
 	return fp, true
 }
 
-// check validates args; "" means valid, else the first violation.
+// check validates args; "" means valid, else the violations (up to
+// valid.MaxListed, "; " between them, the rest counted).
 func (fs *flatSchema) check(args []byte) string {
 	d := wire.NewDecoder(args)
 	if d.Peek() != wire.Object {
 		return "/: expected object"
 	}
 	var seen uint64 // bit per required member (first 64)
-	problem := ""
+	var problems []string
 	err := d.Object(func(key []byte) error {
 		p, ok := fs.props[string(key)]
 		if !ok {
-			if fs.closed && problem == "" {
-				problem = "/: additional property '" + string(key) + "' not allowed"
+			if fs.closed {
+				problems = append(problems, "/: additional property '"+string(key)+"' not allowed")
 			}
 			return d.Skip()
 		}
 		if i := slices.Index(fs.required, string(key)); i >= 0 && i < 64 {
 			seen |= 1 << i
 		}
-		if msg := p.check(d); msg != "" && problem == "" {
-			problem = "/" + string(key) + ": " + msg
+		if msg := p.check(d); msg != "" {
+			problems = append(problems, "/"+string(key)+": "+msg)
 		}
 		return nil
 	})
 	if err != nil {
 		return "/: " + err.Error()
 	}
-	if problem != "" {
-		return problem
-	}
 	for i, name := range fs.required {
 		if i < 64 && seen&(1<<i) == 0 {
-			return "/: missing properties: '" + name + "'"
+			problems = append(problems, "/: missing properties: '"+name+"'")
 		}
 	}
-	return ""
+	return joinProblems(problems)
+}
+
+// joinProblems lists problems as valid.List does.
+func joinProblems(problems []string) string {
+	if len(problems) > valid.MaxListed {
+		n := len(problems) - valid.MaxListed
+		return strings.Join(problems[:valid.MaxListed], "; ") + " (and " + strconv.Itoa(n) + " more)"
+	}
+	return strings.Join(problems, "; ")
 }
 
 // check consumes one value and checks it against the property.

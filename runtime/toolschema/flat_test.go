@@ -81,3 +81,30 @@ func FuzzFlatSchema(f *testing.F) {
 		}
 	})
 }
+
+// TestAllViolations: a check lists every violation, the flat checker's
+// and jsonschema's alike: a misnamed argument and the required one it
+// should have been.
+func TestAllViolations(t *testing.T) {
+	const closed = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`
+	const nested = `{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"integer"}}},"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`
+	tests := []struct {
+		schema, args string
+		want         []string
+	}{
+		{closed, `{"message":"hi"}`, []string{"/: additional property 'message' not allowed", "missing properties: 'text'"}},
+		{nested, `{"message":"hi","a":{"b":"x"}}`, []string{"'message'", "/a/b:", "'text'"}},
+	}
+	for _, tt := range tests {
+		s, err := Compile([]byte(tt.schema), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.Check([]byte(tt.args))
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s against %s: %q lacks %q", tt.args, tt.schema, got, w)
+			}
+		}
+	}
+}

@@ -63,7 +63,8 @@ func Compile(raw []byte, input bool) (*Schema, error) {
 }
 
 // Check checks value (JSON) against the schema: "" when it conforms, else
-// the first violation, "/location: message". Value that is not JSON is
+// its violations, "/location: message" each, "; " between them (up to
+// valid.MaxListed; the rest are counted). Value that is not JSON is
 // left to the decoder of what it is ("").
 func (s *Schema) Check(value []byte) string {
 	if s.flat != nil {

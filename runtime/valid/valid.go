@@ -33,16 +33,38 @@ type Error struct {
 	Violations []Violation
 }
 
-// Error describes the first violation and counts the others.
+// Error lists the violations, up to MaxListed ("; " between them), and
+// counts the others.
 func (e *Error) Error() string {
 	if len(e.Violations) == 0 {
 		return "invalid value"
 	}
-	s := e.Violations[0].String()
-	if n := len(e.Violations) - 1; n > 0 {
-		s += " (and " + strconv.Itoa(n) + " more)"
+	return List(e.Violations)
+}
+
+// MaxListed is how many violations an error message lists; the rest are
+// counted ("(and 3 more)"). An error's data (a -32602's violations)
+// holds up to MaxData.
+const (
+	MaxListed = 8
+	MaxData   = 100
+)
+
+// List writes vs as one line: each violation, up to MaxListed, separated
+// by "; ", and a count of the others.
+func List(vs []Violation) string {
+	var b strings.Builder
+	for i, v := range vs {
+		if i == MaxListed {
+			b.WriteString(" (and " + strconv.Itoa(len(vs)-i) + " more)")
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(v.String())
 	}
-	return s
+	return b.String()
 }
 
 // Prefixed returns a copy of e whose pointers start with prefix ("/params").
