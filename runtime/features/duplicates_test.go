@@ -98,7 +98,10 @@ func TestHandlerShadowed(t *testing.T) {
 func TestHandBuiltToolChecked(t *testing.T) {
 	calls := 0
 	schema := wire.Raw(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`)
-	call := func(context.Context, wire.Raw) (*features.Result, error) { calls++; return features.TextResult("ran"), nil }
+	call := func(context.Context, wire.Raw) (*features.Result, error) {
+		calls++
+		return features.TextResult("ran"), nil
+	}
 	set := features.NewSet().AddTools(
 		features.Tool{Name: "byhand", InputSchema: schema, Call: call},
 		features.Tool{Name: "generated", InputSchema: schema, Call: call, ArgumentsChecked: true})
