@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -60,34 +61,40 @@ Flags:
 	case from == "" || to == "":
 		return usageErr("mcpgen diff needs --from and --to: two revision names or directories")
 	}
-	load := func(which, ref string) (*gen.API, error) {
+	load := func(which, ref string) (*gen.API, string, error) {
 		dir := ref
 		if !isPath(ref) {
 			s, err := src.resolve(ctx, ref)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			dir = s.Dir
 		}
 		spec, err := schema.Load(dir)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", which, err)
+			return nil, "", fmt.Errorf("%s: %w", which, err)
 		}
 		api, err := gen.APIOf(spec)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", which, err)
+			return nil, "", fmt.Errorf("%s: %w", which, err)
 		}
-		return api, nil
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		return api, dir, nil
 	}
-	old, err := load("--from", from)
+	old, oldDir, err := load("--from", from)
 	if err != nil {
 		return err
 	}
-	new, err := load("--to", to)
+	new, newDir, err := load("--to", to)
 	if err != nil {
 		return err
 	}
 	report := apidiff.Compare(old, new)
+	// The directories compared, not only the versions they declare: two
+	// drafts may declare one.
+	report.From.Dir, report.To.Dir = oldDir, newDir
 	if breaking {
 		report = report.OnlyBreaking()
 	}
@@ -104,6 +111,8 @@ Flags:
 			fmt.Fprintf(stderr, "mcpgen diff: --for %v: no package imports one generated for %s\n", forPatterns, report.From.Revision)
 		}
 		report = report.Filter(uses.keep)
+		report.For = &apidiff.Examined{Patterns: forPatterns, Packages: uses.examined, Generated: uses.generated(),
+			Uses: uses.uses, Constructs: uses.constructCount()}
 	}
 	if asJSON {
 		return report.WriteJSON(stdout)

@@ -23,8 +23,16 @@ type usesOf struct {
 	fields  map[[2]string][]token.Position // type, field
 	consts  map[string][]token.Position
 	methods map[string][]token.Position // typed calls used, handler methods declared
-	gen     map[*types.Package]bool     // the packages of the revision
-	dir     string                      // positions are shown relative to it
+	// enums are the uses of an enum's constants, by the enum's type;
+	// constructs the composite literals of a generated struct, by type.
+	enums      map[string][]token.Position
+	constructs map[string][]token.Position
+	gen        map[*types.Package]bool // the packages of the revision
+	dir        string                  // positions are shown relative to it
+	// examined are the user's packages loaded (tests included), by path;
+	// uses counts the distinct positions recorded.
+	examined []string
+	uses     int
 }
 
 // loadUses loads the packages patterns name (go/packages, from dir) and
@@ -34,6 +42,8 @@ func loadUses(dir string, patterns []string, revision string) (*usesOf, error) {
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
 		Dir:  dir,
+		// A use in a _test.go file is a use an upgrade must look at.
+		Tests: true,
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
@@ -43,7 +53,9 @@ func loadUses(dir string, patterns []string, revision string) (*usesOf, error) {
 		return nil, fmt.Errorf("--for: %v names no package", patterns)
 	}
 	u := &usesOf{types: map[string][]token.Position{}, fields: map[[2]string][]token.Position{}, consts: map[string][]token.Position{},
-		methods: map[string][]token.Position{}, gen: map[*types.Package]bool{}, dir: dir}
+		methods: map[string][]token.Position{}, enums: map[string][]token.Position{}, constructs: map[string][]token.Position{},
+		gen: map[*types.Package]bool{}, dir: dir}
+	examined := map[string]bool{}
 	isGen := func(p *types.Package) bool {
 		if p == nil {
 			return false
@@ -84,9 +96,10 @@ func loadUses(dir string, patterns []string, revision string) (*usesOf, error) {
 		return nil, fmt.Errorf("--for: the packages do not load: %v", errs[0])
 	}
 	for _, p := range pkgs {
-		if p.TypesInfo == nil || generatedOnly(p) {
-			continue // mcpgen's own packages (the revision's, bridges) are not the user's code
+		if p.TypesInfo == nil || generatedOnly(p) || strings.HasSuffix(p.ID, ".test") {
+			continue // mcpgen's own packages (the revision's, bridges) and test mains are not the user's code
 		}
+		examined[p.PkgPath] = true
 		for id, obj := range p.TypesInfo.Uses {
 			if obj == nil || !isGen(obj.Pkg()) {
 				continue
@@ -104,9 +117,31 @@ func loadUses(dir string, patterns []string, revision string) (*usesOf, error) {
 				}
 			case *types.Const:
 				u.consts[o.Name()] = append(u.consts[o.Name()], pos)
+				if named := namedOf(o.Type()); named != nil {
+					u.enums[named.Obj().Name()] = append(u.enums[named.Obj().Name()], pos)
+				}
 			case *types.Func:
 				u.methods[o.Name()] = append(u.methods[o.Name()], pos)
 			}
+		}
+		// A value the user builds of a generated struct: a required member
+		// added to it makes the value invalid.
+		for _, f := range p.Syntax {
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.CompositeLit)
+				if !ok {
+					return true
+				}
+				if tv, ok := p.TypesInfo.Types[lit]; ok {
+					if named := namedOf(tv.Type); named != nil && isGen(named.Obj().Pkg()) {
+						if _, isStruct := named.Underlying().(*types.Struct); isStruct {
+							name := named.Obj().Name()
+							u.constructs[name] = append(u.constructs[name], p.Fset.Position(lit.Pos()))
+						}
+					}
+				}
+				return true
+			})
 		}
 		// A handler method the user declares: named like a method of the
 		// revision, taking its types.
@@ -130,15 +165,45 @@ func loadUses(dir string, patterns []string, revision string) (*usesOf, error) {
 			}
 		}
 	}
-	for _, m := range []map[string][]token.Position{u.types, u.consts, u.methods} {
-		for _, ps := range m {
-			sortPositions(ps)
+	// A package and its test variant share files: each position once.
+	all := map[token.Position]bool{}
+	for _, m := range []map[string][]token.Position{u.types, u.consts, u.methods, u.enums, u.constructs} {
+		for k, ps := range m {
+			m[k] = uniquePositions(ps, all)
 		}
 	}
-	for _, ps := range u.fields {
-		sortPositions(ps)
+	for k, ps := range u.fields {
+		u.fields[k] = uniquePositions(ps, all)
 	}
+	u.uses = len(all)
+	for path := range examined {
+		u.examined = append(u.examined, path)
+	}
+	sort.Strings(u.examined)
 	return u, nil
+}
+
+// uniquePositions sorts ps and drops repeats, recording each in all.
+func uniquePositions(ps []token.Position, all map[token.Position]bool) []token.Position {
+	sortPositions(ps)
+	out := ps[:0]
+	for i, p := range ps {
+		if i > 0 && p == ps[i-1] {
+			continue
+		}
+		all[p] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// constructCount counts the composite literals recorded.
+func (u *usesOf) constructCount() int {
+	n := 0
+	for _, ps := range u.constructs {
+		n += len(ps)
+	}
+	return n
 }
 
 // namedOf is the named type t is, or points to.
@@ -162,16 +227,25 @@ func sortPositions(ps []token.Position) {
 // keep reports whether the code uses what c changed, and sets its Uses.
 func (u *usesOf) keep(c *apidiff.Change) bool {
 	var ps []token.Position
-	switch c.Kind {
-	case apidiff.Type:
+	switch {
+	case c.Kind == apidiff.Type:
 		ps = u.types[c.Name]
-	case apidiff.Field, apidiff.Capability:
+	case c.Kind == apidiff.Field && c.Op == apidiff.Added && c.Breaks == apidiff.Runtime:
+		// A required member added: the values the code builds lack it.
+		ps = u.constructs[c.Type]
+	case c.Kind == apidiff.Field, c.Kind == apidiff.Capability:
 		ps = u.fields[[2]string{c.Type, c.Name}]
-	case apidiff.Member:
+	case c.Kind == apidiff.Member && c.Op == apidiff.Added:
+		ps = u.types[c.Type] // a type switch over the union
+	case c.Kind == apidiff.Member:
 		ps = u.types[c.Name]
-	case apidiff.Value, apidiff.Constant, apidiff.Code:
+	case c.Kind == apidiff.Value && c.Op == apidiff.Added:
+		// A widened enum: where the code compares or switches on it.
+		ps = append(append([]token.Position(nil), u.enums[c.Type]...), u.types[c.Type]...)
+		sortPositions(ps)
+	case c.Kind == apidiff.Value, c.Kind == apidiff.Constant, c.Kind == apidiff.Code:
 		ps = u.consts[c.Name]
-	case apidiff.Method:
+	case c.Kind == apidiff.Method:
 		ps = u.methods[c.Name]
 	}
 	if len(ps) == 0 {

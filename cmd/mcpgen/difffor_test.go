@@ -57,6 +57,7 @@ func TestDiffFor(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("mcpgen diff --for: %d %s", status, got)
 	}
+	got = strings.ReplaceAll(got, specs, "$SPECS")
 	for i, f := range ar.Files {
 		if f.Name != "want.txt" {
 			continue

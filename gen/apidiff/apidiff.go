@@ -16,14 +16,19 @@
 //	     "json": "execution", "old": "*ToolExecution", "breaks": "compile",
 //	     "note": "code using it no longer compiles"},
 //	    …
-//	  ]
+//	  ],
+//	  "for": {"patterns": ["./..."], "packages": ["example.com/weather", …],
+//	          "generated": ["example.com/weather/mcp/v20251125"], "uses": 41, "constructs": 6}
 //	}
 //
 // kind is one of type, field, capability, member, value, method, code,
 // constant; change one of added, removed, changed, deprecated; breaks is
 // "compile" (code using it no longer compiles), "runtime" (it compiles,
-// but values that were valid are not, or a value may now be absent), or
-// absent. type names the enclosing Go type of fields, capabilities, union
+// but values that were valid are not, a value may now be absent, or an
+// enum has a value a switch without a default misses), or absent.
+// from.dir and to.dir are the directories compared, when known; for is
+// present on a report filtered for a module's code (mcpgen diff --for):
+// the packages examined and the uses counted. type names the enclosing Go type of fields, capabilities, union
 // members and enum values; json the member name, method string or enum
 // value. Changes are sorted by kind (in the order above), type, name.
 package apidiff
@@ -109,6 +114,25 @@ type Change struct {
 type Revision struct {
 	Revision     string `json:"revision"`
 	SchemaSHA256 string `json:"schemaSha256"`
+	// Dir is the directory the schema was read from, when the report
+	// says (mcpgen diff sets it).
+	Dir string `json:"dir,omitempty"`
+}
+
+// Examined is what a report filtered for a module's code (mcpgen diff
+// --for) examined: the evidence behind "0 changes".
+type Examined struct {
+	// Patterns are the package patterns given; Packages the packages
+	// they loaded (tests included), by import path.
+	Patterns []string `json:"patterns"`
+	Packages []string `json:"packages"`
+	// Generated are the packages generated for the older revision the
+	// code imports; Uses counts the code's uses of them (identifiers,
+	// declared handler methods and composite literals), Constructs the
+	// composite literals among them.
+	Generated  []string `json:"generated"`
+	Uses       int      `json:"uses"`
+	Constructs int      `json:"constructs"`
 }
 
 // Counts counts changes of one kind.
@@ -135,6 +159,9 @@ type Report struct {
 	To      Revision `json:"to"`
 	Summary Summary  `json:"summary"`
 	Changes []Change `json:"changes"`
+	// For is what the code the report was filtered for consists of
+	// (mcpgen diff --for); nil for an unfiltered report.
+	For *Examined `json:"for,omitempty"`
 }
 
 // capabilityTypes are the structs whose members are capabilities.
@@ -406,7 +433,8 @@ func (d *differ) values(o, n gen.APIType) {
 	}
 	for _, v := range n.Values {
 		if !slices.Contains(o.Values, v) {
-			d.add(Change{Kind: Value, Op: Added, Type: n.Name, Name: n.Name + gen.GoValueName(v), JSON: v})
+			d.add(Change{Kind: Value, Op: Added, Type: n.Name, Name: n.Name + gen.GoValueName(v), JSON: v, Breaks: Runtime,
+				Note: "a switch over " + n.Name + " without a default misses it"})
 		}
 	}
 	switch {

@@ -65,7 +65,7 @@ func TestRules(t *testing.T) {
 			[]apidiff.Change{
 				{Kind: "type", Op: "changed", Name: "Role", Old: "closed enum", New: "open enum", Note: "values it does not list are valid now"},
 				{Kind: "value", Op: "removed", Type: "Role", Name: "RoleAssistant", JSON: "assistant", Breaks: "compile"},
-				{Kind: "value", Op: "added", Type: "Role", Name: "RoleSystem", JSON: "system"},
+				{Kind: "value", Op: "added", Type: "Role", Name: "RoleSystem", JSON: "system", Breaks: "runtime", Note: "a switch over Role without a default misses it"},
 			}},
 		{"deprecations", gen.API{Types: []gen.APIType{tool}}, gen.API{Types: []gen.APIType{{Name: "Tool", Kind: "struct", Def: true, Open: true, Deprecated: true, Fields: []gen.APIField{tool.Fields[0], {Name: "Title", JSON: "title", Type: "wire.Opt[string]", Deprecated: true}}}}},
 			[]apidiff.Change{

@@ -48,6 +48,13 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return nil
 }
 
+func orUnknown(dir string) string {
+	if dir == "" {
+		return "?"
+	}
+	return dir
+}
+
 // sectionTitles name the kinds in the text report.
 func sectionTitle(k Kind) string {
 	switch k {
@@ -73,6 +80,21 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "; %d break code written for %s (%d ! stop compiling, %d ~ compile but behave differently)", s.Breaking, r.From.Revision, s.Compile, s.Runtime)
 	}
 	fmt.Fprintln(w)
+	if r.From.Dir != "" || r.To.Dir != "" {
+		fmt.Fprintf(w, "compared: %s (%s) with %s (%s)\n", orUnknown(r.From.Dir), r.From.Revision, orUnknown(r.To.Dir), r.To.Revision)
+	}
+	if e := r.For; e != nil {
+		gen := "none"
+		if len(e.Generated) > 0 {
+			gen = strings.Join(e.Generated, ", ")
+		}
+		pkgs := "packages"
+		if len(e.Packages) == 1 {
+			pkgs = "package"
+		}
+		fmt.Fprintf(w, "examined: %d %s for %s, tests included: %s\n", len(e.Packages), pkgs, strings.Join(e.Patterns, " "), strings.Join(e.Packages, ", "))
+		fmt.Fprintf(w, "checked: %d uses of the packages generated for %s (%s), %d of them composite literals\n", e.Uses, r.From.Revision, gen, e.Constructs)
+	}
 	for _, k := range Kinds() {
 		n, ok := s.Kinds[k]
 		if !ok {
