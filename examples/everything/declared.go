@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -380,13 +381,16 @@ func templateData(_ context.Context, _ string, v TemplateVars) (string, error) {
 	return string(data), err
 }
 
+// counterHTML is the counter app (apps/counter.html).
+//
+//go:embed apps/counter.html
+var counterHTML string
+
 // A counter, the everything server's MCP App: HTML the host renders in a
 // sandbox, talking to the server through the host.
 //
 //mcp:app ui://everything/counter.html name=counter title="Counter" connectDomains=https://api.example.com resourceDomains=https://cdn.example.com permissions=clipboardWrite prefersBorder
-func counterApp(context.Context) (string, error) {
-	return `<!doctype html><html><body><button id="n">0</button><script>document.getElementById("n").onclick=e=>e.target.textContent++</script></body></html>`, nil
-}
+func counterApp(context.Context) (string, error) { return counterHTML, nil }
 
 // Shows a counter (the MCP App ui://everything/counter.html) starting at a
 // number.
