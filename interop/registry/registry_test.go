@@ -52,9 +52,16 @@ func TestServerJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, _, err := out.ServerJSON(c.o)
+			// The examples declare every kind of item and regenerate clean.
+			if len(out.Warnings) > 0 {
+				t.Errorf("mcpgen tools warns:\n%s", strings.Join(out.Warnings, "\n"))
+			}
+			b, warnings, err := out.ServerJSON(c.o)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(warnings) > 0 {
+				t.Errorf("server.json warns:\n%s", strings.Join(warnings, "\n"))
 			}
 			var v any
 			if err := json.Unmarshal(b, &v); err != nil {
