@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
@@ -56,7 +54,8 @@ func (x *Export) Shutdown(ctx context.Context) error {
 //     variants), _HEADERS, _TIMEOUT, _INSECURE, as the OTLP exporters read
 //     them;
 //   - OTEL_EXPORTER_OTLP_PROTOCOL (and per signal): http/protobuf (the
-//     default) or grpc;
+//     default) or grpc, which needs o.GRPC (package otlpgrpc: gRPC is
+//     linked only into programs that ask for it) and is an error without;
 //   - OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER: otlp (the default)
 //     or none;
 //   - OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (service defaults to
@@ -87,7 +86,7 @@ func FromEnv(ctx context.Context, service string, o Options) (*Export, error) {
 	// always_off records no span: no tracer at all, which costs nothing
 	// (an incoming trace context is still passed on).
 	if exporterOn("OTEL_TRACES_EXPORTER") && strings.TrimSpace(os.Getenv("OTEL_TRACES_SAMPLER")) != "always_off" {
-		exp, err := traceExporter(ctx)
+		exp, err := traceExporter(ctx, o.GRPC)
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +95,7 @@ func FromEnv(ctx context.Context, service string, o Options) (*Export, error) {
 		x.shutdown = append(x.shutdown, tp.Shutdown)
 	}
 	if exporterOn("OTEL_METRICS_EXPORTER") {
-		exp, err := metricExporter(ctx)
+		exp, err := metricExporter(ctx, o.GRPC)
 		if err != nil {
 			_ = x.Shutdown(ctx)
 			return nil, err
@@ -116,6 +115,15 @@ func exporterOn(env string) bool {
 	return v == "" || v == "otlp"
 }
 
+// protocolVar is the part of the variable that set signal's protocol
+// ("TRACES_" for OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else "").
+func protocolVar(signal string) string {
+	if os.Getenv("OTEL_EXPORTER_OTLP_"+signal+"_PROTOCOL") != "" {
+		return signal + "_"
+	}
+	return ""
+}
+
 // otlpProtocol is the OTLP protocol of signal ("TRACES", "METRICS").
 func otlpProtocol(signal string) (string, error) {
 	p := os.Getenv("OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL")
@@ -131,14 +139,29 @@ func otlpProtocol(signal string) (string, error) {
 	return "", fmt.Errorf("telemetry: OTEL_EXPORTER_OTLP_PROTOCOL %q is not supported (use http/protobuf or grpc)", p)
 }
 
-func traceExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
+// GRPCExporters makes the OTLP exporters over gRPC (Options.GRPC): package
+// otlpgrpc's Exporters.
+type GRPCExporters interface {
+	Trace(ctx context.Context) (sdktrace.SpanExporter, error)
+	Metric(ctx context.Context) (sdkmetric.Exporter, error)
+}
+
+// errNoGRPC is FromEnv's error for OTLP over gRPC in a program without it.
+func errNoGRPC(signal string) error {
+	return fmt.Errorf("telemetry: OTEL_EXPORTER_OTLP_%sPROTOCOL is grpc, but this program links no gRPC exporter: pass telemetry.Options{GRPC: otlpgrpc.Exporters{}} (package github.com/mcpgen/mcpgen/runtime/telemetry/otlpgrpc), or use http/protobuf", signal)
+}
+
+func traceExporter(ctx context.Context, g GRPCExporters) (sdktrace.SpanExporter, error) {
 	p, err := otlpProtocol("TRACES")
 	if err != nil {
 		return nil, err
 	}
 	var exp sdktrace.SpanExporter
 	if p == "grpc" {
-		exp, err = otlptracegrpc.New(ctx)
+		if g == nil {
+			return nil, errNoGRPC(protocolVar("TRACES"))
+		}
+		exp, err = g.Trace(ctx)
 	} else {
 		exp, err = otlptracehttp.New(ctx)
 	}
@@ -148,14 +171,17 @@ func traceExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
 	return exp, nil
 }
 
-func metricExporter(ctx context.Context) (sdkmetric.Exporter, error) {
+func metricExporter(ctx context.Context, g GRPCExporters) (sdkmetric.Exporter, error) {
 	p, err := otlpProtocol("METRICS")
 	if err != nil {
 		return nil, err
 	}
 	var exp sdkmetric.Exporter
 	if p == "grpc" {
-		exp, err = otlpmetricgrpc.New(ctx)
+		if g == nil {
+			return nil, errNoGRPC(protocolVar("METRICS"))
+		}
+		exp, err = g.Metric(ctx)
 	} else {
 		exp, err = otlpmetrichttp.New(ctx)
 	}

@@ -77,6 +77,10 @@ type Options struct {
 	// advise (URIs are of high cardinality). The URI is an attribute
 	// either way.
 	ResourceURIInName bool
+	// GRPC makes FromEnv's exporters when the environment asks for OTLP
+	// over gRPC (otlpgrpc.Exporters{}); nil, that is an error, and gRPC
+	// is not linked.
+	GRPC GRPCExporters
 }
 
 // Telemetry is the instrumentation of one server or client (or several:

@@ -15,33 +15,42 @@ import (
 	"log/slog"
 
 	"github.com/mcpgen/mcpgen/runtime/telemetry"
+	"github.com/mcpgen/mcpgen/runtime/telemetry/otlpgrpc"
 	"github.com/mcpgen/mcpgen/runtime/telemetry/otlptest"
 )
 
 // TestFromEnv: nothing is set up without an endpoint or with the SDK
 // disabled; an unsupported protocol is an error naming the supported
-// ones; http/protobuf and grpc make exporters.
+// ones; http/protobuf makes exporters, and grpc with Options.GRPC
+// (package otlpgrpc), an error naming it without.
 func TestFromEnv(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		env     map[string]string
 		want    bool
 		wantErr string
+		grpc    bool
 	}{
-		{"no endpoint", map[string]string{}, false, ""},
-		{"disabled", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_SDK_DISABLED": "true"}, false, ""},
-		{"http/protobuf", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1"}, true, ""},
-		{"grpc", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, true, ""},
-		{"always_off", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_TRACES_SAMPLER": "always_off"}, true, ""},
-		{"traces only", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:1/v1/traces", "OTEL_METRICS_EXPORTER": "none"}, true, ""},
-		{"http/json", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, false, "use http/protobuf or grpc"},
+		{"no endpoint", map[string]string{}, false, "", false},
+		{"disabled", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_SDK_DISABLED": "true"}, false, "", false},
+		{"http/protobuf", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1"}, true, "", false},
+		{"grpc", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, true, "", true},
+		{"grpc without otlpgrpc", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, false,
+			"OTEL_EXPORTER_OTLP_PROTOCOL is grpc, but this program links no gRPC exporter: pass telemetry.Options{GRPC: otlpgrpc.Exporters{}}", false},
+		{"always_off", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_TRACES_SAMPLER": "always_off"}, true, "", false},
+		{"traces only", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:1/v1/traces", "OTEL_METRICS_EXPORTER": "none"}, true, "", false},
+		{"http/json", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, false, "use http/protobuf or grpc", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
 				"OTEL_SDK_DISABLED", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_METRICS_EXPORTER", "OTEL_TRACES_EXPORTER", "OTEL_TRACES_SAMPLER"} {
 				t.Setenv(k, tc.env[k])
 			}
-			x, err := telemetry.FromEnv(context.Background(), "test", telemetry.Options{})
+			var o telemetry.Options
+			if tc.grpc {
+				o.GRPC = otlpgrpc.Exporters{}
+			}
+			x, err := telemetry.FromEnv(context.Background(), "test", o)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err %v, want one saying %q", err, tc.wantErr)
