@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
@@ -18,6 +16,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/mcpgen/mcpgen/runtime/telemetry/internal/otlphttp"
 )
 
 // Export is the instrumentation FromEnv set up, with the providers that
@@ -51,8 +51,11 @@ func (x *Export) Shutdown(ctx context.Context) error {
 // OTEL_SDK_DISABLED is true. It honours
 //
 //   - OTEL_EXPORTER_OTLP_ENDPOINT (and the _TRACES_ and _METRICS_
-//     variants), _HEADERS, _TIMEOUT, _INSECURE, as the OTLP exporters read
-//     them;
+//     variants), _HEADERS, _TIMEOUT, _COMPRESSION, _CERTIFICATE,
+//     _CLIENT_CERTIFICATE, _CLIENT_KEY and
+//     OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE, as the OTLP
+//     exporters read them (over http/protobuf, the exporters are
+//     mcpgen's own, which link no gRPC; over grpc, o.GRPC's);
 //   - OTEL_EXPORTER_OTLP_PROTOCOL (and per signal): http/protobuf (the
 //     default) or grpc, which needs o.GRPC (package otlpgrpc: gRPC is
 //     linked only into programs that ask for it) and is an error without;
@@ -163,7 +166,7 @@ func traceExporter(ctx context.Context, g GRPCExporters) (sdktrace.SpanExporter,
 		}
 		exp, err = g.Trace(ctx)
 	} else {
-		exp, err = otlptracehttp.New(ctx)
+		exp, err = otlphttp.NewTraceExporter()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: the OTLP trace exporter (%s): %w", p, err)
@@ -183,7 +186,7 @@ func metricExporter(ctx context.Context, g GRPCExporters) (sdkmetric.Exporter, e
 		}
 		exp, err = g.Metric(ctx)
 	} else {
-		exp, err = otlpmetrichttp.New(ctx)
+		exp, err = otlphttp.NewMetricExporter()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: the OTLP metric exporter (%s): %w", p, err)

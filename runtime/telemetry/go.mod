@@ -5,6 +5,7 @@ go 1.26.0
 replace github.com/mcpgen/mcpgen => ../..
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/mcpgen/mcpgen v0.0.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc v1.47.0
