@@ -8,6 +8,7 @@ package redistest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -83,24 +84,76 @@ func freeAddr(t *testing.T) string {
 
 func (s *Server) start() {
 	s.t.Helper()
-	_, port, _ := net.SplitHostPort(s.Addr)
-	s.out = new(bytes.Buffer)
-	args := append([]string{"--bind", "127.0.0.1", "--port", port, "--dir", s.dir, "--daemonize", "no", "--protected-mode", "yes"}, s.args...)
-	s.cmd = exec.Command("redis-server", args...)
-	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("starting redis-server: %v", err)
+	var err error
+	s.cmd, s.out, err = startProcess(s.Addr, s.dir, s.args)
+	if err != nil {
+		s.t.Fatal(err)
 	}
-	c := goredis.NewClient(&goredis.Options{Addr: s.Addr})
+}
+
+// startProcess starts redis-server on addr (127.0.0.1) with its files in
+// dir and waits until it answers.
+func startProcess(addr, dir string, extra []string) (*exec.Cmd, *bytes.Buffer, error) {
+	_, port, _ := net.SplitHostPort(addr)
+	out := new(bytes.Buffer)
+	args := append([]string{"--bind", "127.0.0.1", "--port", port, "--dir", dir, "--daemonize", "no", "--protected-mode", "yes"}, extra...)
+	cmd := exec.Command("redis-server", args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("starting redis-server: %w", err)
+	}
+	c := goredis.NewClient(&goredis.Options{Addr: addr})
 	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for c.Ping(context.Background()).Err() != nil {
 		if time.Now().After(deadline) {
-			s.Stop()
-			s.t.Fatalf("redis-server on %s did not answer; its output:\n%s", s.Addr, s.out)
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return nil, nil, fmt.Errorf("redis-server on %s did not answer; its output:\n%s", addr, out)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return cmd, out, nil
+}
+
+// Main runs a package's tests and examples with a redis-server started
+// for them (no persistence), its URL in $REDIS_URL, as a TestMain does:
+// examples have no *testing.T to start one. Without redis-server on the
+// PATH nothing runs (the package's tests all need one) and it says so —
+// or fails, under $MCPGEN_REQUIRE_REDIS.
+func Main(m *testing.M) int {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if os.Getenv("MCPGEN_REQUIRE_REDIS") != "" {
+			fmt.Fprintln(os.Stderr, "redis-server is not installed (apt-get install redis-server; .ci/run installs it)")
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "skipped: redis-server is not installed")
+		return 0
+	}
+	dir, err := os.MkdirTemp("", "redistest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd, _, err := startProcess(addr, dir, noPersistence)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	os.Setenv("REDIS_URL", "redis://"+addr+"/0")
+	return m.Run()
 }
 
 // Stop stops the server by its PID (SIGTERM, then SIGKILL) and waits for
