@@ -48,7 +48,8 @@ row "mcpgen" hello-mcpgen
 # examples/hello beside it, so that its go.mod's replace still holds).
 side=$(cd "$hello/.." && pwd)/.hello-side
 rm -rf "$side" && cp -r "$hello" "$side"
-trap 'rm -rf "$side"' EXIT
+otel=$(cd "$hello/.." && pwd)/.hello-otel
+trap 'rm -rf "$side" "$otel"' EXIT
 (cd "$side" && rm -rf mcp && for r in 2025-11-25 2026-07-28; do go tool mcpgen --revision "$r" --side server --out "mcp/v${r//-/}" || exit 1; done)
 build hello-mcpgen-side "$side" . ""
 row "mcpgen, packages --side server" hello-mcpgen-side
@@ -56,8 +57,21 @@ build hello-mcpgen-nojsonschema "$hello" . mcpgen_nojsonschema
 row "mcpgen -tags mcpgen_nojsonschema" hello-mcpgen-nojsonschema
 build hello-mcpgen-small "$side" . mcpgen_nojsonschema,nethttpomithttp2
 row "mcpgen --side server, -tags mcpgen_nojsonschema,nethttpomithttp2" hello-mcpgen-small
+# With telemetry: the hello server exporting traces and metrics over
+# OTLP/HTTP from the environment (telemetry.FromEnv, a copy of
+# examples/hello given the telemetry module as a user would), beside the
+# go-sdk server with the OpenTelemetry SDK and the upstream OTLP/HTTP
+# exporters (-tags hello_otel).
+rm -rf "$otel" && cp -r "$hello" "$otel"
+(cd "$otel" && perl -0pi -e 's|("github.com/mcpgen/mcpgen/runtime/streamhttp"\n)|$1\t"github.com/mcpgen/mcpgen/runtime/telemetry"\n|; s|(\topts := mcp.ServerOptions\{.*\n)|$1\tif x, err := telemetry.FromEnv(ctx, "hello", telemetry.Options{}); err != nil {\n\t\tlog.Fatal(err)\n\t} else if x != nil {\n\t\tdefer x.Shutdown(context.Background())\n\t\tx.InstrumentServer(&opts)\n\t}\n|' main.go &&
+	go mod edit -require=github.com/mcpgen/mcpgen/runtime/telemetry@v0.0.0 -replace=github.com/mcpgen/mcpgen/runtime/telemetry=../../runtime/telemetry &&
+	go mod tidy >/dev/null && grep -q telemetry.FromEnv main.go)
+build hello-mcpgen-otel "$otel" . ""
+row "mcpgen with runtime/telemetry (OTLP/HTTP)" hello-mcpgen-otel
 build hello-go-sdk . ./cmd/hello-go-sdk ""
 row "go-sdk" hello-go-sdk
+build hello-go-sdk-otel . ./cmd/hello-go-sdk hello_otel
+row "go-sdk with the OTel SDK and OTLP/HTTP exporters" hello-go-sdk-otel
 build hello-go-sdk-small . ./cmd/hello-go-sdk nethttpomithttp2
 row "go-sdk -tags nethttpomithttp2" hello-go-sdk-small
 build hello-mcp-go . ./cmd/hello-mcp-go ""

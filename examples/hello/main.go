@@ -61,7 +61,8 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "hello", Version: "1.0.0", Features: []mcp.Feature{Features(), listen.Feature(listen.Options{})}}, v20251125.Mount(nil), v20260728.Mount(nil))
+	opts := mcp.ServerOptions{Name: "hello", Version: "1.0.0", Features: []mcp.Feature{Features(), listen.Feature(listen.Options{})}}
+	srv, err := mcp.NewServer(opts, v20251125.Mount(nil), v20260728.Mount(nil))
 	if err == nil && *addr != "" {
 		err = streamhttp.ListenAndServe(ctx, *addr, streamhttp.NewHandler(srv, streamhttp.Options{}))
 	} else if err == nil {

@@ -17,11 +17,22 @@ import (
 	"github.com/mcpgen/mcpgen/bench/hello"
 )
 
+// setupTelemetry, set with -tags hello_otel (otel.go), exports traces
+// and metrics over OTLP/HTTP as a go-sdk server usually does.
+var setupTelemetry func(context.Context) (func(), error)
+
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on `ADDR` instead of stdio")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if setupTelemetry != nil { // -tags hello_otel
+		shutdown, err := setupTelemetry(ctx)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer shutdown()
+	}
 	srv := gosdk.NewServer(&gosdk.Implementation{Name: "hello", Version: "1.0.0"}, nil)
 	gosdk.AddTool(srv, &gosdk.Tool{Name: "greet", Description: "Greets someone by name.", Annotations: &gosdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(_ context.Context, _ *gosdk.CallToolRequest, in hello.GreetIn) (*gosdk.CallToolResult, any, error) {
