@@ -190,14 +190,7 @@ func histogramPoints[N int64 | float64](dps []metricdata.HistogramDataPoint[N]) 
 		sum := float64(dp.Sum)
 		p := &metricspb.HistogramDataPoint{Attributes: setAttrs(dp.Attributes), StartTimeUnixNano: unixNano(dp.StartTime.UnixNano()), TimeUnixNano: unixNano(dp.Time.UnixNano()),
 			Count: dp.Count, Sum: &sum, BucketCounts: dp.BucketCounts, ExplicitBounds: dp.Bounds}
-		if v, ok := dp.Min.Value(); ok {
-			f := float64(v)
-			p.Min = &f
-		}
-		if v, ok := dp.Max.Value(); ok {
-			f := float64(v)
-			p.Max = &f
-		}
+		p.Min, p.Max = extremum(dp.Min), extremum(dp.Max)
 		out = append(out, p)
 	}
 	return out
@@ -211,17 +204,20 @@ func exponentialPoints[N int64 | float64](dps []metricdata.ExponentialHistogramD
 			Count: dp.Count, Sum: &sum, Scale: dp.Scale, ZeroCount: dp.ZeroCount, ZeroThreshold: dp.ZeroThreshold,
 			Positive: &metricspb.ExponentialHistogramDataPoint_Buckets{Offset: dp.PositiveBucket.Offset, BucketCounts: dp.PositiveBucket.Counts},
 			Negative: &metricspb.ExponentialHistogramDataPoint_Buckets{Offset: dp.NegativeBucket.Offset, BucketCounts: dp.NegativeBucket.Counts}}
-		if v, ok := dp.Min.Value(); ok {
-			f := float64(v)
-			p.Min = &f
-		}
-		if v, ok := dp.Max.Value(); ok {
-			f := float64(v)
-			p.Max = &f
-		}
+		p.Min, p.Max = extremum(dp.Min), extremum(dp.Max)
 		out = append(out, p)
 	}
 	return out
+}
+
+// extremum is e as an optional double (nil when unset).
+func extremum[N int64 | float64](e metricdata.Extrema[N]) *float64 {
+	v, ok := e.Value()
+	if !ok {
+		return nil
+	}
+	f := float64(v)
+	return &f
 }
 
 func summaryPoints(dps []metricdata.SummaryDataPoint) []*metricspb.SummaryDataPoint {
