@@ -377,7 +377,8 @@ func misspeltDirective(text string) (string, bool) {
 		if editDistance(word, want) == 1 || strings.TrimSpace(body) == want || strings.HasPrefix(strings.TrimSpace(body), want+" ") && body[0] == ' ' {
 			return "//" + want, true
 		}
-		if w, rest, ok := strings.Cut(strings.TrimSpace(body), " "); ok && w == "mcp" && (rest == kind || strings.HasPrefix(rest, kind+" ")) {
+		// "//mcp tool" (no space after //: prose reads "// mcp tool …").
+		if w, rest, ok := strings.Cut(body, " "); ok && w == "mcp" && (rest == kind || strings.HasPrefix(rest, kind+" ")) {
 			return "//" + want, true
 		}
 	}
