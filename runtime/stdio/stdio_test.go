@@ -106,6 +106,44 @@ func TestLargeMessages(t *testing.T) {
 	}
 }
 
+// TestLongLinesAndLimit: lines longer than the reader's buffer, put
+// together from its chunks, beside one over the limit (skipped, reported)
+// and short ones, read by ReadMessage and by ReadMessages.
+func TestLongLinesAndLimit(t *testing.T) {
+	a, b := strings.Repeat("a", 100<<10), strings.Repeat("b", 140<<10)
+	over := strings.Repeat("c", 200<<10)
+	in := a + "\n" + over + "\n{}\n" + b + "\r\n" + a + "\n"
+	want := []string{a, tooLarge, "{}", b, a}
+	open := func() *stdio.Stream {
+		return stdio.NewStream(&slowReader{data: []byte(in), n: 50_000}, io.Discard, stdio.Options{MaxMessageSize: 150 << 10})
+	}
+	pulled, err := readAll(t, open())
+	if err != io.EOF {
+		t.Fatal(err)
+	}
+	var pushed []string
+	err = open().ReadMessages(context.Background(), func(m []byte, err error) {
+		if err != nil {
+			pushed = append(pushed, tooLarge)
+			return
+		}
+		pushed = append(pushed, string(m))
+	})
+	if err != io.EOF {
+		t.Fatal(err)
+	}
+	for name, got := range map[string][]string{"ReadMessage": pulled, "ReadMessages": pushed} {
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d messages, want %d", name, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: message %d: %d bytes, want %d", name, i, len(got[i]), len(want[i]))
+			}
+		}
+	}
+}
+
 // TestBufferReuse: the slice from ReadMessage stays valid until the next call.
 func TestBufferReuse(t *testing.T) {
 	var in strings.Builder
