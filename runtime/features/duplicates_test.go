@@ -50,6 +50,17 @@ func TestDuplicatesAcrossSets(t *testing.T) {
 	}
 }
 
+// demoClient is a client of srv, in process, closed when t ends.
+func demoClient(t *testing.T, srv *mcp.Server) *demo.Client {
+	t.Helper()
+	cs, err := mcp.Connect(context.Background(), &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{}, demo.Mount(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return demo.NewClient(cs)
+}
+
 // listingHandler is a handler whose tools/list shares a name with a set.
 type listingHandler struct{ demo.UnimplementedServer }
 
@@ -68,12 +79,7 @@ func TestHandlerShadowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{}, demo.Mount(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	c := demo.NewClient(cs)
+	c := demoClient(t, srv)
 	for range 2 {
 		list, err := c.ListTools(ctx, nil)
 		if err != nil {
@@ -110,12 +116,7 @@ func TestHandBuiltToolChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	cs, err := mcp.Connect(ctx, &stdio.InProcessTransport{Server: srv}, mcp.ClientOptions{}, demo.Mount(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	c := demo.NewClient(cs)
+	c := demoClient(t, srv)
 	text := func(name, args string) string {
 		t.Helper()
 		res, err := c.CallTool(ctx, &demo.CallToolRequestParams{Name: name, Arguments: demo.CallToolRequestParamsArguments(args)})

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -20,8 +20,7 @@ import (
 type MetricExporter struct {
 	c           *config
 	temporality func(sdkmetric.InstrumentKind) metricdata.Temporality
-	mu          sync.Mutex
-	shutdown    bool
+	shutdown    atomic.Bool
 }
 
 var _ sdkmetric.Exporter = (*MetricExporter)(nil)
@@ -71,10 +70,7 @@ func (x *MetricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggre
 
 // Export implements sdkmetric.Exporter.
 func (x *MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
-	x.mu.Lock()
-	done := x.shutdown
-	x.mu.Unlock()
-	if done {
+	if x.shutdown.Load() {
 		return nil
 	}
 	m, err := resourceMetricsOf(rm)
@@ -98,9 +94,7 @@ func (x *MetricExporter) ForceFlush(ctx context.Context) error { return ctx.Err(
 
 // Shutdown implements sdkmetric.Exporter: later exports do nothing.
 func (x *MetricExporter) Shutdown(ctx context.Context) error {
-	x.mu.Lock()
-	x.shutdown = true
-	x.mu.Unlock()
+	x.shutdown.Store(true)
 	x.c.client.CloseIdleConnections()
 	return ctx.Err()
 }

@@ -2,7 +2,7 @@ package otlphttp
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -20,8 +20,7 @@ import (
 // TraceExporter exports spans over OTLP/HTTP (POST …/v1/traces).
 type TraceExporter struct {
 	c        *config
-	mu       sync.Mutex
-	shutdown bool
+	shutdown atomic.Bool
 }
 
 var _ sdktrace.SpanExporter = (*TraceExporter)(nil)
@@ -38,10 +37,7 @@ func NewTraceExporter() (*TraceExporter, error) {
 
 // ExportSpans implements sdktrace.SpanExporter.
 func (x *TraceExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	x.mu.Lock()
-	done := x.shutdown
-	x.mu.Unlock()
-	if done || len(spans) == 0 {
+	if x.shutdown.Load() || len(spans) == 0 {
 		return nil
 	}
 	body, err := encodeSpans(spans)
@@ -53,9 +49,7 @@ func (x *TraceExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOn
 
 // Shutdown implements sdktrace.SpanExporter: later exports do nothing.
 func (x *TraceExporter) Shutdown(ctx context.Context) error {
-	x.mu.Lock()
-	x.shutdown = true
-	x.mu.Unlock()
+	x.shutdown.Store(true)
 	x.c.client.CloseIdleConnections()
 	return ctx.Err()
 }
