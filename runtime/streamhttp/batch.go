@@ -83,7 +83,7 @@ func (h *Handler) serveSessionBatch(w http.ResponseWriter, r *http.Request, msgs
 			return
 		}
 	}
-	s := h.lookup(w, r, xs[0], jsonrpc.ID{}, false) // every element: the same era and headers
+	s := h.lookup(w, r, xs[0], jsonrpc.ID{}, false, false) // every element: the same era and headers
 	if s == nil {
 		return
 	}
@@ -131,7 +131,7 @@ func (s *session) serveBatch(w http.ResponseWriter, r *http.Request, msgs []*jso
 		switch m.Kind {
 		case jsonrpc.KindRequest:
 			st.owe()
-			if _, replay, je := s.start(r, m, xs[i], st, nil, nil); replay != nil {
+			if _, replay, je := s.start(r, m, xs[i], st, nil, nil, false); replay != nil {
 				st.answer(replay)
 			} else if je != nil {
 				st.answer(errorBody(m.ID, true, noID, je))

@@ -171,7 +171,8 @@ type Options struct {
 	// SessionStore (see RequestLedger): a request sent again runs at most
 	// once over every instance, and a stream resumed on another instance
 	// ends with its responses or an error saying its request was lost.
-	// Use one shared by the same instances (runtime/store/redis).
+	// Use one shared by the same instances (runtime/store/redis); one that
+	// is also a SessionLedger saves a round trip per request.
 	Requests RequestLedger
 	// RequestLease is how long an instance holds a request it serves
 	// without renewing its lease in Requests (default 10s; renewed every
@@ -246,6 +247,10 @@ type Handler struct {
 	// (MaxRequestsPerClient).
 	busyMu    sync.Mutex
 	perClient map[requesterKey]int
+
+	// sessionLedger: Options.Requests is a SessionLedger, which learns in
+	// Begin whether another instance ended a session.
+	sessionLedger bool
 
 	// storeFailing reports a SessionStore outage in progress (logged once).
 	storeFailing atomic.Bool
@@ -326,6 +331,8 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 		o.Logger = srv.Logger()
 	}
 	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}, clients: map[string]*sessionSet{}, live: map[*liveReq]struct{}{}, perClient: map[requesterKey]int{}}
+	_, h.sessionLedger = o.Requests.(SessionLedger)
+	h.sessionLedger = h.sessionLedger && o.SessionStore != nil
 	if o.SessionStore != nil {
 		h.inst = instanceID() + "-"
 	}

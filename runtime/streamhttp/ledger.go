@@ -2,6 +2,7 @@ package streamhttp
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -42,6 +43,21 @@ type RequestLedger interface {
 	// Stream returns the records of the requests whose responses stream
 	// carries, by request id.
 	Stream(ctx context.Context, session, stream string) (map[string]RequestRecord, error)
+}
+
+// SessionLedger is a RequestLedger kept beside the SessionStore (the same
+// Redis, the same key prefix) that reads, in Begin's round trip, the
+// session's entry there too. A request of a shared session this instance
+// holds must learn whether another instance ended the session before it
+// runs, and must Begin: with a SessionLedger that is one round trip to
+// the store instead of two.
+type SessionLedger interface {
+	RequestLedger
+	// BeginInSession is Begin preceded by a look at session in the
+	// SessionStore: for a session ended it records nothing and returns
+	// ErrSessionEnded; stored is false when the store has no entry for
+	// the session (the request is recorded all the same).
+	BeginInSession(ctx context.Context, session, id string, rec RequestRecord, ttl time.Duration) (prior RequestRecord, fresh, stored bool, err error)
 }
 
 // RequestRecord is what a RequestLedger keeps of one request.
@@ -161,30 +177,57 @@ type ledgerEntry struct {
 // response (replay) of a request answered before; or the error to answer
 // a request that must not run (in progress elsewhere, lost). When the
 // ledger cannot be reached the request runs without it (logged).
-func (s *session) begin(ctx context.Context, id jsonrpc.ID, key string, st *stream) (e *ledgerEntry, replay []byte, refusal *jsonrpc.Error) {
+//
+// With check (the caller's lookup left it to begin: sessionLedger), begin
+// also learns whether another instance ended the session, in the same
+// round trip; it then closes the session and refuses the request with
+// errSessionNotFound (ended true).
+func (s *session) begin(ctx context.Context, id jsonrpc.ID, key string, st *stream, check bool) (e *ledgerEntry, replay []byte, refusal *jsonrpc.Error, ended bool) {
 	l := s.h.o.Requests
 	if l == nil || !s.shared {
-		return nil, nil, nil
+		return nil, nil, nil, false
 	}
 	idJSON, _ := wire.Marshal(id)
 	e = &ledgerEntry{s: s, key: key, rec: RequestRecord{ID: idJSON, Stream: st.name, Lease: time.Now().Add(s.h.o.RequestLease)}}
-	prior, fresh, err := l.Begin(ctx, s.id, key, e.rec, requestRecordTTL)
+	var (
+		prior  RequestRecord
+		fresh  bool
+		stored = true
+		err    error
+	)
+	if check {
+		prior, fresh, stored, err = l.(SessionLedger).BeginInSession(ctx, s.id, key, e.rec, requestRecordTTL)
+	} else {
+		prior, fresh, err = l.Begin(ctx, s.id, key, e.rec, requestRecordTTL)
+	}
 	switch {
+	case check && errors.Is(err, ErrSessionEnded):
+		s.ended()
+		return nil, nil, errSessionNotFound, true
 	case err != nil:
 		// Served without it: a request sent again meanwhile may run twice.
 		s.h.storeDown(err)
-		return nil, nil, nil
+		if check {
+			s.markUnsynced()
+		}
+		return nil, nil, nil, false
+	case check && !stored:
+		s.lostByStore()
+	case check:
+		s.h.storeUp()
+	}
+	switch {
 	case fresh:
 		e.renew = time.AfterFunc(s.h.o.RequestLease/3, e.renewLease)
-		return e, nil, nil
+		return e, nil, nil, false
 	case prior.Done && prior.Response != nil:
-		return nil, prior.Response, nil
+		return nil, prior.Response, nil, false
 	case prior.Done:
-		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s: it was cancelled", id.String())
+		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s: it was cancelled", id.String()), false
 	case time.Now().Before(prior.Lease):
-		return nil, nil, errInProgressElsewhere(id)
+		return nil, nil, errInProgressElsewhere(id), false
 	}
-	return nil, nil, errLost
+	return nil, nil, errLost, false
 }
 
 // renewLease extends the lease of a request still running.

@@ -182,8 +182,11 @@ func writeResponse(w http.ResponseWriter, acc accept, body []byte) {
 
 // lookup finds the session a request names and marks it active; it
 // answers 400 (no Mcp-Session-Id, or a version the exchange x's era
-// refuses) or 404 (unknown or ended) itself.
-func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, x *mcp.Exchange, id jsonrpc.ID, hasID bool) *session {
+// refuses) or 404 (unknown or ended) itself. With deferCheck (a request
+// whose ledger Begin can look: sessionLedger) it leaves the question
+// whether another instance ended a shared session it holds to
+// session.begin.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, x *mcp.Exchange, id jsonrpc.ID, hasID, deferCheck bool) *session {
 	sid := r.Header.Get(hdrSessionID)
 	if sid == "" {
 		h.writeError(w, r, http.StatusBadRequest, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first"))
@@ -227,26 +230,23 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, x *mcp.Exchange
 		h.touchLocked(s)
 	}
 	h.mu.Unlock()
-	if s != nil && s.shared && !restored {
+	if s != nil && s.shared && !restored && !deferCheck {
 		// Another instance may have ended it: the store says. When it
 		// cannot (down) or lost the session, this instance, which holds
-		// it, goes on serving it and writes it back.
+		// it, goes on serving it and writes it back. (A request whose
+		// Begin can look, deferCheck, learns it there, in the same round
+		// trip: session.begin.)
 		_, ok, err := h.o.SessionStore.Load(r.Context(), sid)
 		switch {
 		case errors.Is(err, ErrSessionEnded):
-			s.mu.Lock()
-			s.deleted = true
-			s.mu.Unlock()
 			s.leave()
-			s.close()
+			s.ended()
 			s = nil
 		case err != nil:
 			h.storeDown(err)
 			s.markUnsynced()
 		case !ok:
-			h.storeUp()
-			h.log.Warn("streamhttp: the session store lost a session this instance holds; writing it back", "session", sid)
-			s.markUnsynced()
+			s.lostByStore()
 		default:
 			h.storeUp()
 		}
@@ -278,6 +278,24 @@ func (s *session) leave() {
 			s.markUnsynced()
 		}
 	}
+}
+
+// ended closes the session another instance ended (the store holds its
+// tombstone), keeping nothing of it.
+func (s *session) ended() {
+	s.mu.Lock()
+	s.deleted = true
+	s.mu.Unlock()
+	s.close()
+}
+
+// lostByStore notes a session this instance holds that the store lost
+// (expired, or a Redis restarted without persistence): it is written
+// back.
+func (s *session) lostByStore() {
+	s.h.storeUp()
+	s.h.log.Warn("streamhttp: the session store lost a session this instance holds; writing it back", "session", s.id)
+	s.markUnsynced()
 }
 
 // markUnsynced notes a state the store lacks: it is saved again on the

@@ -21,7 +21,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, x *mcp.Exchan
 		h.refuseDraining(w, r, jsonrpc.ID{}, false)
 		return
 	}
-	s := h.lookup(w, r, x, jsonrpc.ID{}, false)
+	s := h.lookup(w, r, x, jsonrpc.ID{}, false, false)
 	if s == nil {
 		return
 	}
@@ -141,7 +141,7 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, last string) {
 
 // serveDelete ends a session.
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request, x *mcp.Exchange) {
-	s := h.lookup(w, r, x, jsonrpc.ID{}, false)
+	s := h.lookup(w, r, x, jsonrpc.ID{}, false, false)
 	if s == nil {
 		return
 	}

@@ -33,13 +33,15 @@ func (h *Handler) serveStateful(w http.ResponseWriter, r *http.Request, msg *jso
 		h.initialize(w, r, msg, x, acc)
 		return
 	}
-	s := h.lookup(w, r, x, msg.ID, msg.HasID)
+	request := msg.Kind == jsonrpc.KindRequest
+	check := request && h.sessionLedger
+	s := h.lookup(w, r, x, msg.ID, msg.HasID, check)
 	if s == nil {
 		return
 	}
 	defer s.leave()
-	if msg.Kind == jsonrpc.KindRequest {
-		s.serveRequest(w, r, msg, x, acc)
+	if request {
+		s.serveRequest(w, r, msg, x, acc, check)
 		return
 	}
 	s.oneWay(r.Context(), msg, x)
@@ -73,7 +75,10 @@ func idKey(id jsonrpc.ID) string {
 // resumption, and the POST's response is written by whoever ends its
 // connection first (sseConn.inline): the handler's answer, a drain that
 // expires it, or the end of the session.
-func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, acc accept) {
+//
+// check: the lookup left to the ledger's Begin to learn whether another
+// instance ended the session (Handler.lookup).
+func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, acc accept, check bool) {
 	st, c, err := s.postStream(w, acc, false)
 	if err != nil {
 		s.h.writeError(w, r, http.StatusNotFound, msg.ID, true, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found"))
@@ -82,7 +87,7 @@ func (s *session) serveRequest(w http.ResponseWriter, r *http.Request, msg *json
 	// Cancelled by the client: no response.
 	c.post(r, msg.ID, true, http.StatusNoContent)
 	st.owe()
-	status, replay, je := s.start(r, msg, x, st, c, nil)
+	status, replay, je := s.start(r, msg, x, st, c, nil, check)
 	if replay != nil {
 		s.removeStream(st)
 		writeResponse(w, acc, replay)
@@ -118,8 +123,9 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 // (owe it first). When the request cannot start (the session ended, or its
 // id is in flight) start returns the HTTP status and error to answer it
 // with; when it was answered before (Options.Requests), the response
-// recorded then (replay), to answer it with again.
-func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, c *sseConn, held *backlogHold) (status int, replay []byte, refusal *jsonrpc.Error) {
+// recorded then (replay), to answer it with again. check asks the ledger
+// whether another instance ended the session (session.begin).
+func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, c *sseConn, held *backlogHold, check bool) (status int, replay []byte, refusal *jsonrpc.Error) {
 	id := msg.ID
 	key := idKey(id)
 	// Cancelled by notifications/cancelled (cancelRequest) and by the end
@@ -143,7 +149,11 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 	s.mu.Unlock()
 	// Sent before, to this instance or another (a retry)? The ledger
 	// says; it answers again what was answered.
-	entry, replay, refusal := s.begin(r.Context(), id, key, st)
+	entry, replay, refusal, ended := s.begin(r.Context(), id, key, st, check)
+	if ended {
+		cancel()
+		return http.StatusNotFound, nil, refusal
+	}
 	if replay != nil || refusal != nil {
 		cancel()
 		return http.StatusBadRequest, replay, refusal

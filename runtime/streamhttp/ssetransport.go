@@ -249,7 +249,7 @@ func (s *session) serveSSE(r *http.Request, body []byte, addr string, key reques
 	if refusal != nil {
 		return status, msg.ID, true, refusal
 	}
-	status, replay, je := s.start(r, msg, x, st, nil, held)
+	status, replay, je := s.start(r, msg, x, st, nil, held, false)
 	if replay != nil || je != nil {
 		s.release(held)
 	}

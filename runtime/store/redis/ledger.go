@@ -17,16 +17,23 @@ import (
 // requests, all under the session's hash tag (one Cluster slot per
 // session). Instances sharing it run a request sent again at most once,
 // and end a stream resumed away from its instance with its responses.
+//
+// BeginInSession and Update, the two calls of every request, share
+// pipelines with the concurrent requests' (group commit): under load a
+// round trip to Redis carries many requests' commands.
 type RequestLedger struct {
 	c goredis.UniversalClient
 	o Options
+	b *batcher
 }
 
-var _ streamhttp.RequestLedger = (*RequestLedger)(nil)
+var _ streamhttp.SessionLedger = (*RequestLedger)(nil)
 
-// NewRequestLedger returns a RequestLedger on c.
+// NewRequestLedger returns a RequestLedger on c. Give it the Options of
+// the deployment's SessionStore (the same Prefix): it reads the sessions
+// there (BeginInSession).
 func NewRequestLedger(c goredis.UniversalClient, o Options) *RequestLedger {
-	return &RequestLedger{c: c, o: o}
+	return &RequestLedger{c: c, o: o, b: &batcher{c: c}}
 }
 
 func (l *RequestLedger) key(session, id string) string {
@@ -68,9 +75,78 @@ func (l *RequestLedger) Begin(ctx context.Context, session, id string, rec strea
 	return prior, false, nil
 }
 
+// beginInSession is BeginInSession's script. KEYS: the session's entry in
+// the SessionStore, the request's record, its stream's set of requests;
+// ARGV: the record, its time to live in milliseconds, the request's id,
+// the tombstone. It returns {0} for a session ended (nothing recorded),
+// else {stored, 1} when it recorded the request and {stored, 0, prior}
+// when the request had a record; stored is 1 when the session has an
+// entry, else 0.
+var beginInSession = goredis.NewScript(`
+local n = redis.call('STRLEN', KEYS[1])
+if n == string.len(ARGV[4]) and redis.call('GET', KEYS[1]) == ARGV[4] then return {0} end
+local stored = 0
+if n > 0 then stored = 1 end
+if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then
+	redis.call('SADD', KEYS[3], ARGV[3])
+	redis.call('PEXPIRE', KEYS[3], ARGV[2])
+	return {stored, 1}
+end
+return {stored, 0, redis.call('GET', KEYS[2])}`)
+
+// BeginInSession implements streamhttp.SessionLedger: Begin and the look
+// at the session's entry in the SessionStore are one script, one round
+// trip (all three keys carry the session's hash tag: one Cluster slot).
+func (l *RequestLedger) BeginInSession(ctx context.Context, session, id string, rec streamhttp.RequestRecord, ttl time.Duration) (prior streamhttp.RequestRecord, fresh, stored bool, err error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return prior, false, false, fmt.Errorf("redis request ledger: %w", err)
+	}
+	keys := []string{sessionKey(l.o, session), l.key(session, id), l.streamKey(session, rec.Stream)}
+	args := []any{b, max(ttl.Milliseconds(), 1), id, tombstone}
+	var cmd *goredis.Cmd
+	if err := l.b.do(ctx, func(p goredis.Pipeliner) { cmd = beginInSession.EvalSha(ctx, p, keys, args...) }); err != nil {
+		return prior, false, false, fmt.Errorf("redis request ledger: %w", err)
+	}
+	if goredis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+		// Not loaded yet (or Redis restarted): once more alone, loading it.
+		cmd = beginInSession.Run(ctx, l.c, keys, args...)
+	}
+	v, err := cmd.Slice()
+	if err != nil {
+		return prior, false, false, fmt.Errorf("redis request ledger: %w", err)
+	}
+	if len(v) < 2 {
+		return prior, false, false, streamhttp.ErrSessionEnded
+	}
+	stored = v[0] == int64(1)
+	if v[1] == int64(1) {
+		return prior, true, stored, nil
+	}
+	var s string
+	if len(v) > 2 {
+		s, _ = v[2].(string)
+	}
+	if err := json.Unmarshal([]byte(s), &prior); err != nil {
+		return prior, false, stored, fmt.Errorf("redis request ledger: %s: %w", keys[1], err)
+	}
+	return prior, false, stored, nil
+}
+
 // Update implements streamhttp.RequestLedger.
 func (l *RequestLedger) Update(ctx context.Context, session, id string, rec streamhttp.RequestRecord, ttl time.Duration) error {
-	return setJSON(ctx, l.c, l.key(session, id), rec, ttl, "redis request ledger")
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("redis request ledger: %w", err)
+	}
+	var cmd *goredis.StatusCmd
+	if err := l.b.do(ctx, func(p goredis.Pipeliner) { cmd = p.Set(ctx, l.key(session, id), b, ttl) }); err != nil {
+		return fmt.Errorf("redis request ledger: %w", err)
+	}
+	if err := cmd.Err(); err != nil {
+		return fmt.Errorf("redis request ledger: %w", err)
+	}
+	return nil
 }
 
 // Stream implements streamhttp.RequestLedger.

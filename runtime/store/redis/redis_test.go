@@ -146,13 +146,14 @@ func TestSessionStore(t *testing.T) {
 }
 
 // TestRequestLedger holds the Redis request ledger to the contract of
-// every RequestLedger.
+// every SessionLedger (and so RequestLedger).
 func TestRequestLedger(t *testing.T) {
 	srv := redistest.Start(t)
 	n := 0
-	sessionstoretest.RunLedger(t, func(t *testing.T) streamhttp.RequestLedger {
+	sessionstoretest.RunSessionLedger(t, func(t *testing.T) (streamhttp.SessionStore, streamhttp.SessionLedger) {
 		n++
-		return redis.NewRequestLedger(srv.Client(), redis.Options{Prefix: "l" + strings.Repeat("x", n) + ":"})
+		o := redis.Options{Prefix: "l" + strings.Repeat("x", n) + ":"}
+		return redis.NewSessionStore(srv.Client(), o), redis.NewRequestLedger(srv.Client(), o)
 	})
 }
 
@@ -223,7 +224,10 @@ func TestCluster(t *testing.T) {
 		sessionstoretest.Run(t, func(t *testing.T) streamhttp.SessionStore { return redis.NewSessionStore(c, prefix()) })
 	})
 	t.Run("request ledger", func(t *testing.T) {
-		sessionstoretest.RunLedger(t, func(t *testing.T) streamhttp.RequestLedger { return redis.NewRequestLedger(c, prefix()) })
+		sessionstoretest.RunSessionLedger(t, func(t *testing.T) (streamhttp.SessionStore, streamhttp.SessionLedger) {
+			o := prefix()
+			return redis.NewSessionStore(c, o), redis.NewRequestLedger(c, o)
+		})
 	})
 	t.Run("relay", func(t *testing.T) {
 		rctx, cancel := context.WithCancel(ctx)

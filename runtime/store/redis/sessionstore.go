@@ -32,7 +32,11 @@ func NewSessionStore(c goredis.UniversalClient, o Options) *SessionStore {
 	return &SessionStore{c: c, o: o}
 }
 
-func (s *SessionStore) key(id string) string { return s.o.prefix() + "session:{" + id + "}" }
+func (s *SessionStore) key(id string) string { return sessionKey(s.o, id) }
+
+// sessionKey is the key of session id's entry in a SessionStore with
+// Options o.
+func sessionKey(o Options, id string) string { return o.prefix() + "session:{" + id + "}" }
 
 // tombstone is the value of an ended session's key.
 const tombstone = "ended"

@@ -2,10 +2,12 @@ package sessionstoretest
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -75,4 +77,42 @@ func RunLedger(t *testing.T, newLedger func(t *testing.T) streamhttp.RequestLedg
 
 func sameRecord(a, b streamhttp.RequestRecord) bool {
 	return reflect.DeepEqual(a.ID, b.ID) && a.Stream == b.Stream && a.Lease.Equal(b.Lease) && a.Done == b.Done && string(a.Response) == string(b.Response)
+}
+
+// RunSessionLedger checks the contract of a streamhttp.SessionLedger
+// against the SessionStore it reads, both fresh from newPair: Begin's
+// contract through BeginInSession, and the session's state seen in the
+// same call — stored, missing (the request still recorded), or ended
+// (nothing recorded).
+func RunSessionLedger(t *testing.T, newPair func(t *testing.T) (streamhttp.SessionStore, streamhttp.SessionLedger)) {
+	ctx := context.Background()
+	lease := time.Now().Add(time.Minute).Round(time.Millisecond).UTC()
+	rec := streamhttp.RequestRecord{ID: wire.Raw(`7`), Stream: "i1-p1", Lease: lease}
+	RunLedger(t, func(t *testing.T) streamhttp.RequestLedger { _, l := newPair(t); return l })
+	t.Run("in session", func(t *testing.T) {
+		s, l := newPair(t)
+		_, fresh, stored, err := l.BeginInSession(ctx, "s1", "7", rec, time.Minute)
+		if !fresh || stored || err != nil {
+			t.Fatalf("a session the store lacks: fresh %v stored %v err %v; want fresh, not stored", fresh, stored, err)
+		}
+		if err := s.Save(ctx, "s1", mcp.SessionState{Revision: "2025-11-25", Principal: "alice"}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		prior, fresh, stored, err := l.BeginInSession(ctx, "s1", "7", rec, time.Minute)
+		if fresh || !stored || err != nil || !sameRecord(prior, rec) {
+			t.Fatalf("the same request again, session stored: %+v fresh %v stored %v err %v; want the first record, stored", prior, fresh, stored, err)
+		}
+		if _, fresh, stored, _ := l.BeginInSession(ctx, "s1", "8", rec, time.Minute); !fresh || !stored {
+			t.Errorf("another request of a stored session: fresh %v stored %v", fresh, stored)
+		}
+		if err := s.Delete(ctx, "s1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := l.BeginInSession(ctx, "s1", "9", rec, time.Minute); !errors.Is(err, streamhttp.ErrSessionEnded) {
+			t.Fatalf("a request of an ended session: %v, want ErrSessionEnded", err)
+		}
+		if _, fresh, _ := l.Begin(ctx, "s1", "9", rec, time.Minute); !fresh {
+			t.Error("a request refused for its ended session was recorded")
+		}
+	})
 }
