@@ -30,10 +30,34 @@ type flatProp struct {
 	enum []string // allowed strings, when set
 }
 
-// annotationKeywords carry no constraint.
-var annotationKeywords = map[string]bool{
-	"description": true, "title": true, "default": true, "examples": true,
-	"$comment": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+// annotationKeywords carry no constraint; each maps to the JSON type the
+// meta-schema gives its value ("" any), so that a flat schema is one
+// jsonschema would compile: a flat schema is never compiled by it.
+var annotationKeywords = map[string]string{
+	"description": "string", "title": "string", "default": "", "examples": "array",
+	"$comment": "string", "deprecated": "boolean", "readOnly": "boolean", "writeOnly": "boolean",
+}
+
+// annotation reports whether keyword k with value v is an annotation
+// whose value has the type the meta-schema asks.
+func annotation(k string, v json.RawMessage) bool {
+	want, ok := annotationKeywords[k]
+	if !ok {
+		return false
+	}
+	switch want {
+	case "":
+		return true
+	case "string":
+		var s string
+		return json.Unmarshal(v, &s) == nil
+	case "boolean":
+		var b bool
+		return json.Unmarshal(v, &b) == nil
+	default: // array
+		var a []json.RawMessage
+		return json.Unmarshal(v, &a) == nil && a != nil
+	}
 }
 
 // compileFlat recognizes a flat schema; nil means "use jsonschema".
@@ -63,7 +87,8 @@ func compileFlat(raw []byte) *flatSchema {
 				fs.props[name] = fp
 			}
 		case "required":
-			if json.Unmarshal(v, &fs.required) != nil {
+			// Unique names, as the meta-schema asks.
+			if json.Unmarshal(v, &fs.required) != nil || fs.required == nil || len(slices.Compact(slices.Sorted(slices.Values(fs.required)))) != len(fs.required) {
 				return nil
 			}
 		case "additionalProperties":
@@ -78,7 +103,7 @@ func compileFlat(raw []byte) *flatSchema {
 				return nil
 			}
 		default:
-			if !annotationKeywords[k] {
+			if !annotation(k, v) {
 				return nil
 			}
 		}
@@ -107,7 +132,7 @@ func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
 				return fp, false
 			}
 		default:
-			if !annotationKeywords[k] {
+			if !annotation(k, v) {
 				return fp, false
 			}
 		}

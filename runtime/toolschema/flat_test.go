@@ -52,6 +52,53 @@ func TestFlatSchemaAgreesWithJSONSchema(t *testing.T) {
 	}
 }
 
+// TestFlatSchemaCompiles: a flat schema is never compiled by jsonschema
+// (Compile), so the flat checker must take only schemas jsonschema
+// compiles: annotations of the wrong type, or names required twice, are
+// left to jsonschema, which refuses them.
+func TestFlatSchemaCompiles(t *testing.T) {
+	for _, tc := range []struct {
+		schema string
+		flat   bool
+	}{
+		{`{"type":"object","title":"t","description":"d","$comment":"c","examples":[{}],"deprecated":false,"default":{}}`, true},
+		{`{"type":"object","properties":{"a":{"type":"string","title":"A","readOnly":true,"writeOnly":false,"default":1}}}`, true},
+		{`{"type":"object","description":5}`, false},
+		{`{"type":"object","examples":{}}`, false},
+		{`{"type":"object","deprecated":"yes"}`, false},
+		{`{"type":"object","properties":{"a":{"type":"string","title":["x"]}}}`, false},
+		{`{"type":"object","properties":{"a":{"type":"string"}},"required":["a","a"]}`, false},
+		{`{"type":"object","required":null}`, false},
+	} {
+		got := compileFlat([]byte(tc.schema)) != nil
+		if got != tc.flat {
+			t.Errorf("%s: flat %v, want %v", tc.schema, got, tc.flat)
+		}
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		if err := c.AddResource("s.json", strings.NewReader(tc.schema)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.Compile("s.json")
+		if tc.flat && err != nil {
+			t.Errorf("%s: flat, but jsonschema refuses it: %v", tc.schema, err)
+		}
+		if _, err := Compile([]byte(tc.schema), true); !tc.flat && err == nil && !compilesWithJSONSchema(tc.schema) {
+			t.Errorf("%s: Compile took a schema jsonschema refuses", tc.schema)
+		}
+	}
+}
+
+func compilesWithJSONSchema(schema string) bool {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if c.AddResource("s.json", strings.NewReader(schema)) != nil {
+		return false
+	}
+	_, err := c.Compile("s.json")
+	return err == nil
+}
+
 // FuzzFlatSchema checks the in-place argument checker against jsonschema
 // on arbitrary arguments.
 func FuzzFlatSchema(f *testing.F) {

@@ -25,7 +25,7 @@ import (
 // Schema is a compiled tool schema.
 type Schema struct {
 	flat *flatSchema     // the fast checker, for a flat input schema
-	full schemaValidator // jsonschema, for the rest (and the reference)
+	full schemaValidator // jsonschema, for the rest
 }
 
 // ErrNotChecked is Compile's answer for a schema this build cannot check
@@ -44,7 +44,13 @@ func Compile(raw []byte, input bool) (*Schema, error) {
 	}
 	s := &Schema{}
 	if input {
-		s.flat = compileFlat(raw)
+		// A flat schema is checked in place, and only there: compiling
+		// it with jsonschema too would cost memory and start-up time for
+		// nothing (compileFlat takes only schemas jsonschema compiles,
+		// and TestFlatSchemaAgreesWithJSONSchema holds them to it).
+		if s.flat = compileFlat(raw); s.flat != nil {
+			return s, nil
+		}
 	}
 	sum := sha256.Sum256(raw)
 	kind := "output"
@@ -52,10 +58,7 @@ func Compile(raw []byte, input bool) (*Schema, error) {
 		kind = "input"
 	}
 	full, err := compileSchema("mcp-tool:///"+hex.EncodeToString(sum[:8])+"/"+kind+".json", raw)
-	switch {
-	case err == errNoJSONSchema && s.flat != nil:
-		return s, nil
-	case err != nil:
+	if err != nil {
 		return nil, err
 	}
 	s.full = full
