@@ -13,20 +13,22 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo goproxy test test-fresh test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench vet interop-deps conformance bench bench-compare bench-blackbox bench-size demo-cluster bench-cluster fuzz clean
+.PHONY: all build generate demo goproxy test test-fresh test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench test-gateway vet interop-deps conformance bench bench-compare bench-blackbox bench-size demo-cluster bench-cluster fuzz clean
 
 all: build
 
-## build: bin/mcpgen, the example's generated packages, bin/everything, bin/everything-client
+## build: bin/mcpgen, the example's generated packages, bin/everything, bin/everything-client, bin/mcpgateway
 build: generate
 	$(GO) build -o bin/mcpgen ./cmd/mcpgen
 	cd $(EXAMPLE) && $(GO) build -o ../../bin/everything . && $(GO) build -o ../../bin/everything-client ./cmd/everything-client && $(GO) build -o ../../bin/rrproxy ./cmd/rrproxy
 	cd $(HELLO) && $(GO) build -o ../../bin/hello .
+	cd gateway && $(GO) build -o ../bin/mcpgateway ./cmd/mcpgateway
 
-## generate: the example's packages of the five published revisions, its bridges to 2026-07-28 (mcpgen convert) and features, and hello's (go generate, as a user would)
+## generate: the example's packages of the five published revisions, its bridges to 2026-07-28 (mcpgen convert) and features, hello's, and the gateway's (go generate, as a user would)
 generate:
 	cd $(EXAMPLE) && $(GO) generate ./...
 	cd $(HELLO) && $(GO) generate ./...
+	cd gateway && $(GO) generate ./...
 
 ## demo: generate, build, and show a Go client and the official TypeScript client talking to bin/everything, over stdio and Streamable HTTP, and one traced call as a span tree
 demo: build interop-deps
@@ -60,7 +62,7 @@ test-fresh:
 	SPEC_ROOT=$(abspath $(SPEC_ROOT)) scripts/fresh-clone.sh
 
 ## test: every test — the root module, the spec's history, the generated packages of all six revisions, the example with its interop peers, and the conformance suite
-test: vet test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench conformance test-fresh
+test: vet test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench test-gateway conformance test-fresh
 
 test-go:
 	$(GOTEST) -race ./...
@@ -85,6 +87,10 @@ test-hello:
 ## test-goclients: bin/everything with the official go-sdk client and mcp-go's, every published revision, over stdio and HTTP (interop/goclients, a module of its own)
 test-goclients: build
 	cd interop/goclients && $(GO) vet ./... && MCPGEN_EVERYTHING=$(abspath bin/everything) $(GOTEST) -race -count=1 ./...
+
+## test-gateway: bin/mcpgateway's module: bin/everything of each revision behind the gateway, reached by a client of each revision over stdio and Streamable HTTP
+test-gateway: build
+	cd gateway && $(GO) vet ./... && $(GOTEST) -race -count=1 ./...
 
 ## test-bench: the comparison module's own tests (bench: the three stacks answer alike; mcpload against each echo server)
 test-bench:

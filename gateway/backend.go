@@ -1,0 +1,85 @@
+package gateway
+
+import (
+	"context"
+
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+
+	v26 "github.com/mcpgen/mcpgen/gateway/mcp/v20260728"
+)
+
+// backendHandler answers the backend, as the gateway's client handler of
+// 2026-07-28 (the bridges convert an older backend's messages up to it):
+// its questions go to the front client whose call asked (Gateway.ask),
+// its announcements to every front client.
+type backendHandler struct{ g *Gateway }
+
+// CreateMessage implements v26.ClientHandler (sampling).
+func (b *backendHandler) CreateMessage(ctx context.Context, params *v26.CreateMessageRequestParams) (*v26.CreateMessageResult, error) {
+	resp, err := b.g.ask(ctx, "sampling/createMessage", &v26.CreateMessageRequest{Params: params})
+	if err != nil {
+		return nil, err
+	}
+	return convert(resp, new(v26.CreateMessageResult))
+}
+
+// Elicit implements v26.ClientHandler.
+func (b *backendHandler) Elicit(ctx context.Context, params v26.ElicitRequestParams) (*v26.ElicitResult, error) {
+	resp, err := b.g.ask(ctx, "elicitation/create", &v26.ElicitRequest{Params: params})
+	if err != nil {
+		return nil, err
+	}
+	return convert(resp, new(v26.ElicitResult))
+}
+
+// ListRoots implements v26.ClientHandler.
+func (b *backendHandler) ListRoots(ctx context.Context, params *v26.ListRootsRequestParams) (*v26.ListRootsResult, error) {
+	resp, err := b.g.ask(ctx, "roots/list", &v26.ListRootsRequest{Params: params})
+	if err != nil {
+		return nil, err
+	}
+	return convert(resp, new(v26.ListRootsResult))
+}
+
+// convert re-reads an input response as the result it answers.
+func convert[T wire.Unmarshaler](resp v26.InputResponse, out T) (T, error) {
+	b, err := wire.Marshal(resp)
+	if err != nil {
+		return out, err
+	}
+	return out, wire.Unmarshal(b, out)
+}
+
+// ToolListChanged implements v26.ClientHandler: the front clients hear.
+func (b *backendHandler) ToolListChanged(ctx context.Context, _ *v26.NotificationParams) error {
+	b.g.srv.NotifyListChanged(context.WithoutCancel(ctx), rt.ToolsList)
+	return nil
+}
+
+// PromptListChanged implements v26.ClientHandler.
+func (b *backendHandler) PromptListChanged(ctx context.Context, _ *v26.NotificationParams) error {
+	b.g.srv.NotifyListChanged(context.WithoutCancel(ctx), rt.PromptsList)
+	return nil
+}
+
+// ResourceListChanged implements v26.ClientHandler.
+func (b *backendHandler) ResourceListChanged(ctx context.Context, _ *v26.NotificationParams) error {
+	b.g.srv.NotifyListChanged(context.WithoutCancel(ctx), rt.ResourcesList)
+	return nil
+}
+
+// ResourceUpdated implements v26.ClientHandler: the front clients
+// subscribed to the resource hear.
+func (b *backendHandler) ResourceUpdated(ctx context.Context, params *v26.ResourceUpdatedNotificationParams) error {
+	b.g.srv.NotifyResourceUpdated(context.WithoutCancel(ctx), params.URI)
+	return nil
+}
+
+// LoggingMessage implements v26.ClientHandler. The backend's log goes to
+// the gateway's log: on the shared backend session it belongs to no one
+// front client.
+func (b *backendHandler) LoggingMessage(ctx context.Context, params *v26.LoggingMessageNotificationParams) error {
+	b.g.log.Info("backend log", "level", string(params.Level), "logger", params.Logger.Or(""), "data", string(params.Data))
+	return nil
+}

@@ -1,0 +1,165 @@
+// Command mcpgateway puts an MCP server of any revision in front of
+// clients of every revision (package gateway).
+//
+//	mcpgateway --stdio "npx -y @modelcontextprotocol/server-memory"          # stdio in front
+//	mcpgateway --url http://127.0.0.1:8080/mcp --http 127.0.0.1:9090         # HTTP in front
+//
+// The backend is a command (--stdio, run with its arguments; no shell:
+// quote an argument that holds spaces) or an endpoint (--url: Streamable
+// HTTP, falling back to the HTTP+SSE transport of 2024-11-05). The front
+// is stdio, or Streamable HTTP with --http (at /mcp for both eras, the
+// HTTP+SSE transport at /sse for 2024-11-05 clients). SIGINT or SIGTERM
+// drains: requests in progress are answered, then the backend is closed.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+
+	"github.com/mcpgen/mcpgen/gateway"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpgateway:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := pflag.NewFlagSet("mcpgateway", pflag.ContinueOnError)
+	backendCmd := fs.String("stdio", "", "run the backend `COMMAND` (with its arguments, split as a shell would, without one) and talk to it over stdio")
+	backendURL := fs.String("url", "", "reach the backend at `URL` (Streamable HTTP, falling back to HTTP+SSE)")
+	httpAddr := fs.String("http", "", "serve Streamable HTTP on `ADDR` (/mcp for both eras, /sse for 2024-11-05 clients) instead of stdio; port 0 picks a free one")
+	addrFile := fs.String("addr-file", "", "with --http, write the address listened on to `FILE`")
+	verbose := fs.BoolP("verbose", "v", false, "log debug messages to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q: quote the backend command, --stdio \"COMMAND ARGS\"", fs.Args())
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	var backend rt.ClientTransport
+	switch {
+	case (*backendCmd == "") == (*backendURL == ""):
+		return errors.New("name the backend: --stdio \"COMMAND ARGS\" or --url URL (one of them)")
+	case *backendCmd != "":
+		argv, err := splitCommand(*backendCmd)
+		if err != nil {
+			return fmt.Errorf("--stdio: %w", err)
+		}
+		backend = &stdio.CommandTransport{Path: argv[0], Args: argv[1:], Stderr: os.Stderr, Env: os.Environ()}
+	default:
+		backend = &streamhttp.ClientTransport{URL: *backendURL, Logger: log}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	g, err := gateway.New(ctx, gateway.Options{Backend: backend, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	log.Info("backend connected", "revision", g.Backend().ProtocolVersion())
+	if *httpAddr == "" {
+		return stdio.Serve(ctx, g.Server(), os.Stdin, os.Stdout, stdio.Options{})
+	}
+	h := streamhttp.NewHandler(g.Server(), streamhttp.Options{Logger: log})
+	defer h.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.Handle("/sse", h.SSE())
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", *httpAddr)
+	if err != nil {
+		return err
+	}
+	if *addrFile != "" {
+		tmp := *addrFile + ".tmp"
+		if err := os.WriteFile(tmp, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
+			ln.Close()
+			return err
+		}
+		if err := os.Rename(tmp, *addrFile); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	log.Info("serving Streamable HTTP", "endpoint", "http://"+ln.Addr().String()+"/mcp", "legacy_sse", "http://"+ln.Addr().String()+"/sse")
+	return streamhttp.Serve(ctx, ln, mux)
+}
+
+// splitCommand splits a command line into words as a POSIX shell would
+// without expanding anything: blanks separate words; single quotes keep
+// everything, double quotes everything but \" and \\; a backslash
+// outside quotes keeps the next character.
+func splitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	in := false // a word is being built
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			in = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("unterminated double quote")
+			}
+			in = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("empty command")
+	}
+	return words, nil
+}

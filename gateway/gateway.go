@@ -1,0 +1,193 @@
+// Package gateway puts an MCP server of any revision in front of clients
+// of every revision: it opens a session with the backend (a command over
+// stdio, or a Streamable HTTP or HTTP+SSE endpoint), and serves, on a
+// runtime/mcp Server, the five published revisions, each request carried
+// to the backend and its answer back.
+//
+// The gateway is written in one revision, 2026-07-28. In front, clients of
+// the older revisions reach it through the bridges mcpgen convert
+// generates (their requests converted up, the answers down); behind, the
+// generated 2026-07-28 Client reaches a backend of any revision through the
+// same bridges on the client side. What a revision cannot carry fails with
+// the bridges' precise errors (protocol.NotCarriedError), never silently:
+// the packages' doc.gen.go list it for every pair.
+//
+// What the backend asks of its client (sampling, elicitation, roots)
+// reaches the front client: a 2026-07-28 client as input rounds
+// (InputRequiredResult, the call parked here between rounds), a client of
+// the stateful era as requests of its own (the front bridge asks it).
+// Tools, prompts, resources, templates and completions pass through with
+// their icons, _meta and app metadata; list changes and resource updates
+// are announced to the front clients; progress and cancellation follow a
+// call.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+
+	v24 "github.com/mcpgen/mcpgen/gateway/mcp/v20241105"
+	v24via "github.com/mcpgen/mcpgen/gateway/mcp/v20241105via20260728"
+	v2503 "github.com/mcpgen/mcpgen/gateway/mcp/v20250326"
+	v2503via "github.com/mcpgen/mcpgen/gateway/mcp/v20250326via20260728"
+	v2506 "github.com/mcpgen/mcpgen/gateway/mcp/v20250618"
+	v2506via "github.com/mcpgen/mcpgen/gateway/mcp/v20250618via20260728"
+	v25 "github.com/mcpgen/mcpgen/gateway/mcp/v20251125"
+	v25via "github.com/mcpgen/mcpgen/gateway/mcp/v20251125via20260728"
+	v26 "github.com/mcpgen/mcpgen/gateway/mcp/v20260728"
+)
+
+// Options configure a Gateway.
+type Options struct {
+	// Backend reaches the server behind the gateway:
+	// stdio.CommandTransport for a command, streamhttp.ClientTransport for
+	// an endpoint (Streamable HTTP, falling back to HTTP+SSE).
+	Backend rt.ClientTransport
+	// Name, Title and Version describe the gateway to the backend
+	// (clientInfo); default "mcpgateway".
+	Name, Title, Version string
+	// Server is applied to the front server's options after the gateway
+	// filled them in from the backend (its serverInfo, instructions,
+	// capabilities): middleware, features, state keys, a logger.
+	Server func(*rt.ServerOptions)
+	// MaxParked bounds the calls parked between input rounds, waiting for
+	// a 2026-07-28 client to answer what the backend asked (default
+	// 1024); ParkedTTL is how long one waits (default 10 minutes), after
+	// which its backend call is cancelled.
+	MaxParked int
+	ParkedTTL time.Duration
+	// Logger receives the gateway's logs (default: discard).
+	Logger *slog.Logger
+}
+
+// Gateway is one backend session served to clients of every revision.
+type Gateway struct {
+	o   Options
+	log *slog.Logger
+	cs  *rt.ClientSession
+	c   *v26.Client
+	// native: the backend speaks 2026-07-28, whose results pass through as
+	// they are (input rounds included); an older backend's are converted
+	// by the bridges and its requests to the client parked (park.go).
+	native bool
+	srv    *rt.Server
+	parked *parking
+	asked  atomic.Uint64 // numbers the questions asked of front clients
+
+	subMu sync.Mutex
+	subs  map[string]int // resource URI → front subscriptions
+}
+
+// New connects to the backend and makes the front server, mirroring the
+// backend's serverInfo, instructions and capabilities.
+func New(ctx context.Context, o Options) (*Gateway, error) {
+	if o.Backend == nil {
+		return nil, errors.New("gateway: Options.Backend is nil")
+	}
+	if o.Name == "" {
+		o.Name, o.Version = "mcpgateway", "0.1.0"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxParked <= 0 {
+		o.MaxParked = 1024
+	}
+	if o.ParkedTTL <= 0 {
+		o.ParkedTTL = 10 * time.Minute
+	}
+	g := &Gateway{o: o, log: o.Logger, subs: map[string]int{}}
+	g.parked = newParking(o.MaxParked, o.ParkedTTL)
+	bh := &backendHandler{g: g}
+	cs, err := rt.Connect(ctx, o.Backend, rt.ClientOptions{Name: o.Name, Title: o.Title, Version: o.Version, Logger: o.Logger, Capabilities: wire.Raw(`{"sampling":{},"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true}}`)},
+		v26.Mount(bh), v25via.Mount(bh), v2506via.Mount(bh), v2503via.Mount(bh), v24via.Mount(bh))
+	if err != nil {
+		return nil, fmt.Errorf("gateway: connecting to the backend: %w", err)
+	}
+	g.cs, g.c = cs, v26.NewClient(cs)
+	g.native = cs.ProtocolVersion() == "2026-07-28"
+	so, err := g.serverOptions()
+	if err != nil {
+		cs.Close()
+		return nil, err
+	}
+	if o.Server != nil {
+		o.Server(&so)
+	}
+	h := frontHandler(g, cs.ServerCapabilities())
+	srv, err := rt.NewServer(so, v26.Mount(h), v25via.Mount(h), v2506via.Mount(h), v2503via.Mount(h), v24via.Mount(h))
+	if err != nil {
+		cs.Close()
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	g.srv = srv
+	return g, nil
+}
+
+// The generated packages the bridges convert between are linked through
+// them; these keep the revisions' own packages named for go doc readers.
+var _ = []any{v24.Protocol, v2503.Protocol, v2506.Protocol, v25.Protocol}
+
+// serverOptions are the front server's options, from the backend's
+// initialize or discover result.
+func (g *Gateway) serverOptions() (rt.ServerOptions, error) {
+	so := rt.ServerOptions{Logger: g.log, Instructions: g.cs.Instructions()}
+	info, err := g.c.ServerInfo()
+	if err != nil || info == nil {
+		return so, fmt.Errorf("gateway: the backend's serverInfo: %v", err)
+	}
+	so.Name, so.Version = info.Name, info.Version
+	if t, ok := info.Title.Get(); ok {
+		so.Title = t
+	}
+	caps := g.cs.ServerCapabilities()
+	for _, list := range []string{"tools", "prompts", "resources"} {
+		if c, ok := wire.MemberOf(caps, list); ok {
+			if lc, ok := wire.MemberOf(c, "listChanged"); ok && string(lc) == "true" {
+				so.ListChanged = true
+			}
+		}
+	}
+	if exts, ok := wire.MemberOf(caps, "extensions"); ok {
+		so.Extensions = members(exts)
+	}
+	return so, nil
+}
+
+// members splits a JSON object into its members (nil for anything else).
+func members(obj wire.Raw) map[string]wire.Raw {
+	out := map[string]wire.Raw{}
+	d := wire.NewDecoder(obj)
+	if d.Object(func(key []byte) error {
+		v, err := d.Raw()
+		out[string(key)] = v
+		return err
+	}) != nil {
+		return nil
+	}
+	return out
+}
+
+// Server is the front server: serve it with runtime/stdio or
+// runtime/streamhttp.
+func (g *Gateway) Server() *rt.Server { return g.srv }
+
+// Backend is the session with the backend.
+func (g *Gateway) Backend() *rt.ClientSession { return g.cs }
+
+// Close ends the parked calls, the front server and the backend session.
+func (g *Gateway) Close() error {
+	g.parked.closeAll()
+	if g.srv != nil {
+		g.srv.Close()
+	}
+	return g.cs.Close()
+}
