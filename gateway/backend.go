@@ -76,10 +76,17 @@ func (b *backendHandler) ResourceUpdated(ctx context.Context, params *v26.Resour
 	return nil
 }
 
-// LoggingMessage implements v26.ClientHandler. The backend's log goes to
-// the gateway's log: on the shared backend session it belongs to no one
-// front client.
+// LoggingMessage implements v26.ClientHandler. The backend's log message
+// goes to every front session whose level admits it: they share the
+// backend session whose log it is; and, since a stateless client hears
+// of logs only within its requests, to the one stateless request in
+// progress when only one is (else it is in the gateway's debug log).
 func (b *backendHandler) LoggingMessage(ctx context.Context, params *v26.LoggingMessageNotificationParams) error {
-	b.g.log.Info("backend log", "level", string(params.Level), "logger", params.Logger.Or(""), "data", string(params.Data))
+	level, logger, data := string(params.Level), params.Logger.Or(""), wire.Raw(params.Data)
+	b.g.srv.NotifyLog(context.WithoutCancel(ctx), level, logger, data)
+	if r, rctx := b.g.onlyStateless(); r != nil {
+		return r.Log(rctx, level, logger, data)
+	}
+	b.g.log.Debug("backend log message, for the stateful sessions only", "level", level, "logger", logger)
 	return nil
 }

@@ -21,11 +21,13 @@ type toolsPart struct{ g *Gateway }
 
 // ListTools implements v26.Server.
 func (p toolsPart) ListTools(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListToolsResult, error) {
+	defer p.g.enter(ctx)()
 	return p.g.c.ListTools(p.g.backendCtx(ctx), paginated(params))
 }
 
 // CallTool implements v26.Server.
 func (p toolsPart) CallTool(ctx context.Context, params *v26.CallToolRequestParams) (v26.CallToolReply, error) {
+	defer p.g.enter(ctx)()
 	if p.g.native {
 		q := *params
 		q.Meta = hop(q.Meta)
@@ -43,11 +45,13 @@ type promptsPart struct{ g *Gateway }
 
 // ListPrompts implements v26.Server.
 func (p promptsPart) ListPrompts(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListPromptsResult, error) {
+	defer p.g.enter(ctx)()
 	return p.g.c.ListPrompts(p.g.backendCtx(ctx), paginated(params))
 }
 
 // GetPrompt implements v26.Server.
 func (p promptsPart) GetPrompt(ctx context.Context, params *v26.GetPromptRequestParams) (v26.GetPromptReply, error) {
+	defer p.g.enter(ctx)()
 	if p.g.native {
 		q := *params
 		q.Meta = hop(q.Meta)
@@ -66,16 +70,19 @@ type resourcesPart struct{ g *Gateway }
 
 // ListResources implements v26.Server.
 func (p resourcesPart) ListResources(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListResourcesResult, error) {
+	defer p.g.enter(ctx)()
 	return p.g.c.ListResources(p.g.backendCtx(ctx), paginated(params))
 }
 
 // ListResourceTemplates implements v26.Server.
 func (p resourcesPart) ListResourceTemplates(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListResourceTemplatesResult, error) {
+	defer p.g.enter(ctx)()
 	return p.g.c.ListResourceTemplates(p.g.backendCtx(ctx), paginated(params))
 }
 
 // ReadResource implements v26.Server.
 func (p resourcesPart) ReadResource(ctx context.Context, params *v26.ReadResourceRequestParams) (v26.ReadResourceReply, error) {
+	defer p.g.enter(ctx)()
 	if p.g.native {
 		q := *params
 		q.Meta = hop(q.Meta)
@@ -93,6 +100,7 @@ type completePart struct{ g *Gateway }
 
 // Complete implements v26.Server.
 func (p completePart) Complete(ctx context.Context, params *v26.CompleteRequestParams) (*v26.CompleteResult, error) {
+	defer p.g.enter(ctx)()
 	q := *params
 	q.Meta = hop(q.Meta)
 	return p.g.c.Complete(p.g.backendCtx(ctx), &q)
@@ -188,6 +196,39 @@ func (g *Gateway) backendCtx(ctx context.Context) context.Context {
 	return rt.WithProgress(ctx, func(u rt.ProgressUpdate) {
 		_ = r.Progress(ctx, u.Progress, u.Total, u.Message)
 	})
+}
+
+// enter notes the front request in ctx in progress until done is called:
+// a log message of the backend's that belongs to no session reaches the
+// one stateless request in progress, if only one is (see
+// backendHandler.LoggingMessage).
+func (g *Gateway) enter(ctx context.Context) (done func()) {
+	r := rt.RequestFrom(ctx)
+	if r == nil || r.Session() != nil {
+		return func() {}
+	}
+	g.flightMu.Lock()
+	g.inflight[r] = ctx
+	g.flightMu.Unlock()
+	return func() {
+		g.flightMu.Lock()
+		delete(g.inflight, r)
+		g.flightMu.Unlock()
+	}
+}
+
+// onlyStateless is the one stateless front request in progress, and its
+// context, when only one is.
+func (g *Gateway) onlyStateless() (*rt.Request, context.Context) {
+	g.flightMu.Lock()
+	defer g.flightMu.Unlock()
+	if len(g.inflight) != 1 {
+		return nil, nil
+	}
+	for r, ctx := range g.inflight {
+		return r, ctx
+	}
+	return nil, nil
 }
 
 // nativeCall carries a request that may ask for input to a 2026-07-28

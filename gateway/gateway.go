@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/listen"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
@@ -83,7 +84,10 @@ type Gateway struct {
 	asked  atomic.Uint64 // numbers the questions asked of front clients
 
 	subMu sync.Mutex
-	subs  map[string]int // resource URI → front subscriptions
+	subs  map[string]*upstream // resource URI → the backend subscription front clients share
+
+	flightMu sync.Mutex
+	inflight map[*rt.Request]context.Context // stateless front requests in progress
 }
 
 // New connects to the backend and makes the front server, mirroring the
@@ -104,10 +108,12 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if o.ParkedTTL <= 0 {
 		o.ParkedTTL = 10 * time.Minute
 	}
-	g := &Gateway{o: o, log: o.Logger, subs: map[string]int{}}
+	g := &Gateway{o: o, log: o.Logger, subs: map[string]*upstream{}, inflight: map[*rt.Request]context.Context{}}
 	g.parked = newParking(o.MaxParked, o.ParkedTTL)
 	bh := &backendHandler{g: g}
-	cs, err := rt.Connect(ctx, o.Backend, rt.ClientOptions{Name: o.Name, Title: o.Title, Version: o.Version, Logger: o.Logger, Capabilities: wire.Raw(`{"sampling":{},"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true}}`)},
+	// Every log message of the backend's: each front session keeps its own
+	// level.
+	cs, err := rt.Connect(ctx, o.Backend, rt.ClientOptions{Name: o.Name, Title: o.Title, Version: o.Version, Logger: o.Logger, LogLevel: "debug", Capabilities: wire.Raw(`{"sampling":{},"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true}}`)},
 		v26.Mount(bh), v25via.Mount(bh), v2506via.Mount(bh), v2503via.Mount(bh), v24via.Mount(bh))
 	if err != nil {
 		return nil, fmt.Errorf("gateway: connecting to the backend: %w", err)
@@ -139,7 +145,10 @@ var _ = []any{v24.Protocol, v2503.Protocol, v2506.Protocol, v25.Protocol}
 // serverOptions are the front server's options, from the backend's
 // initialize or discover result.
 func (g *Gateway) serverOptions() (rt.ServerOptions, error) {
-	so := rt.ServerOptions{Logger: g.log, Instructions: g.cs.Instructions()}
+	so := rt.ServerOptions{Logger: g.log, Instructions: g.cs.Instructions(),
+		// The gateway's subscriptions first: they see a listen stream
+		// before listen.Feature serves it.
+		Features: []rt.Feature{g.feature(), listen.Feature(listen.Options{})}}
 	info, err := g.c.ServerInfo()
 	if err != nil || info == nil {
 		return so, fmt.Errorf("gateway: the backend's serverInfo: %v", err)

@@ -368,6 +368,25 @@ func (s *Server) NotifyListChangedTo(ctx context.Context, kind ListKind, princip
 	s.ann.broadcast(ctx, announceListTo, listNames[kind]+"\x00"+strings.Join(principals, "\x00"))
 }
 
+// NotifyLog sends a log message that belongs to no request — a
+// gateway's backend's, say — to every stateful session of this instance
+// whose log level admits level (notifications/message: data is any JSON
+// value, logger may be empty). A stateless client hears of logs only
+// within its requests (Request.Log).
+func (s *Server) NotifyLog(ctx context.Context, level, logger string, data wire.Raw) {
+	s.mu.Lock()
+	sessions := make([]*Session, 0, len(s.sessions))
+	for sess := range s.sessions {
+		sessions = append(sessions, sess)
+	}
+	s.mu.Unlock()
+	for _, sess := range sessions {
+		if severity(level) >= severity(sess.LogLevel()) {
+			sess.notify(ctx, protocol.RoleLog, logParams{level, logger, data})
+		}
+	}
+}
+
 // NotifyResourceUpdated tells the clients subscribed to uri that it
 // changed (with a Broadcast, those of every instance).
 func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {

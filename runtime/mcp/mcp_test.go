@@ -375,3 +375,37 @@ func TestMountedTwice(t *testing.T) {
 		t.Errorf("err = %v, want mounted twice naming --protocol-version", err)
 	}
 }
+
+// TestNotifyLog: a log message of no request reaches every initialized
+// stateful session whose level admits it, and no other.
+func TestNotifyLog(t *testing.T) {
+	s := newTestServer(t, ServerOptions{})
+	ctx := context.Background()
+	open := func(level string) *recorder {
+		peer := &recorder{}
+		sess := s.NewSession(peer, nil)
+		if _, err := sess.handle(ctx, req("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), &recorder{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sess.handle(ctx, &jsonrpc.Request{Method: "notifications/initialized", IsNotification: true}, &recorder{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sess.handle(ctx, req("logging/setLevel", `{"level":"`+level+`"}`), &recorder{}); err != nil {
+			t.Fatal(err)
+		}
+		return peer
+	}
+	debug, errorsOnly := open("debug"), open("error")
+	unopened := &recorder{}
+	s.NewSession(unopened, nil)
+	s.NotifyLog(ctx, "warning", "backend", wire.Raw(`{"msg":"disk low"}`))
+	if got := debug.all(); len(got) != 1 || got[0] != `notifications/message {"level":"warning","logger":"backend","data":{"msg":"disk low"}}` {
+		t.Errorf("the debug session got %q", got)
+	}
+	if got := errorsOnly.all(); len(got) != 0 {
+		t.Errorf("the session at level error got %q", got)
+	}
+	if got := unopened.all(); len(got) != 0 {
+		t.Errorf("a session never initialized got %q", got)
+	}
+}

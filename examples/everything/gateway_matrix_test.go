@@ -1,0 +1,252 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+)
+
+// The gateway matrix: the one-client matrix (matrix_test.go) run through
+// bin/mcpgateway (../../gateway): backend server × backend transport ×
+// front revision × front transport × feature. Each backend is a row of
+// the one-client matrix (bin/everything of each revision, the npm
+// reference servers over stdio, Streamable HTTP and HTTP+SSE); the gateway
+// fronts it over stdio or Streamable HTTP for a client of each revision.
+// A cell expects what the backend's own row expects, less what the front
+// revision or the backend's cannot carry (n/a), and what the gateway does
+// not carry yet (gatewayLacks, with why).
+
+var (
+	gatewayOnce sync.Once
+	gatewayPath string
+	gatewayErr  error
+)
+
+// gatewayBinary builds bin/mcpgateway once for the tests (with -race),
+// beside the everything binary TestMain built.
+func gatewayBinary(t *testing.T) string {
+	t.Helper()
+	gatewayOnce.Do(func() {
+		gatewayPath = filepath.Join(filepath.Dir(binary), "mcpgateway")
+		build := exec.Command("go", "build", "-race", "-o", gatewayPath, "./cmd/mcpgateway")
+		build.Dir = "../../gateway"
+		out, err := build.CombinedOutput()
+		if err != nil {
+			gatewayErr = fmt.Errorf("building bin/mcpgateway (make generate makes its packages): %v\n%s", err, out)
+		}
+	})
+	if gatewayErr != nil {
+		t.Fatal(gatewayErr)
+	}
+	return gatewayPath
+}
+
+// gatewayLacks are the features the gateway does not carry yet, with why.
+var gatewayLacks = map[string]string{
+	"tasks": "the gateway does not carry tasks yet",
+}
+
+// backendRow is a backend: how the gateway reaches it (its flags), and
+// what the one-client matrix expects of it.
+type backendRow struct {
+	name  string
+	flags func(t *testing.T) []string
+	env   []string
+	base  matrixTarget // the one-client matrix's row of the backend
+	rev   string       // the revision the gateway speaks to it
+	// fails are the cells expected to fail through the gateway, by front
+	// revision ("" for every one), with why; lacks the features the
+	// gateway does not carry for this backend, with why.
+	fails map[string]map[string]string
+	lacks map[string]string
+}
+
+// npmEverythingFails: server-everything's elicitation asks for
+// multi-select enums, which 2025-06-18 lacks (the bridge's loss report:
+// PrimitiveSchemaDefinition has no such member); the front client
+// refuses the request it cannot read, naming the fields.
+var npmEverythingFails = map[string]map[string]string{"2025-06-18": {"elicitation": "failed: jsonrpc error -32602: invalid params: /params/requestedSchema/properties/untitledMultipleSelectEnum"}}
+
+func gatewayBackends(t *testing.T) []backendRow {
+	var rows []backendRow
+	for _, tg := range matrixTargets(t) {
+		switch {
+		case strings.HasPrefix(tg.name, "bin/everything ") && tg.transport == "stdio":
+			rev := strings.TrimPrefix(tg.name, "bin/everything ")
+			rows = append(rows, backendRow{name: tg.name, rev: rev, base: tg,
+				flags: func(*testing.T) []string { return []string{"--stdio", shellQuote(binary) + " --revisions " + rev} }})
+		case tg.name == "server-everything" && tg.transport == "stdio":
+			rows = append(rows, backendRow{name: "npm " + tg.name + " stdio", base: tg, flags: npmStdio("everything", "stdio"), fails: npmEverythingFails})
+		case tg.name == "server-everything" && tg.transport == "streamable http":
+			rows = append(rows, backendRow{name: "npm " + tg.name + " streamable http", base: tg, fails: npmEverythingFails,
+				flags: func(t *testing.T) []string { return []string{"--url", startThirdPartyHTTP(t, "streamableHttp") + "/mcp"} }})
+		case tg.name == "server-everything" && tg.transport == "http+sse":
+			rows = append(rows, backendRow{name: "npm " + tg.name + " http+sse", base: tg, fails: npmEverythingFails,
+				flags: func(t *testing.T) []string { return []string{"--url", startThirdPartyHTTP(t, "sse") + "/sse"} }})
+		case tg.name == "server-filesystem":
+			// server-filesystem asks for the roots when the session
+			// opens, not in a call: on the gateway's shared backend
+			// session, no one front client's.
+			rows = append(rows, backendRow{name: "npm " + tg.name, base: tg, flags: npmStdio("filesystem", tg.root),
+				lacks: map[string]string{"roots": "asked when the backend session opens: the shared session is no one client's"}})
+		case tg.name == "server-memory":
+			memory := filepath.Join(t.TempDir(), "memory.jsonl")
+			rows = append(rows, backendRow{name: "npm " + tg.name, base: tg, flags: npmStdio("memory"), env: []string{"MEMORY_FILE_PATH=" + memory}})
+		}
+	}
+	return rows
+}
+
+// npmStdio runs an npm reference server over stdio behind the gateway.
+func npmStdio(name string, args ...string) func(t *testing.T) []string {
+	return func(t *testing.T) []string {
+		tr := thirdParty(t, name, nil, args...)
+		words := []string{shellQuote(tr.Path)}
+		for _, a := range tr.Args {
+			words = append(words, shellQuote(a))
+		}
+		return []string{"--stdio", strings.Join(words, " ")}
+	}
+}
+
+// shellQuote quotes s for the gateway's --stdio, which splits as a shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// startGatewayHTTP starts bin/mcpgateway --http with flags and returns
+// its /mcp endpoint.
+func startGatewayHTTP(t *testing.T, env []string, flags ...string) string {
+	t.Helper()
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := exec.Command(gatewayBinary(t), append(flags, "--http", "127.0.0.1:0", "--addr-file", addrFile)...)
+	cmd.Env = append(os.Environ(), env...)
+	stderr := new(capturedLog)
+	cmd.Stderr = stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		stop := time.AfterFunc(5*time.Second, func() { _ = cmd.Process.Kill() })
+		_ = cmd.Wait()
+		stop.Stop()
+	})
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
+			return "http://" + strings.TrimSpace(string(b)) + "/mcp"
+		}
+		if time.Now().After(deadline) || cmd.ProcessState != nil {
+			t.Fatalf("the gateway did not start; stderr:\n%s", stderr.String())
+		}
+	}
+}
+
+// frontLacks are the features a front revision has no place for.
+func frontLacks(rev string) map[string]string {
+	lacks := map[string]string{}
+	switch rev {
+	case "2024-11-05", "2025-03-26":
+		for _, f := range []string{"structured", "resource links", "elicitation"} {
+			lacks[f] = "2025-06-18 on"
+		}
+		fallthrough
+	case "2025-06-18":
+		lacks["tasks"] = "2025-11-25 on"
+	}
+	return lacks
+}
+
+// TestGatewayMatrix runs the gateway matrix (see above) and logs it.
+func TestGatewayMatrix(t *testing.T) {
+	gw := gatewayBinary(t)
+	var table strings.Builder
+	fmt.Fprintf(&table, "| backend | front | revision | %s |\n|%s\n", strings.Join(matrixFeatures, " | "), strings.Repeat("---|", len(matrixFeatures)+3))
+	var mu sync.Mutex
+	for _, b := range gatewayBackends(t) {
+		for _, tx := range []string{"stdio", "http"} {
+			if tx == "http" && b.name != "bin/everything 2025-11-25" && b.name != "npm server-everything stdio" {
+				continue // every front revision over HTTP for two backends; over stdio for all
+			}
+			for _, front := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+				name := strings.ReplaceAll(b.name+" via "+tx+" "+front, " ", "_")
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					tg := b.base
+					tg.name, tg.transport = "gateway → "+b.name, tx
+					flags := b.flags(t)
+					if tx == "stdio" {
+						tg.dial = func(*testing.T) rt.ClientTransport {
+							return &stdio.CommandTransport{Path: gw, Args: flags, Env: append(os.Environ(), b.env...), ShutdownTimeout: 5 * time.Second}
+						}
+					} else {
+						url := startGatewayHTTP(t, b.env, flags...)
+						tg.dial = func(*testing.T) rt.ClientTransport { return &streamhttp.ClientTransport{URL: url} }
+					}
+					era := rt.Stateful
+					if front == "2026-07-28" {
+						era = rt.Stateless
+					}
+					tg.opts = rt.ClientOptions{ProtocolVersion: front, Era: era}
+					tg.lacks = map[string]string{}
+					maps.Copy(tg.lacks, b.base.lacks)
+					maps.Copy(tg.lacks, frontLacks(front))
+					maps.Copy(tg.lacks, b.lacks)
+					tg.want = map[string]string{}
+					maps.Copy(tg.want, b.base.want)
+					for f, why := range gatewayLacks {
+						if _, ok := tg.lacks[f]; !ok && tg.want[f] != "n/a" {
+							tg.lacks[f] = why
+						}
+					}
+					for f := range tg.lacks {
+						tg.want[f] = "n/a"
+					}
+					// Undeclared calls: a 2026-07-28 client makes no
+					// server/discover check, so a backend declaring every
+					// capability leaves nothing to refuse.
+					if front == "2026-07-28" && strings.Contains(b.name, "everything") && b.rev != "2024-11-05" {
+						tg.want["undeclared"] = "n/a"
+					} else if tg.want["undeclared"] == "n/a" {
+						delete(tg.want, "undeclared")
+					}
+					for _, rev := range []string{"", front} {
+						maps.Copy(tg.want, b.fails[rev])
+					}
+					cells, revision := runMatrix(t, tg)
+					if revision != front {
+						t.Errorf("negotiated %s through the gateway, want %s", revision, front)
+					}
+					row := []string{b.name, tx, revision}
+					for _, f := range matrixFeatures {
+						out := cells[f]
+						if out == "" {
+							out = "n/a"
+						}
+						want := tg.want[f]
+						if want == "" {
+							want = "ok"
+						}
+						if !strings.HasPrefix(out, want) {
+							t.Errorf("%s: %s; want %s", f, out, want)
+						}
+						row = append(row, out)
+					}
+					mu.Lock()
+					fmt.Fprintf(&table, "| %s |\n", strings.Join(row, " | "))
+					mu.Unlock()
+				})
+			}
+		}
+	}
+	t.Cleanup(func() { t.Logf("the gateway matrix:\n%s", table.String()) })
+}

@@ -1,0 +1,154 @@
+package gateway
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mcpgen/mcpgen/runtime/listen"
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+
+	v26 "github.com/mcpgen/mcpgen/gateway/mcp/v20260728"
+)
+
+// Resource subscriptions. The front engine keeps its clients'
+// subscriptions (resources/subscribe of a stateful session, the resource
+// URIs of a subscriptions/listen stream) and tells them of updates
+// (Server.NotifyResourceUpdated); the gateway holds one backend
+// subscription per URI any front client subscribed to, shared, for as
+// long as one does: a listen stream on the backend session (which, on a
+// stateful backend, stands in with resources/subscribe), whose updates
+// reach backendHandler.ResourceUpdated.
+
+// upstream is the backend subscription to one resource.
+type upstream struct {
+	n      int // front subscriptions sharing it
+	cancel context.CancelFunc
+	ready  chan struct{} // closed once the backend acknowledged (or refused) it
+	once   sync.Once
+}
+
+// maxUpstream bounds the resources subscribed to on the backend.
+const maxUpstream = 4096
+
+// subscribe adds a front subscription to uri. The first one opens the
+// backend subscription and waits (until ctx ends) for the backend to
+// acknowledge it: an update right after the front client's subscription
+// then reaches it.
+func (g *Gateway) subscribe(ctx context.Context, uri string) error {
+	g.subMu.Lock()
+	if u := g.subs[uri]; u != nil {
+		u.n++
+		ready := u.ready
+		g.subMu.Unlock()
+		return wait(ctx, ready)
+	}
+	if len(g.subs) >= maxUpstream {
+		g.subMu.Unlock()
+		return rt.InvalidParams("/params/uri", "the gateway holds subscriptions to 4096 resources (its bound): unsubscribe from some first")
+	}
+	sctx, cancel := context.WithCancel(context.Background())
+	u := &upstream{n: 1, cancel: cancel, ready: make(chan struct{})}
+	g.subs[uri] = u
+	g.subMu.Unlock()
+	params := &v26.SubscriptionsListenRequestParams{Notifications: &v26.SubscriptionFilter{ResourceSubscriptions: []string{uri}}}
+	go func() {
+		defer u.once.Do(func() { close(u.ready) })
+		for ev, err := range listen.Stream(sctx, g.cs, params) {
+			if err != nil {
+				if sctx.Err() == nil {
+					g.log.Warn("gateway: the backend subscription ended; its updates no longer reach the front clients", "uri", uri, "err", err)
+				}
+				return
+			}
+			if ev.Method == listen.MethodAcknowledged {
+				u.once.Do(func() { close(u.ready) })
+			}
+		}
+	}()
+	return wait(ctx, u.ready)
+}
+
+// wait waits for ready, or ctx to end.
+func wait(ctx context.Context, ready <-chan struct{}) error {
+	select {
+	case <-ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// unsubscribe drops a front subscription to uri.
+func (g *Gateway) unsubscribe(uri string) {
+	g.subMu.Lock()
+	defer g.subMu.Unlock()
+	u := g.subs[uri]
+	if u == nil {
+		return
+	}
+	if u.n--; u.n == 0 {
+		u.cancel()
+		delete(g.subs, uri)
+	}
+}
+
+// feature plugs the subscriptions into the front server, in front of
+// what serves them there (the engine; listen.Feature).
+func (g *Gateway) feature() rt.Feature {
+	return rt.FeatureFunc(func(reg *rt.Registry) error {
+		uriOf := func(r *rt.Request) string {
+			raw, _ := wire.MemberOf(r.Params(), "uri")
+			var s string
+			_ = wire.Unmarshal(raw, (*wireString)(&s))
+			return s
+		}
+		reg.Route(rt.Route{Role: protocol.RoleSubscribe, Step: func(ctx context.Context, r *rt.Request, next rt.Next) (wire.Marshaler, error) {
+			uri := uriOf(r)
+			if err := g.subscribe(ctx, uri); err != nil {
+				g.unsubscribe(uri)
+				return nil, err
+			}
+			res, err := next.Serve()
+			if err != nil {
+				g.unsubscribe(uri)
+			}
+			return res, err
+		}})
+		reg.Route(rt.Route{Role: protocol.RoleUnsubscribe, Step: func(ctx context.Context, r *rt.Request, next rt.Next) (wire.Marshaler, error) {
+			res, err := next.Serve()
+			if err == nil {
+				g.unsubscribe(uriOf(r))
+			}
+			return res, err
+		}})
+		reg.Route(rt.Route{Role: protocol.RoleListen, Step: func(ctx context.Context, r *rt.Request, next rt.Next) (wire.Marshaler, error) {
+			uris := listen.ParseFilter(r.Params()).ResourceSubscriptions
+			for i, uri := range uris {
+				if err := g.subscribe(ctx, uri); err != nil {
+					for _, u := range uris[:i+1] {
+						g.unsubscribe(u)
+					}
+					return nil, err
+				}
+			}
+			defer func() {
+				for _, uri := range uris {
+					g.unsubscribe(uri)
+				}
+			}()
+			return next.Serve()
+		}})
+		return nil
+	})
+}
+
+// wireString decodes a JSON string.
+type wireString string
+
+func (s *wireString) DecodeJSON(d *wire.Decoder) error {
+	v, err := d.Str()
+	*s = wireString(v)
+	return err
+}
