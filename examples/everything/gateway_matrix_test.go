@@ -89,7 +89,9 @@ func gatewayBackends(t *testing.T) []backendRow {
 			rows = append(rows, backendRow{name: "npm " + tg.name + " stdio", base: tg, flags: npmStdio("everything", "stdio"), fails: npmEverythingFails})
 		case tg.name == "server-everything" && tg.transport == "streamable http":
 			rows = append(rows, backendRow{name: "npm " + tg.name + " streamable http", base: tg, fails: npmEverythingFails,
-				flags: func(t *testing.T) []string { return []string{"--url", startThirdPartyHTTP(t, "streamableHttp") + "/mcp"} }})
+				flags: func(t *testing.T) []string {
+					return []string{"--url", startThirdPartyHTTP(t, "streamableHttp") + "/mcp"}
+				}})
 		case tg.name == "server-everything" && tg.transport == "http+sse":
 			rows = append(rows, backendRow{name: "npm " + tg.name + " http+sse", base: tg, fails: npmEverythingFails,
 				flags: func(t *testing.T) []string { return []string{"--url", startThirdPartyHTTP(t, "sse") + "/sse"} }})
