@@ -118,9 +118,10 @@ interop/node_modules/.package-lock.json: interop/package.json interop/package-lo
 	cd interop && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-## conformance: the official conformance suite (pinned in interop/): bin/everything in server mode, bin/everything-client in client mode, both eras; raw results in out/conformance
+## conformance: the official conformance suite (pinned in interop/): bin/everything in server mode, bin/everything-client in client mode, both eras; then its server scenarios through bin/mcpgateway (scripts/conformance-gateway.sh); raw results in out/conformance, out/conformance-gateway
 conformance: build interop-deps
 	scripts/conformance.sh out/conformance
+	scripts/conformance-gateway.sh out/conformance-gateway
 
 ## bench: benchmarks of the hot path (see README for benchstat)
 bench: generate

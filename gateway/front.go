@@ -22,21 +22,22 @@ type toolsPart struct{ g *Gateway }
 // ListTools implements v26.Server.
 func (p toolsPart) ListTools(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListToolsResult, error) {
 	defer p.g.enter(ctx)()
-	return p.g.c.ListTools(p.g.backendCtx(ctx), paginated(params))
+	return p.g.backendFor(ctx).c.ListTools(p.g.backendCtx(ctx), paginated(params))
 }
 
 // CallTool implements v26.Server.
 func (p toolsPart) CallTool(ctx context.Context, params *v26.CallToolRequestParams) (v26.CallToolReply, error) {
 	defer p.g.enter(ctx)()
-	if p.g.native {
+	b := p.g.backendFor(ctx)
+	if b.native {
 		q := *params
-		q.Meta = hop(q.Meta)
-		return nativeCall(p.g, ctx, v26.MethodToolsCall, &q, v26.UnmarshalCallToolReply)
+		q.Meta = nativeHop(q.Meta)
+		return nativeCall(b, p.g, ctx, v26.MethodToolsCall, &q, v26.UnmarshalCallToolReply)
 	}
 	return parkCall(p.g, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.CallToolReply, error) {
 		q := *params
 		q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
-		return p.g.c.CallTool(ctx, &q)
+		return b.c.CallTool(ctx, &q)
 	}, inputRequired[v26.CallToolReply])
 }
 
@@ -46,21 +47,22 @@ type promptsPart struct{ g *Gateway }
 // ListPrompts implements v26.Server.
 func (p promptsPart) ListPrompts(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListPromptsResult, error) {
 	defer p.g.enter(ctx)()
-	return p.g.c.ListPrompts(p.g.backendCtx(ctx), paginated(params))
+	return p.g.backendFor(ctx).c.ListPrompts(p.g.backendCtx(ctx), paginated(params))
 }
 
 // GetPrompt implements v26.Server.
 func (p promptsPart) GetPrompt(ctx context.Context, params *v26.GetPromptRequestParams) (v26.GetPromptReply, error) {
 	defer p.g.enter(ctx)()
-	if p.g.native {
+	b := p.g.backendFor(ctx)
+	if b.native {
 		q := *params
-		q.Meta = hop(q.Meta)
-		return nativeCall(p.g, ctx, v26.MethodPromptsGet, &q, v26.UnmarshalGetPromptReply)
+		q.Meta = nativeHop(q.Meta)
+		return nativeCall(b, p.g, ctx, v26.MethodPromptsGet, &q, v26.UnmarshalGetPromptReply)
 	}
 	return parkCall(p.g, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.GetPromptReply, error) {
 		q := *params
 		q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
-		return p.g.c.GetPrompt(ctx, &q)
+		return b.c.GetPrompt(ctx, &q)
 	}, inputRequired[v26.GetPromptReply])
 }
 
@@ -71,27 +73,28 @@ type resourcesPart struct{ g *Gateway }
 // ListResources implements v26.Server.
 func (p resourcesPart) ListResources(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListResourcesResult, error) {
 	defer p.g.enter(ctx)()
-	return p.g.c.ListResources(p.g.backendCtx(ctx), paginated(params))
+	return p.g.backendFor(ctx).c.ListResources(p.g.backendCtx(ctx), paginated(params))
 }
 
 // ListResourceTemplates implements v26.Server.
 func (p resourcesPart) ListResourceTemplates(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListResourceTemplatesResult, error) {
 	defer p.g.enter(ctx)()
-	return p.g.c.ListResourceTemplates(p.g.backendCtx(ctx), paginated(params))
+	return p.g.backendFor(ctx).c.ListResourceTemplates(p.g.backendCtx(ctx), paginated(params))
 }
 
 // ReadResource implements v26.Server.
 func (p resourcesPart) ReadResource(ctx context.Context, params *v26.ReadResourceRequestParams) (v26.ReadResourceReply, error) {
 	defer p.g.enter(ctx)()
-	if p.g.native {
+	b := p.g.backendFor(ctx)
+	if b.native {
 		q := *params
-		q.Meta = hop(q.Meta)
-		return nativeCall(p.g, ctx, v26.MethodResourcesRead, &q, v26.UnmarshalReadResourceReply)
+		q.Meta = nativeHop(q.Meta)
+		return nativeCall(b, p.g, ctx, v26.MethodResourcesRead, &q, v26.UnmarshalReadResourceReply)
 	}
 	return parkCall(p.g, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.ReadResourceReply, error) {
 		q := *params
 		q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
-		return p.g.c.ReadResource(ctx, &q)
+		return b.c.ReadResource(ctx, &q)
 	}, inputRequired[v26.ReadResourceReply])
 }
 
@@ -103,7 +106,7 @@ func (p completePart) Complete(ctx context.Context, params *v26.CompleteRequestP
 	defer p.g.enter(ctx)()
 	q := *params
 	q.Meta = hop(q.Meta)
-	return p.g.c.Complete(p.g.backendCtx(ctx), &q)
+	return p.g.backendFor(ctx).c.Complete(p.g.backendCtx(ctx), &q)
 }
 
 // The sixteen handlers: t tools, p prompts, r resources, c completions.
@@ -169,10 +172,14 @@ type (
 // capabilities declare.
 func frontHandler(g *Gateway, caps wire.Raw) any {
 	has := func(name string) bool { _, ok := wire.MemberOf(caps, name); return ok }
+	// 2024-11-05 has completion/complete but no capability declaring it:
+	// a server of it with prompts or resources may complete their
+	// arguments.
+	completes := has("completions") || (g.def.cs.ProtocolVersion() < "2025-03-26" && (has("prompts") || has("resources")))
 	t, p, r, c := toolsPart{g}, promptsPart{g}, resourcesPart{g}, completePart{g}
 	key := 0
-	for i, name := range []string{"tools", "prompts", "resources", "completions"} {
-		if has(name) {
+	for i, ok := range []bool{has("tools"), has("prompts"), has("resources"), completes} {
+		if ok {
 			key |= 1 << i
 		}
 	}
@@ -235,10 +242,10 @@ func (g *Gateway) onlyStateless() (*rt.Request, context.Context) {
 // backend as it is, and its answer back as it is: an input round the
 // backend asks for reaches the front client, whose retry (its
 // inputResponses and the backend's requestState) goes back the same way.
-func nativeCall[P wire.Marshaler, R any](g *Gateway, ctx context.Context, method string, params P, decode func([]byte) (R, error)) (R, error) {
+func nativeCall[P wire.Marshaler, R any](b *backend, g *Gateway, ctx context.Context, method string, params P, decode func([]byte) (R, error)) (R, error) {
 	var raw wire.Raw
 	var zero R
-	if err := g.cs.Call(g.backendCtx(ctx), method, params, &raw); err != nil {
+	if err := b.cs.Call(g.backendCtx(ctx), method, params, &raw); err != nil {
 		return zero, err
 	}
 	return decode(raw)
@@ -253,6 +260,20 @@ func hop(m *v26.RequestMetaObject) *v26.RequestMetaObject {
 		return nil
 	}
 	return &v26.RequestMetaObject{Extra: m.Extra}
+}
+
+// nativeHop is the _meta of a request carried to a 2026-07-28 backend,
+// which asks the front client itself (its input rounds pass through): the
+// front client's capabilities and log level go with it, so that the
+// backend asks only for what that client can give, and logs at its level.
+func nativeHop(m *v26.RequestMetaObject) *v26.RequestMetaObject {
+	if m == nil {
+		return nil
+	}
+	if len(m.Extra) == 0 && m.ClientCapabilities == nil && !m.LogLevel.Set {
+		return nil
+	}
+	return &v26.RequestMetaObject{Extra: m.Extra, ClientCapabilities: m.ClientCapabilities, LogLevel: m.LogLevel}
 }
 
 // paginated is a list request's params carried to the backend.

@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/features"
 	"github.com/mcpgen/mcpgen/runtime/listen"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -73,18 +74,21 @@ type Options struct {
 type Gateway struct {
 	o   Options
 	log *slog.Logger
-	cs  *rt.ClientSession
-	c   *v26.Client
-	// native: the backend speaks 2026-07-28, whose results pass through as
-	// they are (input rounds included); an older backend's are converted
-	// by the bridges and its requests to the client parked (park.go).
-	native bool
-	srv    *rt.Server
-	parked *parking
-	asked  atomic.Uint64 // numbers the questions asked of front clients
+	bh  *backendHandler
+	// def is the session with the backend in the newest revision both
+	// speak; byRev the sessions opened for front clients of other
+	// revisions the backend speaks too (backendFor).
+	def   *backend
+	bmu   sync.Mutex
+	byRev map[string]*revSession
+	srv   *rt.Server
+	// stopWatch ends the list-change stream of a 2026-07-28 backend.
+	stopWatch context.CancelFunc
+	parked    *parking
+	asked     atomic.Uint64 // numbers the questions asked of front clients
 
 	subMu sync.Mutex
-	subs  map[string]*upstream // resource URI → the backend subscription front clients share
+	subs  map[subKey]*upstream // the backend subscriptions front clients share
 
 	flightMu sync.Mutex
 	inflight map[*rt.Request]context.Context // stateless front requests in progress
@@ -108,18 +112,14 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if o.ParkedTTL <= 0 {
 		o.ParkedTTL = 10 * time.Minute
 	}
-	g := &Gateway{o: o, log: o.Logger, subs: map[string]*upstream{}, inflight: map[*rt.Request]context.Context{}}
+	g := &Gateway{o: o, log: o.Logger, subs: map[subKey]*upstream{}, inflight: map[*rt.Request]context.Context{}, byRev: map[string]*revSession{}}
 	g.parked = newParking(o.MaxParked, o.ParkedTTL)
-	bh := &backendHandler{g: g}
-	// Every log message of the backend's: each front session keeps its own
-	// level.
-	cs, err := rt.Connect(ctx, o.Backend, rt.ClientOptions{Name: o.Name, Title: o.Title, Version: o.Version, Logger: o.Logger, LogLevel: "debug", Capabilities: wire.Raw(`{"sampling":{},"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true}}`)},
-		v26.Mount(bh), v25via.Mount(bh), v2506via.Mount(bh), v2503via.Mount(bh), v24via.Mount(bh))
+	g.bh = &backendHandler{g: g}
+	cs, err := g.connect(ctx, rt.Auto, "")
 	if err != nil {
 		return nil, fmt.Errorf("gateway: connecting to the backend: %w", err)
 	}
-	g.cs, g.c = cs, v26.NewClient(cs)
-	g.native = cs.ProtocolVersion() == "2026-07-28"
+	g.def = newBackend(cs)
 	so, err := g.serverOptions()
 	if err != nil {
 		cs.Close()
@@ -135,7 +135,31 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	g.srv = srv
+	if g.def.native && so.ListChanged {
+		g.watchLists()
+	}
 	return g, nil
+}
+
+// watchLists holds a listen stream open on a 2026-07-28 backend, which
+// announces list changes only on such streams: each change reaches
+// backendHandler (ToolListChanged, …), which tells the front clients.
+// Close ends it.
+func (g *Gateway) watchLists() {
+	ctx, cancel := context.WithCancel(context.Background())
+	g.stopWatch = cancel
+	yes := wire.Some(true)
+	params := &v26.SubscriptionsListenRequestParams{Notifications: &v26.SubscriptionFilter{ToolsListChanged: yes, PromptsListChanged: yes, ResourcesListChanged: yes}}
+	go func() {
+		for _, err := range listen.Stream(ctx, g.def.cs, params) {
+			if err != nil {
+				if ctx.Err() == nil {
+					g.log.Warn("gateway: the backend's list-change stream ended; its list changes no longer reach the front clients", "err", err)
+				}
+				return
+			}
+		}
+	}()
 }
 
 // The generated packages the bridges convert between are linked through
@@ -145,11 +169,11 @@ var _ = []any{v24.Protocol, v2503.Protocol, v2506.Protocol, v25.Protocol}
 // serverOptions are the front server's options, from the backend's
 // initialize or discover result.
 func (g *Gateway) serverOptions() (rt.ServerOptions, error) {
-	so := rt.ServerOptions{Logger: g.log, Instructions: g.cs.Instructions(),
+	so := rt.ServerOptions{Logger: g.log, Instructions: g.def.cs.Instructions(),
 		// The gateway's subscriptions first: they see a listen stream
 		// before listen.Feature serves it.
 		Features: []rt.Feature{g.feature(), listen.Feature(listen.Options{})}}
-	info, err := g.c.ServerInfo()
+	info, err := g.def.c.ServerInfo()
 	if err != nil || info == nil {
 		return so, fmt.Errorf("gateway: the backend's serverInfo: %v", err)
 	}
@@ -157,7 +181,7 @@ func (g *Gateway) serverOptions() (rt.ServerOptions, error) {
 	if t, ok := info.Title.Get(); ok {
 		so.Title = t
 	}
-	caps := g.cs.ServerCapabilities()
+	caps := g.def.cs.ServerCapabilities()
 	for _, list := range []string{"tools", "prompts", "resources"} {
 		if c, ok := wire.MemberOf(caps, list); ok {
 			if lc, ok := wire.MemberOf(c, "listChanged"); ok && string(lc) == "true" {
@@ -166,10 +190,25 @@ func (g *Gateway) serverOptions() (rt.ServerOptions, error) {
 		}
 	}
 	if exts, ok := wire.MemberOf(caps, "extensions"); ok {
-		so.Extensions = members(exts)
+		for name, v := range members(exts) {
+			if !carriedExtensions[name] {
+				g.log.Warn("gateway: the backend declares an extension the gateway does not carry; its clients are not told of it", "extension", name)
+				continue
+			}
+			if so.Extensions == nil {
+				so.Extensions = map[string]wire.Raw{}
+			}
+			so.Extensions[name] = v
+		}
 	}
 	return so, nil
 }
+
+// carriedExtensions are the capability extensions the gateway carries:
+// those without methods of their own (MCP Apps: _meta on tools and
+// resources, which pass through). An extension with methods (tasks,
+// skills) is not declared to the front: its methods would not be served.
+var carriedExtensions = map[string]bool{features.AppExtension: true}
 
 // members splits a JSON object into its members (nil for anything else).
 func members(obj wire.Raw) map[string]wire.Raw {
@@ -189,14 +228,29 @@ func members(obj wire.Raw) map[string]wire.Raw {
 // runtime/streamhttp.
 func (g *Gateway) Server() *rt.Server { return g.srv }
 
-// Backend is the session with the backend.
-func (g *Gateway) Backend() *rt.ClientSession { return g.cs }
+// Backend is the session with the backend in the newest revision both
+// speak (front clients of another revision the backend speaks have one of
+// their own: backendFor).
+func (g *Gateway) Backend() *rt.ClientSession { return g.def.cs }
 
-// Close ends the parked calls, the front server and the backend session.
+// Close ends the parked calls, the front server and the backend sessions.
 func (g *Gateway) Close() error {
+	if g.stopWatch != nil {
+		g.stopWatch()
+	}
 	g.parked.closeAll()
 	if g.srv != nil {
 		g.srv.Close()
 	}
-	return g.cs.Close()
+	g.bmu.Lock()
+	revs := g.byRev
+	g.byRev = map[string]*revSession{}
+	g.bmu.Unlock()
+	for _, rs := range revs {
+		<-rs.ready
+		if rs.b != nil {
+			rs.b.cs.Close()
+		}
+	}
+	return g.def.cs.Close()
 }

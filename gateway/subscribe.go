@@ -32,13 +32,23 @@ type upstream struct {
 // maxUpstream bounds the resources subscribed to on the backend.
 const maxUpstream = 4096
 
-// subscribe adds a front subscription to uri. The first one opens the
-// backend subscription and waits (until ctx ends) for the backend to
-// acknowledge it: an update right after the front client's subscription
-// then reaches it.
+// subKey names a backend subscription: the backend session serving the
+// front client (its updates are that session's), and the URI.
+type subKey struct {
+	b   *backend
+	uri string
+}
+
+// subscribe adds a front subscription to uri, for the front request in
+// ctx. The first one on its backend session opens the backend
+// subscription and waits (until ctx ends) for the backend to acknowledge
+// it: an update right after the front client's subscription then
+// reaches it.
 func (g *Gateway) subscribe(ctx context.Context, uri string) error {
+	b := g.backendFor(ctx)
+	key := subKey{b, uri}
 	g.subMu.Lock()
-	if u := g.subs[uri]; u != nil {
+	if u := g.subs[key]; u != nil {
 		u.n++
 		ready := u.ready
 		g.subMu.Unlock()
@@ -50,12 +60,12 @@ func (g *Gateway) subscribe(ctx context.Context, uri string) error {
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	u := &upstream{n: 1, cancel: cancel, ready: make(chan struct{})}
-	g.subs[uri] = u
+	g.subs[key] = u
 	g.subMu.Unlock()
 	params := &v26.SubscriptionsListenRequestParams{Notifications: &v26.SubscriptionFilter{ResourceSubscriptions: []string{uri}}}
 	go func() {
 		defer u.once.Do(func() { close(u.ready) })
-		for ev, err := range listen.Stream(sctx, g.cs, params) {
+		for ev, err := range listen.Stream(sctx, b.cs, params) {
 			if err != nil {
 				if sctx.Err() == nil {
 					g.log.Warn("gateway: the backend subscription ended; its updates no longer reach the front clients", "uri", uri, "err", err)
@@ -80,17 +90,19 @@ func wait(ctx context.Context, ready <-chan struct{}) error {
 	}
 }
 
-// unsubscribe drops a front subscription to uri.
-func (g *Gateway) unsubscribe(uri string) {
+// unsubscribe drops a front subscription to uri of the front request in
+// ctx.
+func (g *Gateway) unsubscribe(ctx context.Context, uri string) {
+	key := subKey{g.backendFor(ctx), uri}
 	g.subMu.Lock()
 	defer g.subMu.Unlock()
-	u := g.subs[uri]
+	u := g.subs[key]
 	if u == nil {
 		return
 	}
 	if u.n--; u.n == 0 {
 		u.cancel()
-		delete(g.subs, uri)
+		delete(g.subs, key)
 	}
 }
 
@@ -107,19 +119,19 @@ func (g *Gateway) feature() rt.Feature {
 		reg.Route(rt.Route{Role: protocol.RoleSubscribe, Step: func(ctx context.Context, r *rt.Request, next rt.Next) (wire.Marshaler, error) {
 			uri := uriOf(r)
 			if err := g.subscribe(ctx, uri); err != nil {
-				g.unsubscribe(uri)
+				g.unsubscribe(ctx, uri)
 				return nil, err
 			}
 			res, err := next.Serve()
 			if err != nil {
-				g.unsubscribe(uri)
+				g.unsubscribe(ctx, uri)
 			}
 			return res, err
 		}})
 		reg.Route(rt.Route{Role: protocol.RoleUnsubscribe, Step: func(ctx context.Context, r *rt.Request, next rt.Next) (wire.Marshaler, error) {
 			res, err := next.Serve()
 			if err == nil {
-				g.unsubscribe(uriOf(r))
+				g.unsubscribe(ctx, uriOf(r))
 			}
 			return res, err
 		}})
@@ -128,14 +140,14 @@ func (g *Gateway) feature() rt.Feature {
 			for i, uri := range uris {
 				if err := g.subscribe(ctx, uri); err != nil {
 					for _, u := range uris[:i+1] {
-						g.unsubscribe(u)
+						g.unsubscribe(ctx, u)
 					}
 					return nil, err
 				}
 			}
 			defer func() {
 				for _, uri := range uris {
-					g.unsubscribe(uri)
+					g.unsubscribe(ctx, uri)
 				}
 			}()
 			return next.Serve()
