@@ -13,7 +13,7 @@ export MCPGEN_SPEC_ROOT := $(abspath $(SPEC_ROOT))
 # The spec's own history: 112 versions of the upstream draft schema.
 HISTORY   ?= ../shared/mcp-schema-history/draft-history.tgz
 
-.PHONY: all build generate demo goproxy test test-fresh test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench test-gateway vet interop-deps conformance bench bench-compare bench-blackbox bench-size demo-cluster bench-cluster fuzz clean
+.PHONY: all build generate demo goproxy test test-fresh test-go test-history test-spec test-example test-hello test-goclients test-registry test-redis test-telemetry test-bench test-gateway vet interop-deps conformance bench bench-compare bench-blackbox bench-gateway bench-size demo-cluster bench-cluster fuzz clean
 
 all: build
 
@@ -137,6 +137,10 @@ bench-compare:
 ## bench-blackbox: the black-box comparison (separate server processes, bench/cmd/mcpload driving them; medians and per-rep ratios in out/blackbox). Not part of make test.
 bench-blackbox:
 	bench/blackbox.sh
+
+## bench-gateway: what bin/mcpgateway costs per call: calls/s and latency through it vs bin/everything directly, stdio and HTTP, both eras (out/gateway). Not part of make test.
+bench-gateway: build
+	bench/gateway.sh
 
 ## bench-size: the binary size of examples/hello on mcpgen (per build option) beside the same server on go-sdk and mcp-go, and what each package adds (out/size). Not part of make test.
 bench-size:

@@ -76,8 +76,8 @@ func runHTTP(ctx context.Context, c config, text string) (*result, error) {
 func waitForFile(path string, limit time.Duration) (string, error) {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
-			return string(b), nil
+		if b, err := os.ReadFile(path); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			return string(bytes.TrimSpace(b)), nil // (some servers end it with a newline)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -14,6 +14,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -27,6 +29,7 @@ import (
 	"github.com/spf13/pflag"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/ratelimit"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 
@@ -47,6 +50,12 @@ func run(args []string) error {
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on `ADDR` (/mcp for both eras, /sse for 2024-11-05 clients) instead of stdio; port 0 picks a free one")
 	addrFile := fs.String("addr-file", "", "with --http, write the address listened on to `FILE`")
 	verbose := fs.BoolP("verbose", "v", false, "log debug messages to stderr")
+	tokens := fs.StringArray("token", nil, "with --http, accept `TOKEN=PRINCIPAL`: requests must carry Authorization: Bearer TOKEN and act for PRINCIPAL (repeatable; $MCPGATEWAY_TOKENS adds comma-separated ones; none: no authentication)")
+	hosts := fs.StringSlice("allowed-hosts", nil, "with --http, the Host `NAMES` accepted besides loopback ones (name, name:port, or * for any), against DNS rebinding")
+	origins := fs.StringSlice("allowed-origins", nil, "with --http, the browser `ORIGINS` accepted (scheme://host[:port], or *); default loopback ones")
+	rate := fs.Float64("rate-limit", 0, "limit each client (its principal, else its address; the stdio client is one) to `RATE` requests a second; 0: no limit")
+	burst := fs.Float64("rate-burst", 0, "with --rate-limit, let a client spend `N` requests at once (default the rate, at least 1)")
+	logRequests := fs.Bool("log-requests", false, "log every message the front clients send and receive, with its outcome and duration")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,9 +82,30 @@ func run(args []string) error {
 		backend = &streamhttp.ClientTransport{URL: *backendURL, Logger: log}
 	}
 
+	auth, err := bearerAuth(append(*tokens, splitList(os.Getenv("MCPGATEWAY_TOKENS"))...))
+	if err != nil {
+		return err
+	}
+	if auth != nil && *httpAddr == "" {
+		return errors.New("--token needs --http: a stdio front has no requests to authenticate")
+	}
+	var middleware []rt.Middleware
+	if *logRequests {
+		middleware = append(middleware, rt.RequestLog(log, slog.LevelInfo))
+	}
+	if *rate > 0 {
+		b := *burst
+		if b <= 0 {
+			b = max(*rate, 1)
+		}
+		middleware = append(middleware, ratelimit.Middleware(ratelimit.Options{Limit: ratelimit.Limit{Rate: *rate, Burst: b}, Logger: log}))
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	g, err := gateway.New(ctx, gateway.Options{Backend: backend, Logger: log})
+	g, err := gateway.New(ctx, gateway.Options{Backend: backend, Logger: log, Server: func(so *rt.ServerOptions) {
+		so.Middleware = append(so.Middleware, middleware...)
+	}})
 	if err != nil {
 		return err
 	}
@@ -84,7 +114,7 @@ func run(args []string) error {
 	if *httpAddr == "" {
 		return stdio.Serve(ctx, g.Server(), os.Stdin, os.Stdout, stdio.Options{})
 	}
-	h := streamhttp.NewHandler(g.Server(), streamhttp.Options{Logger: log})
+	h := streamhttp.NewHandler(g.Server(), streamhttp.Options{Logger: log, Auth: auth, AllowedHosts: withLoopback(*hosts), AllowedOrigins: *origins})
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
@@ -107,6 +137,72 @@ func run(args []string) error {
 	}
 	log.Info("serving Streamable HTTP", "endpoint", "http://"+ln.Addr().String()+"/mcp", "legacy_sse", "http://"+ln.Addr().String()+"/sse")
 	return streamhttp.Serve(ctx, ln, mux)
+}
+
+// bearerAuth authenticates requests by bearer token: each of specs is
+// TOKEN=PRINCIPAL. Tokens are compared in constant time (as SHA-256
+// digests). nil when there are none.
+func bearerAuth(specs []string) (func(*http.Request) (context.Context, error), error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	type entry struct {
+		sum       [32]byte
+		principal string
+	}
+	var entries []entry
+	for _, spec := range specs {
+		tok, principal, ok := strings.Cut(spec, "=")
+		if !ok || tok == "" || principal == "" {
+			return nil, fmt.Errorf("--token %q: want TOKEN=PRINCIPAL", redact(spec))
+		}
+		entries = append(entries, entry{sha256.Sum256([]byte(tok)), principal})
+	}
+	return func(r *http.Request) (context.Context, error) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || tok == "" {
+			return nil, &streamhttp.AuthError{Description: "a bearer token is required"}
+		}
+		sum := sha256.Sum256([]byte(tok))
+		principal := ""
+		for _, e := range entries { // every entry, whichever matches
+			if subtle.ConstantTimeCompare(sum[:], e.sum[:]) == 1 {
+				principal = e.principal
+			}
+		}
+		if principal == "" {
+			return nil, &streamhttp.AuthError{Code: "invalid_token", Description: "the token is not known"}
+		}
+		return rt.WithPrincipal(r.Context(), principal), nil
+	}, nil
+}
+
+// redact hides the token of a TOKEN=PRINCIPAL spec in messages.
+func redact(spec string) string {
+	if _, p, ok := strings.Cut(spec, "="); ok {
+		return "…=" + p
+	}
+	return "…"
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// withLoopback is the Host allow-list: the loopback names, which the
+// default allows, and names (nil: the default alone).
+func withLoopback(names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	return append([]string{"localhost", "127.0.0.1", "[::1]"}, names...)
 }
 
 // splitCommand splits a command line into words as a POSIX shell would

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
+
+	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 )
 
 func TestSplitCommand(t *testing.T) {
@@ -22,5 +26,34 @@ func TestSplitCommand(t *testing.T) {
 		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
 			t.Errorf("splitCommand(%q) = %q, %v; want %q (error %v)", tc.in, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+func TestBearerAuth(t *testing.T) {
+	auth, err := bearerAuth([]string{"s3cret=alice", "other=bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ header, principal, err string }{
+		{"Bearer s3cret", "alice", ""},
+		{"Bearer other", "bob", ""},
+		{"Bearer wrong", "", "invalid_token"},
+		{"", "", "a bearer token is required"},
+		{"Basic s3cret", "", "a bearer token is required"},
+	} {
+		r := httptest.NewRequest("POST", "http://127.0.0.1/mcp", nil)
+		if tc.header != "" {
+			r.Header.Set("Authorization", tc.header)
+		}
+		ctx, err := auth(r)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%q: %v, want an error saying %q", tc.header, err, tc.err)
+		case tc.err == "" && (err != nil || rt.PrincipalFrom(ctx) != tc.principal):
+			t.Errorf("%q: %v, principal %q; want %q", tc.header, err, rt.PrincipalFrom(ctx), tc.principal)
+		}
+	}
+	if _, err := bearerAuth([]string{"no-principal"}); err == nil || strings.Contains(err.Error(), "no-principal") {
+		t.Errorf("a spec without a principal: %v (and the token must not be echoed)", err)
 	}
 }
