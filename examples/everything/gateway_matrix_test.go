@@ -134,16 +134,7 @@ func startGatewayHTTP(t *testing.T, env []string, flags ...string) string {
 	cmd.Env = append(os.Environ(), env...)
 	stderr := new(capturedLog)
 	cmd.Stderr = stderr
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		stop := time.AfterFunc(5*time.Second, func() { _ = cmd.Process.Kill() })
-		_ = cmd.Wait()
-		stop.Stop()
-	})
+	startStopped(t, cmd)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
 			return "http://" + strings.TrimSpace(string(b)) + "/mcp"
@@ -229,21 +220,7 @@ func TestGatewayMatrix(t *testing.T) {
 					if revision != front {
 						t.Errorf("negotiated %s through the gateway, want %s", revision, front)
 					}
-					row := []string{b.name, tx, revision}
-					for _, f := range matrixFeatures {
-						out := cells[f]
-						if out == "" {
-							out = "n/a"
-						}
-						want := tg.want[f]
-						if want == "" {
-							want = "ok"
-						}
-						if !strings.HasPrefix(out, want) {
-							t.Errorf("%s: %s; want %s", f, out, want)
-						}
-						row = append(row, out)
-					}
+					row := checkRow(t, tg, cells, b.name, tx, revision)
 					mu.Lock()
 					fmt.Fprintf(&table, "| %s |\n", strings.Join(row, " | "))
 					mu.Unlock()

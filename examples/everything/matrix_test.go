@@ -177,25 +177,33 @@ func TestOneClientMatrix(t *testing.T) {
 	for _, tg := range targets {
 		t.Run(strings.ReplaceAll(tg.name+" "+tg.transport, " ", "_"), func(t *testing.T) {
 			cells, revision := runMatrix(t, tg)
-			row := []string{tg.name, tg.transport, revision}
-			for _, f := range matrixFeatures {
-				out := cells[f]
-				if out == "" {
-					out = "n/a"
-				}
-				want := tg.want[f]
-				if want == "" {
-					want = "ok"
-				}
-				if !strings.HasPrefix(out, want) {
-					t.Errorf("%s: %s; want %s", f, out, want)
-				}
-				row = append(row, out)
-			}
+			row := checkRow(t, tg, cells, tg.name, tg.transport, revision)
 			fmt.Fprintf(&table, "| %s |\n", strings.Join(row, " | "))
 		})
 	}
 	t.Logf("the one-client matrix:\n%s", table.String())
+}
+
+// checkRow fails t for every cell not what tg.want expects (its first
+// words; "ok" when absent) and returns the row of the table: lead, then
+// the cells.
+func checkRow(t *testing.T, tg matrixTarget, cells map[string]string, lead ...string) []string {
+	row := lead
+	for _, f := range matrixFeatures {
+		out := cells[f]
+		if out == "" {
+			out = "n/a"
+		}
+		want := tg.want[f]
+		if want == "" {
+			want = "ok"
+		}
+		if !strings.HasPrefix(out, want) {
+			t.Errorf("%s: %s; want %s", f, out, want)
+		}
+		row = append(row, out)
+	}
+	return row
 }
 
 // runMatrix connects the one client to tg and runs every feature.

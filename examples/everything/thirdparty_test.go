@@ -51,16 +51,7 @@ func startThirdPartyHTTP(t *testing.T, mode string) string {
 	cmd.Env = append(os.Environ(), "PORT="+port, `NODE_OPTIONS=--import="`+filepath.Join(dir, "loopback-preload.mjs")+`"`)
 	var stderr capturedLog
 	cmd.Stderr = &stderr
-	cmd.WaitDelay = 5 * time.Second // a process it started may hold stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		stop := time.AfterFunc(5*time.Second, func() { _ = cmd.Process.Kill() })
-		_ = cmd.Wait()
-		stop.Stop()
-	})
+	startStopped(t, cmd)
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
 			c.Close()
@@ -71,4 +62,21 @@ func startThirdPartyHTTP(t *testing.T, mode string) string {
 		}
 	}
 	return "http://127.0.0.1:" + port
+}
+
+// startStopped starts cmd, stopped when the test ends: interrupted, then
+// killed 5 s later if it has not exited (a process it started may hold
+// its stderr: WaitDelay).
+func startStopped(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		stop := time.AfterFunc(5*time.Second, func() { _ = cmd.Process.Kill() })
+		_ = cmd.Wait()
+		stop.Stop()
+	})
 }
