@@ -84,9 +84,10 @@ test-spec:
 test-hello:
 	cd $(HELLO) && $(GO) generate ./... && $(GO) vet ./... && $(GOTEST) -race ./...
 
-## test-goclients: bin/everything with the official go-sdk client and mcp-go's, every published revision, over stdio and HTTP (interop/goclients, a module of its own)
+## test-goclients: bin/everything with the official go-sdk client and mcp-go's, every published revision, over stdio and HTTP (interop/goclients, a module of its own), directly and through bin/mcpgateway
 test-goclients: build
 	cd interop/goclients && $(GO) vet ./... && MCPGEN_EVERYTHING=$(abspath bin/everything) $(GOTEST) -race -count=1 ./...
+	cd interop/goclients && MCPGEN_EVERYTHING=$(abspath bin/everything) MCPGEN_THROUGH_GATEWAY=1 $(GOTEST) -race -count=1 ./...
 
 ## test-gateway: bin/mcpgateway's module: bin/everything of each revision behind the gateway, reached by a client of each revision over stdio and Streamable HTTP
 test-gateway: build

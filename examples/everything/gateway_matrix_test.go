@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -229,4 +230,61 @@ func TestGatewayMatrix(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { t.Logf("the gateway matrix:\n%s", table.String()) })
+}
+
+// TestPeersThroughGateway: peers nobody here wrote, through the gateway:
+// the official TypeScript client (stateless, 2026-07-28) reaching
+// bin/everything serving only 2024-11-05 — an old server used by a new
+// client — and only 2025-06-18 for input rounds (2024-11-05 has no
+// elicitation: its server cannot ask), and the inspector CLI over the
+// HTTP+SSE transport (/sse) reaching bin/everything serving only
+// 2025-03-26.
+func TestPeersThroughGateway(t *testing.T) {
+	dir := interopDir(t)
+	gateways := map[string]string{}
+	front := func(rev string) string {
+		if gateways[rev] == "" {
+			gateways[rev] = startGatewayHTTP(t, nil, "--stdio", shellQuote(binary)+" --revisions "+rev)
+		}
+		return gateways[rev]
+	}
+	for _, tt := range []struct {
+		backend, script string
+		want            []string
+	}{
+		{"2024-11-05", "smoke", []string{`2026-07-28`, `test://static-text`, `"echo":"hello"`}},
+		{"2024-11-05", "progress", []string{`"progress":100`}},
+		{"2025-06-18", "mrtr", []string{`Hello, Alice!`}},
+	} {
+		t.Run("ts-client/"+tt.script+"/backend="+tt.backend, func(t *testing.T) {
+			report := tsClient(t, "--era", "modern", "--script", tt.script, "--http", front(tt.backend))
+			b, _ := json.Marshal(report)
+			for _, w := range tt.want {
+				if !strings.Contains(string(b), w) {
+					t.Errorf("report lacks %s:\n%s", w, b)
+				}
+			}
+		})
+	}
+	t.Run("inspector/sse", func(t *testing.T) {
+		sse := strings.TrimSuffix(startGatewayHTTP(t, nil, "--stdio", shellQuote(binary)+" --revisions 2025-03-26"), "/mcp") + "/sse"
+		run := func(args ...string) string {
+			t.Helper()
+			cmd := peerCommand(t, time.Minute, filepath.Join(dir, "inspector.sh"), append([]string{sse, "--transport", "sse"}, args...)...)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("inspector %v: %v\n%s", args, err, out)
+			}
+			return string(out)
+		}
+		if out := run("--method", "tools/list"); !strings.Contains(out, "test_simple_text") {
+			t.Errorf("tools/list:\n%s", out)
+		}
+		if out := run("--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hi through the gateway"); !strings.Contains(out, "hi through the gateway") {
+			t.Errorf("tools/call:\n%s", out)
+		}
+		if out := run("--method", "resources/read", "--uri", "test://static-text"); !strings.Contains(out, "static text resource") {
+			t.Errorf("resources/read:\n%s", out)
+		}
+	})
 }

@@ -19,7 +19,9 @@ import (
 var revisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 // everything is the path of bin/everything ($MCPGEN_EVERYTHING, else the
-// repository's bin/everything, which make test-goclients builds).
+// repository's bin/everything, which make test-goclients builds); with
+// $MCPGEN_THROUGH_GATEWAY set, of a script running bin/mcpgateway in
+// front of it (make test-goclients runs both).
 func everything(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("MCPGEN_EVERYTHING")
@@ -29,7 +31,21 @@ func everything(t *testing.T) string {
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("bin/everything: %v (run make build)", err)
 	}
-	return bin
+	if os.Getenv("MCPGEN_THROUGH_GATEWAY") == "" {
+		return bin
+	}
+	// Through bin/mcpgateway: a script that runs the gateway in front of
+	// bin/everything, taking the same --http and --addr-file flags.
+	gw, _ := filepath.Abs("../../bin/mcpgateway")
+	if _, err := os.Stat(gw); err != nil {
+		t.Fatalf("bin/mcpgateway: %v (run make build)", err)
+	}
+	script := filepath.Join(t.TempDir(), "everything-via-gateway")
+	body := "#!/bin/sh\nexec '" + gw + "' --stdio \"'" + bin + "'\" \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script
 }
 
 // serveHTTP starts bin/everything --http on a free port and returns its
