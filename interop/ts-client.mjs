@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-const SCRIPTS = { smoke, progress, cancel, mrtr, sampling, elicitation, trace };
+const SCRIPTS = { smoke, progress, cancel, mrtr, sampling, elicitation, trace, reference };
 const ERAS = {
   legacy: { mode: 'legacy' },
   modern: { mode: { pin: '2026-07-28' } },
@@ -222,6 +222,30 @@ async function trace(client, out) {
     check(!r.isError, `test_sampling: ${allText(r)}`);
     out.samplingTraceparents = out.samplingRequests.map((p) => p?._meta?.traceparent ?? null);
   }
+}
+
+// reference drives the npm reference server server-everything (behind
+// the gateway, issue 48): its echo, a resource, its simple prompt, and
+// trigger-sampling-request, which asks this client for sampling mid-call
+// (in the modern era an input round the SDK fulfils itself).
+async function reference(client, out) {
+  const { tools } = await client.listTools();
+  out.tools = tools.map((t) => t.name);
+  const echo = await client.callTool({ name: 'echo', arguments: { message: 'hello' } });
+  out.echo = allText(echo);
+  check(out.echo.includes('hello'), `echo: expected "hello" in ${JSON.stringify(out.echo)}`);
+  const { resources } = await client.listResources();
+  check(resources.length > 0, 'resources/list returned no resources');
+  const read = await client.readResource({ uri: resources[0].uri });
+  check(read.contents?.length > 0, `resources/read ${resources[0].uri}: empty contents`);
+  out.readResource = resources[0].uri;
+  const prompt = await client.getPrompt({ name: 'simple-prompt' });
+  check(prompt.messages?.length > 0, 'prompts/get simple-prompt: no messages');
+  out.prompt = prompt.messages;
+  const sampled = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi' } });
+  out.sampled = allText(sampled);
+  check(!sampled.isError, `trigger-sampling-request: isError: ${out.sampled}`);
+  check(out.samplingRequests.length > 0, 'the server never asked for sampling');
 }
 
 // ---- main ----

@@ -238,7 +238,9 @@ func TestGatewayMatrix(t *testing.T) {
 // client — and only 2025-06-18 for input rounds (2024-11-05 has no
 // elicitation: its server cannot ask), and the inspector CLI over the
 // HTTP+SSE transport (/sse) reaching bin/everything serving only
-// 2025-03-26.
+// 2025-03-26; and both in front of npm reference servers (the TypeScript
+// client of server-everything, which asks it for sampling mid-call; the
+// inspector of server-memory).
 func TestPeersThroughGateway(t *testing.T) {
 	dir := interopDir(t)
 	gateways := map[string]string{}
@@ -266,25 +268,47 @@ func TestPeersThroughGateway(t *testing.T) {
 			}
 		})
 	}
-	t.Run("inspector/sse", func(t *testing.T) {
-		sse := strings.TrimSuffix(startGatewayHTTP(t, nil, "--stdio", shellQuote(binary)+" --revisions 2025-03-26"), "/mcp") + "/sse"
-		run := func(args ...string) string {
-			t.Helper()
+	// The npm reference servers behind the gateway, which none of us
+	// wrote, reached by the TypeScript client at 2026-07-28 (stateless):
+	// server-everything asks for sampling mid-call, an input round to
+	// this client.
+	t.Run("ts-client/reference/backend=npm-server-everything", func(t *testing.T) {
+		url := startGatewayHTTP(t, nil, npmStdio("everything", "stdio")(t)...)
+		report := tsClient(t, "--era", "modern", "--script", "reference", "--http", url)
+		b, _ := json.Marshal(report)
+		for _, w := range []string{`"protocolVersion":"2026-07-28"`, `trigger-sampling-request`, `This is a test response from the client`} {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("report lacks %s:\n%s", w, b)
+			}
+		}
+	})
+	inspector := func(t *testing.T, mcpURL string, calls [][]string, wants []string) {
+		t.Helper()
+		sse := strings.TrimSuffix(mcpURL, "/mcp") + "/sse"
+		for i, args := range calls {
 			cmd := peerCommand(t, time.Minute, filepath.Join(dir, "inspector.sh"), append([]string{sse, "--transport", "sse"}, args...)...)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("inspector %v: %v\n%s", args, err, out)
 			}
-			return string(out)
+			if !strings.Contains(string(out), wants[i]) {
+				t.Errorf("inspector %v: lacks %q:\n%s", args, wants[i], out)
+			}
 		}
-		if out := run("--method", "tools/list"); !strings.Contains(out, "test_simple_text") {
-			t.Errorf("tools/list:\n%s", out)
-		}
-		if out := run("--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hi through the gateway"); !strings.Contains(out, "hi through the gateway") {
-			t.Errorf("tools/call:\n%s", out)
-		}
-		if out := run("--method", "resources/read", "--uri", "test://static-text"); !strings.Contains(out, "static text resource") {
-			t.Errorf("resources/read:\n%s", out)
-		}
+	}
+	t.Run("inspector/sse/backend=2025-03-26", func(t *testing.T) {
+		inspector(t, startGatewayHTTP(t, nil, "--stdio", shellQuote(binary)+" --revisions 2025-03-26"), [][]string{
+			{"--method", "tools/list"},
+			{"--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hi through the gateway"},
+			{"--method", "resources/read", "--uri", "test://static-text"},
+		}, []string{"test_simple_text", "hi through the gateway", "static text resource"})
+	})
+	t.Run("inspector/sse/backend=npm-server-memory", func(t *testing.T) {
+		env := []string{"MEMORY_FILE_PATH=" + filepath.Join(t.TempDir(), "memory.jsonl")}
+		inspector(t, startGatewayHTTP(t, env, npmStdio("memory")(t)...), [][]string{
+			{"--method", "tools/list"},
+			{"--method", "tools/call", "--tool-name", "create_entities", "--tool-arg", `entities=[{"name":"gateway","entityType":"program","observations":["fronts any server"]}]`},
+			{"--method", "tools/call", "--tool-name", "read_graph"},
+		}, []string{"create_entities", "gateway", "fronts any server"})
 	})
 }
