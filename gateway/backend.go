@@ -12,12 +12,16 @@ import (
 // backendHandler answers the backend, as the gateway's client handler of
 // 2026-07-28 (the bridges convert an older backend's messages up to it):
 // its questions go to the front client whose call asked (Gateway.ask),
-// its announcements to every front client.
-type backendHandler struct{ g *Gateway }
+// its announcements to the front clients the backend serves (every one,
+// when it is shared; else those of its principal).
+type backendHandler struct {
+	g  *Gateway
+	sl *slot
+}
 
 // CreateMessage implements v26.ClientHandler (sampling).
 func (b *backendHandler) CreateMessage(ctx context.Context, params *v26.CreateMessageRequestParams) (*v26.CreateMessageResult, error) {
-	resp, err := b.g.ask(ctx, "sampling/createMessage", &v26.CreateMessageRequest{Params: params})
+	resp, err := b.g.ask(ctx, b.sl, "sampling/createMessage", &v26.CreateMessageRequest{Params: params})
 	if err != nil {
 		return nil, err
 	}
@@ -26,16 +30,27 @@ func (b *backendHandler) CreateMessage(ctx context.Context, params *v26.CreateMe
 
 // Elicit implements v26.ClientHandler.
 func (b *backendHandler) Elicit(ctx context.Context, params v26.ElicitRequestParams) (*v26.ElicitResult, error) {
-	resp, err := b.g.ask(ctx, "elicitation/create", &v26.ElicitRequest{Params: params})
+	resp, err := b.g.ask(ctx, b.sl, "elicitation/create", &v26.ElicitRequest{Params: params})
 	if err != nil {
 		return nil, err
 	}
 	return convert(resp, new(v26.ElicitResult))
 }
 
-// ListRoots implements v26.ClientHandler.
+// ListRoots implements v26.ClientHandler. A backend of one stateful
+// front session (PerSession) asks that session's client, whenever it
+// asks — a filesystem server asks when its session opens, in no call;
+// else the client of the call that asked answers.
 func (b *backendHandler) ListRoots(ctx context.Context, params *v26.ListRootsRequestParams) (*v26.ListRootsResult, error) {
-	resp, err := b.g.ask(ctx, "roots/list", &v26.ListRootsRequest{Params: params})
+	if sess := b.sl.key.session; sess != nil {
+		var raw wire.Raw
+		if err := sess.Peer().Call(ctx, "roots/list", nil, &raw); err != nil {
+			return nil, err
+		}
+		out := new(v26.ListRootsResult)
+		return out, wire.Unmarshal(raw, out)
+	}
+	resp, err := b.g.ask(ctx, b.sl, "roots/list", &v26.ListRootsRequest{Params: params})
 	if err != nil {
 		return nil, err
 	}
@@ -53,38 +68,46 @@ func convert[T wire.Unmarshaler](resp v26.InputResponse, out T) (T, error) {
 
 // ToolListChanged implements v26.ClientHandler: the front clients hear.
 func (b *backendHandler) ToolListChanged(ctx context.Context, _ *v26.NotificationParams) error {
-	b.g.srv.NotifyListChanged(context.WithoutCancel(ctx), rt.ToolsList)
+	b.sl.tellList(context.WithoutCancel(ctx), rt.ToolsList)
 	return nil
 }
 
 // PromptListChanged implements v26.ClientHandler.
 func (b *backendHandler) PromptListChanged(ctx context.Context, _ *v26.NotificationParams) error {
-	b.g.srv.NotifyListChanged(context.WithoutCancel(ctx), rt.PromptsList)
+	b.sl.tellList(context.WithoutCancel(ctx), rt.PromptsList)
 	return nil
 }
 
 // ResourceListChanged implements v26.ClientHandler.
 func (b *backendHandler) ResourceListChanged(ctx context.Context, _ *v26.NotificationParams) error {
-	b.g.srv.NotifyListChanged(context.WithoutCancel(ctx), rt.ResourcesList)
+	b.sl.tellList(context.WithoutCancel(ctx), rt.ResourcesList)
 	return nil
 }
 
 // ResourceUpdated implements v26.ClientHandler: the front clients
 // subscribed to the resource hear.
 func (b *backendHandler) ResourceUpdated(ctx context.Context, params *v26.ResourceUpdatedNotificationParams) error {
-	b.g.srv.NotifyResourceUpdated(context.WithoutCancel(ctx), params.URI)
+	if b.g.o.Sharing == Shared {
+		b.g.srv.NotifyResourceUpdated(context.WithoutCancel(ctx), params.URI)
+	} else {
+		b.g.srv.NotifyResourceUpdatedTo(context.WithoutCancel(ctx), params.URI, b.sl.key.principal)
+	}
 	return nil
 }
 
 // LoggingMessage implements v26.ClientHandler. The backend's log message
-// goes to every front session whose level admits it: they share the
-// backend session whose log it is; and, since a stateless client hears
+// goes to every front session it serves whose level admits it: they
+// share the backend session whose log it is; and, since a stateless client hears
 // of logs only within its requests, to the one stateless request in
 // progress when only one is (else it is in the gateway's debug log).
 func (b *backendHandler) LoggingMessage(ctx context.Context, params *v26.LoggingMessageNotificationParams) error {
 	level, logger, data := string(params.Level), params.Logger.Or(""), wire.Raw(params.Data)
-	b.g.srv.NotifyLog(context.WithoutCancel(ctx), level, logger, data)
-	if r, rctx := b.g.onlyStateless(); r != nil {
+	if b.g.o.Sharing == Shared {
+		b.g.srv.NotifyLog(context.WithoutCancel(ctx), level, logger, data)
+	} else {
+		b.g.srv.NotifyLogTo(context.WithoutCancel(ctx), level, logger, data, b.sl.key.principal)
+	}
+	if r, rctx := b.g.onlyStateless(b.sl); r != nil {
 		return r.Log(rctx, level, logger, data)
 	}
 	b.g.log.Debug("backend log message, for the stateful sessions only", "level", level, "logger", logger)

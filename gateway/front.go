@@ -21,24 +21,25 @@ type toolsPart struct{ g *Gateway }
 
 // ListTools implements v26.Server.
 func (p toolsPart) ListTools(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListToolsResult, error) {
-	defer p.g.enter(ctx)()
-	return p.g.backendFor(ctx).c.ListTools(p.g.backendCtx(ctx), paginated(params))
+	return through(p.g, ctx, func(b *backend) (*v26.ListToolsResult, error) {
+		return b.c.ListTools(p.g.backendCtx(ctx), paginated(params))
+	})
 }
 
 // CallTool implements v26.Server.
 func (p toolsPart) CallTool(ctx context.Context, params *v26.CallToolRequestParams) (v26.CallToolReply, error) {
-	defer p.g.enter(ctx)()
-	b := p.g.backendFor(ctx)
-	if b.native {
-		q := *params
-		q.Meta = nativeHop(q.Meta)
-		return nativeCall(b, p.g, ctx, v26.MethodToolsCall, &q, v26.UnmarshalCallToolReply)
-	}
-	return parkCall(p.g, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.CallToolReply, error) {
-		q := *params
-		q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
-		return b.c.CallTool(ctx, &q)
-	}, inputRequired[v26.CallToolReply])
+	return through(p.g, ctx, func(b *backend) (v26.CallToolReply, error) {
+		if b.native {
+			q := *params
+			q.Meta = nativeHop(q.Meta)
+			return nativeCall(b, p.g, ctx, v26.MethodToolsCall, &q, v26.UnmarshalCallToolReply)
+		}
+		return parkCall(p.g, b, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.CallToolReply, error) {
+			q := *params
+			q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
+			return b.c.CallTool(ctx, &q)
+		}, inputRequired[v26.CallToolReply])
+	})
 }
 
 // promptsPart serves prompts/list and prompts/get.
@@ -46,24 +47,25 @@ type promptsPart struct{ g *Gateway }
 
 // ListPrompts implements v26.Server.
 func (p promptsPart) ListPrompts(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListPromptsResult, error) {
-	defer p.g.enter(ctx)()
-	return p.g.backendFor(ctx).c.ListPrompts(p.g.backendCtx(ctx), paginated(params))
+	return through(p.g, ctx, func(b *backend) (*v26.ListPromptsResult, error) {
+		return b.c.ListPrompts(p.g.backendCtx(ctx), paginated(params))
+	})
 }
 
 // GetPrompt implements v26.Server.
 func (p promptsPart) GetPrompt(ctx context.Context, params *v26.GetPromptRequestParams) (v26.GetPromptReply, error) {
-	defer p.g.enter(ctx)()
-	b := p.g.backendFor(ctx)
-	if b.native {
-		q := *params
-		q.Meta = nativeHop(q.Meta)
-		return nativeCall(b, p.g, ctx, v26.MethodPromptsGet, &q, v26.UnmarshalGetPromptReply)
-	}
-	return parkCall(p.g, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.GetPromptReply, error) {
-		q := *params
-		q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
-		return b.c.GetPrompt(ctx, &q)
-	}, inputRequired[v26.GetPromptReply])
+	return through(p.g, ctx, func(b *backend) (v26.GetPromptReply, error) {
+		if b.native {
+			q := *params
+			q.Meta = nativeHop(q.Meta)
+			return nativeCall(b, p.g, ctx, v26.MethodPromptsGet, &q, v26.UnmarshalGetPromptReply)
+		}
+		return parkCall(p.g, b, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.GetPromptReply, error) {
+			q := *params
+			q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
+			return b.c.GetPrompt(ctx, &q)
+		}, inputRequired[v26.GetPromptReply])
+	})
 }
 
 // resourcesPart serves resources/list, resources/read and
@@ -72,30 +74,32 @@ type resourcesPart struct{ g *Gateway }
 
 // ListResources implements v26.Server.
 func (p resourcesPart) ListResources(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListResourcesResult, error) {
-	defer p.g.enter(ctx)()
-	return p.g.backendFor(ctx).c.ListResources(p.g.backendCtx(ctx), paginated(params))
+	return through(p.g, ctx, func(b *backend) (*v26.ListResourcesResult, error) {
+		return b.c.ListResources(p.g.backendCtx(ctx), paginated(params))
+	})
 }
 
 // ListResourceTemplates implements v26.Server.
 func (p resourcesPart) ListResourceTemplates(ctx context.Context, params *v26.PaginatedRequestParams) (*v26.ListResourceTemplatesResult, error) {
-	defer p.g.enter(ctx)()
-	return p.g.backendFor(ctx).c.ListResourceTemplates(p.g.backendCtx(ctx), paginated(params))
+	return through(p.g, ctx, func(b *backend) (*v26.ListResourceTemplatesResult, error) {
+		return b.c.ListResourceTemplates(p.g.backendCtx(ctx), paginated(params))
+	})
 }
 
 // ReadResource implements v26.Server.
 func (p resourcesPart) ReadResource(ctx context.Context, params *v26.ReadResourceRequestParams) (v26.ReadResourceReply, error) {
-	defer p.g.enter(ctx)()
-	b := p.g.backendFor(ctx)
-	if b.native {
-		q := *params
-		q.Meta = nativeHop(q.Meta)
-		return nativeCall(b, p.g, ctx, v26.MethodResourcesRead, &q, v26.UnmarshalReadResourceReply)
-	}
-	return parkCall(p.g, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.ReadResourceReply, error) {
-		q := *params
-		q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
-		return b.c.ReadResource(ctx, &q)
-	}, inputRequired[v26.ReadResourceReply])
+	return through(p.g, ctx, func(b *backend) (v26.ReadResourceReply, error) {
+		if b.native {
+			q := *params
+			q.Meta = nativeHop(q.Meta)
+			return nativeCall(b, p.g, ctx, v26.MethodResourcesRead, &q, v26.UnmarshalReadResourceReply)
+		}
+		return parkCall(p.g, b, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.ReadResourceReply, error) {
+			q := *params
+			q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
+			return b.c.ReadResource(ctx, &q)
+		}, inputRequired[v26.ReadResourceReply])
+	})
 }
 
 // completePart serves completion/complete.
@@ -103,10 +107,11 @@ type completePart struct{ g *Gateway }
 
 // Complete implements v26.Server.
 func (p completePart) Complete(ctx context.Context, params *v26.CompleteRequestParams) (*v26.CompleteResult, error) {
-	defer p.g.enter(ctx)()
-	q := *params
-	q.Meta = hop(q.Meta)
-	return p.g.backendFor(ctx).c.Complete(p.g.backendCtx(ctx), &q)
+	return through(p.g, ctx, func(b *backend) (*v26.CompleteResult, error) {
+		q := *params
+		q.Meta = hop(q.Meta)
+		return b.c.Complete(p.g.backendCtx(ctx), &q)
+	})
 }
 
 // The sixteen handlers: t tools, p prompts, r resources, c completions.
@@ -175,7 +180,7 @@ func frontHandler(g *Gateway, caps wire.Raw) any {
 	// 2024-11-05 has completion/complete but no capability declaring it:
 	// a server of it with prompts or resources may complete their
 	// arguments.
-	completes := has("completions") || (g.def.cs.ProtocolVersion() < "2025-03-26" && (has("prompts") || has("resources")))
+	completes := has("completions") || (g.first.ProtocolVersion() < "2025-03-26" && (has("prompts") || has("resources")))
 	t, p, r, c := toolsPart{g}, promptsPart{g}, resourcesPart{g}, completePart{g}
 	key := 0
 	for i, ok := range []bool{has("tools"), has("prompts"), has("resources"), completes} {
@@ -205,17 +210,31 @@ func (g *Gateway) backendCtx(ctx context.Context) context.Context {
 	})
 }
 
-// enter notes the front request in ctx in progress until done is called:
-// a log message of the backend's that belongs to no session reaches the
-// one stateless request in progress, if only one is (see
-// backendHandler.LoggingMessage).
-func (g *Gateway) enter(ctx context.Context) (done func()) {
+// through serves the front request in ctx with call, given the backend
+// session serving it: the request is noted in progress meanwhile (enter),
+// and an error of a backend that ended says so (backend.failed).
+func through[R any](g *Gateway, ctx context.Context, call func(b *backend) (R, error)) (R, error) {
+	b, err := g.backendFor(ctx)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	defer g.enter(ctx, b.in.sl)()
+	r, err := call(b)
+	return r, b.failed(err)
+}
+
+// enter notes the stateless front request in ctx, served by sl, in
+// progress until done is called: a log message of the backend's that
+// belongs to no session reaches the one stateless request in progress
+// on its backend, if only one is (see backendHandler.LoggingMessage).
+func (g *Gateway) enter(ctx context.Context, sl *slot) (done func()) {
 	r := rt.RequestFrom(ctx)
 	if r == nil || r.Session() != nil {
 		return func() {}
 	}
 	g.flightMu.Lock()
-	g.inflight[r] = ctx
+	g.inflight[r] = flight{ctx, sl}
 	g.flightMu.Unlock()
 	return func() {
 		g.flightMu.Lock()
@@ -224,18 +243,25 @@ func (g *Gateway) enter(ctx context.Context) (done func()) {
 	}
 }
 
-// onlyStateless is the one stateless front request in progress, and its
-// context, when only one is.
-func (g *Gateway) onlyStateless() (*rt.Request, context.Context) {
+// onlyStateless is the one stateless front request in progress on sl's
+// backend, and its context, when only one is.
+func (g *Gateway) onlyStateless(sl *slot) (*rt.Request, context.Context) {
 	g.flightMu.Lock()
 	defer g.flightMu.Unlock()
-	if len(g.inflight) != 1 {
+	var one *rt.Request
+	for r, f := range g.inflight {
+		if f.sl != sl {
+			continue
+		}
+		if one != nil {
+			return nil, nil
+		}
+		one = r
+	}
+	if one == nil {
 		return nil, nil
 	}
-	for r, ctx := range g.inflight {
-		return r, ctx
-	}
-	return nil, nil
+	return one, g.inflight[one].ctx
 }
 
 // nativeCall carries a request that may ask for input to a 2026-07-28

@@ -60,6 +60,12 @@ type Options struct {
 	// filled them in from the backend (its serverInfo, instructions,
 	// capabilities): middleware, features, state keys, a logger.
 	Server func(*rt.ServerOptions)
+	// Client is applied to the options of each session the gateway opens
+	// with the backend (after it filled them in): client middleware,
+	// telemetry (telemetry.InstrumentClient: with the front server
+	// instrumented too, a backend call's span is the child of the front
+	// request's, and its trace context goes on to the backend).
+	Client func(*rt.ClientOptions)
 	// MaxParked bounds the calls parked between input rounds, waiting for
 	// a 2026-07-28 client to answer what the backend asked (default
 	// 1024); ParkedTTL is how long one waits (default 10 minutes), after
@@ -68,30 +74,52 @@ type Options struct {
 	ParkedTTL time.Duration
 	// Logger receives the gateway's logs (default: discard).
 	Logger *slog.Logger
+	// Sharing says which front clients share a backend: all of them
+	// (Shared, the default), each principal, or each stateful session
+	// (a process each, over stdio). MaxBackends bounds the backends
+	// when they are not shared (default 64; with PerSession, a
+	// principal's sessions have a quarter of them at most); one unused
+	// for BackendIdle (default 10 minutes) is closed, and started
+	// again when its principal or session comes back.
+	Sharing     Sharing
+	MaxBackends int
+	BackendIdle time.Duration
 }
 
-// Gateway is one backend session served to clients of every revision.
+// Gateway is a backend served to clients of every revision: one for all
+// of them, or one per principal or session (Options.Sharing), each
+// restarted when it dies.
 type Gateway struct {
 	o   Options
 	log *slog.Logger
-	bh  *backendHandler
-	// def is the session with the backend in the newest revision both
-	// speak; byRev the sessions opened for front clients of other
-	// revisions the backend speaks too (backendFor).
-	def   *backend
-	bmu   sync.Mutex
-	byRev map[string]*revSession
-	srv   *rt.Server
-	// stopWatch ends the list-change stream of a 2026-07-28 backend.
-	stopWatch context.CancelFunc
-	parked    *parking
-	asked     atomic.Uint64 // numbers the questions asked of front clients
+	// shared is the backend every front client shares (Shared), and,
+	// else, that of clients with no principal; its first session gave
+	// the front server its serverInfo and capabilities.
+	shared *slot
+	first  *rt.ClientSession
+	// listChanged: the front declares list changes (the backend did).
+	listChanged bool
+	slotsMu     sync.Mutex
+	slots       map[slotKey]*slot // the unshared backends
+	closing     bool
+	stopReap    context.CancelFunc
+
+	srv    *rt.Server
+	parked *parking
+	asked  atomic.Uint64 // numbers the questions asked of front clients
 
 	subMu sync.Mutex
 	subs  map[subKey]*upstream // the backend subscriptions front clients share
 
 	flightMu sync.Mutex
-	inflight map[*rt.Request]context.Context // stateless front requests in progress
+	inflight map[*rt.Request]flight // stateless front requests in progress
+}
+
+// flight is a stateless front request in progress: its context, and the
+// slot serving it.
+type flight struct {
+	ctx context.Context
+	sl  *slot
 }
 
 // New connects to the backend and makes the front server, mirroring the
@@ -112,54 +140,49 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if o.ParkedTTL <= 0 {
 		o.ParkedTTL = 10 * time.Minute
 	}
-	g := &Gateway{o: o, log: o.Logger, subs: map[subKey]*upstream{}, inflight: map[*rt.Request]context.Context{}, byRev: map[string]*revSession{}}
+	if o.MaxBackends <= 0 {
+		o.MaxBackends = 64
+	}
+	if o.BackendIdle <= 0 {
+		o.BackendIdle = 10 * time.Minute
+	}
+	g := &Gateway{o: o, log: o.Logger, subs: map[subKey]*upstream{}, inflight: map[*rt.Request]flight{}, slots: map[slotKey]*slot{}}
 	g.parked = newParking(o.MaxParked, o.ParkedTTL)
-	g.bh = &backendHandler{g: g}
-	cs, err := g.connect(ctx, rt.Auto, "")
+	g.shared = g.newSlot(slotKey{})
+	in, err := g.shared.get(ctx)
 	if err != nil {
+		g.shared.close()
 		return nil, fmt.Errorf("gateway: connecting to the backend: %w", err)
 	}
-	g.def = newBackend(cs)
+	g.first = in.def.cs
 	so, err := g.serverOptions()
 	if err != nil {
-		cs.Close()
+		g.shared.close()
 		return nil, err
 	}
 	if o.Server != nil {
 		o.Server(&so)
 	}
-	h := frontHandler(g, cs.ServerCapabilities())
+	if o.Sharing == PerSession {
+		so.OnSessionEnd = g.sessionEnded(so.OnSessionEnd)
+	}
+	h := frontHandler(g, g.first.ServerCapabilities())
 	srv, err := rt.NewServer(so, v26.Mount(h), v25via.Mount(h), v2506via.Mount(h), v2503via.Mount(h), v24via.Mount(h))
 	if err != nil {
-		cs.Close()
+		g.shared.close()
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	g.srv = srv
-	if g.def.native && so.ListChanged {
-		g.watchLists()
+	g.listChanged = so.ListChanged
+	if in.def.native && so.ListChanged {
+		in.watchLists()
+	}
+	if o.Sharing != Shared {
+		rctx, cancel := context.WithCancel(context.Background())
+		g.stopReap = cancel
+		go g.reap(rctx)
 	}
 	return g, nil
-}
-
-// watchLists holds a listen stream open on a 2026-07-28 backend, which
-// announces list changes only on such streams: each change reaches
-// backendHandler (ToolListChanged, …), which tells the front clients.
-// Close ends it.
-func (g *Gateway) watchLists() {
-	ctx, cancel := context.WithCancel(context.Background())
-	g.stopWatch = cancel
-	yes := wire.Some(true)
-	params := &v26.SubscriptionsListenRequestParams{Notifications: &v26.SubscriptionFilter{ToolsListChanged: yes, PromptsListChanged: yes, ResourcesListChanged: yes}}
-	go func() {
-		for _, err := range listen.Stream(ctx, g.def.cs, params) {
-			if err != nil {
-				if ctx.Err() == nil {
-					g.log.Warn("gateway: the backend's list-change stream ended; its list changes no longer reach the front clients", "err", err)
-				}
-				return
-			}
-		}
-	}()
 }
 
 // The generated packages the bridges convert between are linked through
@@ -169,11 +192,11 @@ var _ = []any{v24.Protocol, v2503.Protocol, v2506.Protocol, v25.Protocol}
 // serverOptions are the front server's options, from the backend's
 // initialize or discover result.
 func (g *Gateway) serverOptions() (rt.ServerOptions, error) {
-	so := rt.ServerOptions{Logger: g.log, Instructions: g.def.cs.Instructions(),
+	so := rt.ServerOptions{Logger: g.log, Instructions: g.first.Instructions(),
 		// The gateway's subscriptions first: they see a listen stream
 		// before listen.Feature serves it.
 		Features: []rt.Feature{g.feature(), listen.Feature(listen.Options{})}}
-	info, err := g.def.c.ServerInfo()
+	info, err := v26.NewClient(g.first).ServerInfo()
 	if err != nil || info == nil {
 		return so, fmt.Errorf("gateway: the backend's serverInfo: %v", err)
 	}
@@ -181,7 +204,7 @@ func (g *Gateway) serverOptions() (rt.ServerOptions, error) {
 	if t, ok := info.Title.Get(); ok {
 		so.Title = t
 	}
-	caps := g.def.cs.ServerCapabilities()
+	caps := g.first.ServerCapabilities()
 	for _, list := range []string{"tools", "prompts", "resources"} {
 		if c, ok := wire.MemberOf(caps, list); ok {
 			if lc, ok := wire.MemberOf(c, "listChanged"); ok && string(lc) == "true" {
@@ -228,29 +251,35 @@ func members(obj wire.Raw) map[string]wire.Raw {
 // runtime/streamhttp.
 func (g *Gateway) Server() *rt.Server { return g.srv }
 
-// Backend is the session with the backend in the newest revision both
-// speak (front clients of another revision the backend speaks have one of
-// their own: backendFor).
-func (g *Gateway) Backend() *rt.ClientSession { return g.def.cs }
+// Backend is the shared backend's session in the newest revision both
+// speak: nil while it restarts (or, backends not shared, was closed for
+// being idle).
+func (g *Gateway) Backend() *rt.ClientSession {
+	g.shared.mu.Lock()
+	defer g.shared.mu.Unlock()
+	if g.shared.cur == nil {
+		return nil
+	}
+	return g.shared.cur.def.cs
+}
 
-// Close ends the parked calls, the front server and the backend sessions.
+// Close ends the parked calls, the front server and the backends.
 func (g *Gateway) Close() error {
-	if g.stopWatch != nil {
-		g.stopWatch()
+	if g.stopReap != nil {
+		g.stopReap()
 	}
 	g.parked.closeAll()
 	if g.srv != nil {
 		g.srv.Close()
 	}
-	g.bmu.Lock()
-	revs := g.byRev
-	g.byRev = map[string]*revSession{}
-	g.bmu.Unlock()
-	for _, rs := range revs {
-		<-rs.ready
-		if rs.b != nil {
-			rs.b.cs.Close()
-		}
+	g.slotsMu.Lock()
+	g.closing = true
+	slots := g.slots
+	g.slots = map[slotKey]*slot{}
+	g.slotsMu.Unlock()
+	for _, sl := range slots {
+		sl.close()
 	}
-	return g.def.cs.Close()
+	g.shared.close()
+	return nil
 }

@@ -30,6 +30,7 @@ import (
 type parkedCall struct {
 	id        string
 	principal string
+	sl        *slot           // whose backend the call is to
 	ctx       context.Context // the backend call's
 	cancel    context.CancelFunc
 	done      chan outcome // its result, once
@@ -59,11 +60,9 @@ type parking struct {
 	max int
 	ttl time.Duration
 
-	mu      sync.Mutex
-	calls   map[string]*parkedCall // every call running
-	running int                    // of which not parked
-	parked  int
-	closed  bool
+	mu     sync.Mutex
+	calls  map[string]*parkedCall // every call, running or parked
+	closed bool
 }
 
 func newParking(max int, ttl time.Duration) *parking {
@@ -81,7 +80,7 @@ var errGone = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState names a 
 // requestState of the InputRequiredResult this gateway answered) hands
 // its answer to the call it parked. asInput turns an
 // InputRequiredResult into the method's reply.
-func parkCall[R any](g *Gateway, ctx context.Context, state wire.Opt[string], responses v26.InputResponses, call func(ctx context.Context) (R, error), asInput func(*v26.InputRequiredResult) R) (R, error) {
+func parkCall[R any](g *Gateway, b *backend, ctx context.Context, state wire.Opt[string], responses v26.InputResponses, call func(ctx context.Context) (R, error), asInput func(*v26.InputRequiredResult) R) (R, error) {
 	var zero R
 	req := rt.RequestFrom(ctx)
 	if req == nil {
@@ -110,7 +109,7 @@ func parkCall[R any](g *Gateway, ctx context.Context, state wire.Opt[string], re
 		a.answer <- resp
 	} else {
 		var err error
-		if pc, err = p.start(ctx, req, g, func(ctx context.Context) outcome {
+		if pc, err = p.start(ctx, req, b.in.sl, func(ctx context.Context) outcome {
 			r, err := call(ctx)
 			return outcome{r, err}
 		}); err != nil {
@@ -145,10 +144,10 @@ func inputRequired[R any](irr *v26.InputRequiredResult) R { return any(irr).(R) 
 
 // start runs call for the front request req on its own goroutine, with a
 // context of its own (it outlives req when the backend asks for input).
-func (p *parking) start(ctx context.Context, req *rt.Request, g *Gateway, call func(context.Context) outcome) (*parkedCall, error) {
+func (p *parking) start(ctx context.Context, req *rt.Request, sl *slot, call func(context.Context) outcome) (*parkedCall, error) {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	pc := &parkedCall{id: hex.EncodeToString(b[:]), principal: req.Principal(), done: make(chan outcome, 1), asks: make(chan *ask), front: req}
+	pc := &parkedCall{id: hex.EncodeToString(b[:]), principal: req.Principal(), sl: sl, done: make(chan outcome, 1), asks: make(chan *ask), front: req}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -159,7 +158,6 @@ func (p *parking) start(ctx context.Context, req *rt.Request, g *Gateway, call f
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the gateway holds %d calls that may ask for input (its bound): try again later", p.max)
 	}
 	p.calls[pc.id] = pc
-	p.running++
 	p.mu.Unlock()
 	cctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), callKey{}, pc))
 	pc.ctx, pc.cancel = cctx, cancel
@@ -185,8 +183,6 @@ func (p *parking) park(pc *parkedCall) {
 	if p.calls[pc.id] != pc {
 		return
 	}
-	p.running--
-	p.parked++
 	pc.mu.Lock()
 	pc.expiry = time.AfterFunc(p.ttl, func() {
 		if p.resume(pc.id, pc.principal) == pc {
@@ -215,8 +211,6 @@ func (p *parking) resume(id, principal string) *parkedCall {
 	if !parked {
 		return nil // running: another retry took it
 	}
-	p.parked--
-	p.running++
 	return pc
 }
 
@@ -226,28 +220,31 @@ func (p *parking) finish(pc *parkedCall) {
 	defer p.mu.Unlock()
 	if p.calls[pc.id] == pc {
 		delete(p.calls, pc.id)
-		p.running--
 	}
 }
 
-// only is the one call running (not parked) when there is exactly one:
-// the call a question of a stateful backend, which says no more, belongs
-// to.
-func (p *parking) only() *parkedCall {
+// only is the one call to sl's backend running (not parked) when there
+// is exactly one: the call a question of a stateful backend, which says
+// no more, belongs to.
+func (p *parking) only(sl *slot) *parkedCall {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.running != 1 {
-		return nil
-	}
+	var one *parkedCall
 	for _, pc := range p.calls {
+		if pc.sl != sl {
+			continue
+		}
 		pc.mu.Lock()
 		parked := pc.expiry != nil
 		pc.mu.Unlock()
 		if !parked {
-			return pc
+			if one != nil {
+				return nil
+			}
+			one = pc
 		}
 	}
-	return nil
+	return one
 }
 
 // closeAll cancels every call.
@@ -266,13 +263,13 @@ func (p *parking) closeAll() {
 
 // ask hands what the backend asks (method, request) to the call it
 // belongs to and waits for the front client's answer.
-func (g *Gateway) ask(ctx context.Context, method string, request v26.InputRequest) (v26.InputResponse, error) {
+func (g *Gateway) ask(ctx context.Context, sl *slot, method string, request v26.InputRequest) (v26.InputResponse, error) {
 	pc, _ := ctx.Value(callKey{}).(*parkedCall)
 	if pc == nil {
-		pc = g.parked.only()
+		pc = g.parked.only(sl)
 	}
 	if pc == nil {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the gateway cannot tell which of its clients this %s is for: no call, or several, is in progress on the shared backend session", method)
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the gateway cannot tell which of its clients this %s is for: no call, or several, is in progress on its backend session", method)
 	}
 	a := &ask{key: method + "#" + strconv.FormatUint(g.asked.Add(1), 10), request: request, answer: make(chan v26.InputResponse, 1)}
 	select {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/listen"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
@@ -32,10 +33,13 @@ type upstream struct {
 // maxUpstream bounds the resources subscribed to on the backend.
 const maxUpstream = 4096
 
-// subKey names a backend subscription: the backend session serving the
-// front client (its updates are that session's), and the URI.
+// subKey names a backend subscription: the backend serving the front
+// client (its slot, over its lives, and the revision of the front
+// client's session with it: the updates are that session's), and the
+// URI.
 type subKey struct {
-	b   *backend
+	sl  *slot
+	rev string
 	uri string
 }
 
@@ -43,10 +47,12 @@ type subKey struct {
 // ctx. The first one on its backend session opens the backend
 // subscription and waits (until ctx ends) for the backend to acknowledge
 // it: an update right after the front client's subscription then
-// reaches it.
+// reaches it. A backend that restarts is subscribed to again.
 func (g *Gateway) subscribe(ctx context.Context, uri string) error {
-	b := g.backendFor(ctx)
-	key := subKey{b, uri}
+	key, err := g.subKeyOf(ctx, uri)
+	if err != nil {
+		return err
+	}
 	g.subMu.Lock()
 	if u := g.subs[key]; u != nil {
 		u.n++
@@ -65,19 +71,57 @@ func (g *Gateway) subscribe(ctx context.Context, uri string) error {
 	params := &v26.SubscriptionsListenRequestParams{Notifications: &v26.SubscriptionFilter{ResourceSubscriptions: []string{uri}}}
 	go func() {
 		defer u.once.Do(func() { close(u.ready) })
-		for ev, err := range listen.Stream(sctx, b.cs, params) {
+		for sctx.Err() == nil {
+			in, err := key.sl.get(sctx)
 			if err != nil {
-				if sctx.Err() == nil {
-					g.log.Warn("gateway: the backend subscription ended; its updates no longer reach the front clients", "uri", uri, "err", err)
-				}
-				return
-			}
-			if ev.Method == listen.MethodAcknowledged {
 				u.once.Do(func() { close(u.ready) })
+				select { // the next start, or the end
+				case <-sctx.Done():
+				case <-time.After(key.sl.nextStart()):
+				}
+				continue
+			}
+			b := in.session(sctx, key.rev)
+			// The stream ends with the instance (a stateful backend's
+			// stands in locally, and would not notice it die).
+			lctx, lcancel := context.WithCancel(sctx)
+			stop := context.AfterFunc(in.ctx, lcancel)
+			for ev, err := range listen.Stream(lctx, b.cs, params) {
+				if err != nil {
+					if sctx.Err() == nil && in.ctx.Err() == nil {
+						g.log.Warn("gateway: the backend subscription ended; its updates no longer reach the front clients", "uri", uri, "err", err)
+					}
+					break
+				}
+				if ev.Method == listen.MethodAcknowledged {
+					u.once.Do(func() { close(u.ready) })
+				}
+			}
+			stop()
+			lcancel()
+			u.once.Do(func() { close(u.ready) })
+			select { // a restart subscribes again
+			case <-sctx.Done():
+			case <-in.ctx.Done():
 			}
 		}
 	}()
 	return wait(ctx, u.ready)
+}
+
+// subKeyOf is the key of a subscription to uri of the front request in
+// ctx.
+func (g *Gateway) subKeyOf(ctx context.Context, uri string) (subKey, error) {
+	r := rt.RequestFrom(ctx)
+	sl, err := g.slotFor(r)
+	if err != nil {
+		return subKey{}, err
+	}
+	rev := ""
+	if r != nil {
+		rev = r.ProtocolVersion()
+	}
+	return subKey{sl, rev, uri}, nil
 }
 
 // wait waits for ready, or ctx to end.
@@ -93,7 +137,10 @@ func wait(ctx context.Context, ready <-chan struct{}) error {
 // unsubscribe drops a front subscription to uri of the front request in
 // ctx.
 func (g *Gateway) unsubscribe(ctx context.Context, uri string) {
-	key := subKey{g.backendFor(ctx), uri}
+	key, err := g.subKeyOf(ctx, uri)
+	if err != nil {
+		return
+	}
 	g.subMu.Lock()
 	defer g.subMu.Unlock()
 	u := g.subs[key]

@@ -103,6 +103,14 @@ func gatewayBackends(t *testing.T) []backendRow {
 			// session, no one front client's.
 			rows = append(rows, backendRow{name: "npm " + tg.name, base: tg, flags: npmStdio("filesystem", tg.root),
 				lacks: map[string]string{"roots": "asked when the backend session opens: the shared session is no one client's"}})
+			// A backend per session: its roots are its session's
+			// client's; a stateless client has no session (its
+			// principal's backend asks no one).
+			rows = append(rows, backendRow{name: "npm " + tg.name + " per session", base: tg,
+				flags: func(t *testing.T) []string {
+					return append(npmStdio("filesystem", tg.root)(t), "--backend-per", "session")
+				},
+				fails: map[string]map[string]string{"2026-07-28": {"roots": "failed: no roots/list reached the handler (events [])"}}})
 		case tg.name == "server-memory":
 			memory := filepath.Join(t.TempDir(), "memory.jsonl")
 			rows = append(rows, backendRow{name: "npm " + tg.name, base: tg, flags: npmStdio("memory"), env: []string{"MEMORY_FILE_PATH=" + memory}})

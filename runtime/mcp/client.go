@@ -279,6 +279,18 @@ func (cs *ClientSession) Close() error {
 	return cs.conn.Close()
 }
 
+// Done is closed when the session's connection ends by itself — a
+// server run over stdio exited — or by Close: its pending calls have
+// failed with jsonrpc.ErrClosed. It is nil (never closed) when the
+// transport cannot tell (over HTTP a call finds out, with
+// streamhttp.ErrSessionExpired once the server forgot the session).
+func (cs *ClientSession) Done() <-chan struct{} {
+	if d, ok := cs.conn.(interface{ Done() <-chan struct{} }); ok {
+		return d.Done()
+	}
+	return nil
+}
+
 // OnNotification sets a function to receive the server's notifications
 // that the handler does not take (and every notification when it is nil).
 func (cs *ClientSession) OnNotification(f func(ctx context.Context, method string, params wire.Raw)) {

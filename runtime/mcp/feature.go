@@ -277,12 +277,13 @@ type Broadcast interface {
 
 // The announcements on a Broadcast: "<instance>\n<kind>\n<argument>",
 // kind "list" (argument tools, prompts or resources), "list-to" (the list
-// and the principals, NUL-separated), "resource" (the URI), or a
-// feature's kind.
+// and the principals, NUL-separated), "resource" (the URI),
+// "resource-to" (the URI and the principals), or a feature's kind.
 const (
-	announceList     = "list"
-	announceListTo   = "list-to"
-	announceResource = "resource"
+	announceList       = "list"
+	announceListTo     = "list-to"
+	announceResource   = "resource"
+	announceResourceTo = "resource-to"
 )
 
 var listNames = map[ListKind]string{ToolsList: "tools", PromptsList: "prompts", ResourcesList: "resources"}
@@ -328,6 +329,9 @@ func (a *announcer) start() error {
 			}
 		case announceResource:
 			a.tell(ctx, Announcement{URI: arg}, false)
+		case announceResourceTo:
+			parts := strings.Split(arg, "\x00")
+			a.tell(ctx, Announcement{URI: parts[0], Principals: parts[1:len(parts):len(parts)]}, true)
 		default:
 			if deliver := s.feats.kinds[kind]; deliver != nil {
 				deliver(ctx, arg)
@@ -374,17 +378,33 @@ func (s *Server) NotifyListChangedTo(ctx context.Context, kind ListKind, princip
 // value, logger may be empty). A stateless client hears of logs only
 // within its requests (Request.Log).
 func (s *Server) NotifyLog(ctx context.Context, level, logger string, data wire.Raw) {
+	s.notifyLog(ctx, nil, level, logger, data)
+}
+
+// NotifyLogTo is NotifyLog to the sessions of the principals named only.
+func (s *Server) NotifyLogTo(ctx context.Context, level, logger string, data wire.Raw, principals ...string) {
+	if len(principals) > 0 {
+		s.notifyLog(ctx, principals, level, logger, data)
+	}
+}
+
+func (s *Server) notifyLog(ctx context.Context, principals []string, level, logger string, data wire.Raw) {
+	for _, sess := range s.sessionsNow() {
+		if (principals == nil || slices.Contains(principals, sess.Principal())) && severity(level) >= severity(sess.LogLevel()) {
+			sess.notify(ctx, protocol.RoleLog, logParams{level, logger, data})
+		}
+	}
+}
+
+// sessionsNow is a snapshot of the server's stateful sessions.
+func (s *Server) sessionsNow() []*Session {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	sessions := make([]*Session, 0, len(s.sessions))
 	for sess := range s.sessions {
 		sessions = append(sessions, sess)
 	}
-	s.mu.Unlock()
-	for _, sess := range sessions {
-		if severity(level) >= severity(sess.LogLevel()) {
-			sess.notify(ctx, protocol.RoleLog, logParams{level, logger, data})
-		}
-	}
+	return sessions
 }
 
 // NotifyResourceUpdated tells the clients subscribed to uri that it
@@ -394,8 +414,19 @@ func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
 	s.ann.broadcast(ctx, announceResource, uri)
 }
 
+// NotifyResourceUpdatedTo tells only the clients of the principals named
+// that are subscribed to uri that it changed: a resource that is each
+// principal's own (a gateway's backend per principal).
+func (s *Server) NotifyResourceUpdatedTo(ctx context.Context, uri string, principals ...string) {
+	if len(principals) == 0 {
+		return
+	}
+	s.ann.tell(ctx, Announcement{URI: uri, Principals: principals}, true)
+	s.ann.broadcast(ctx, announceResourceTo, uri+"\x00"+strings.Join(principals, "\x00"))
+}
+
 // tell tells this instance's clients of an announcement: the stateful
-// sessions it concerns, then the features. A list announced to principals
+// sessions it concerns, then the features. An announcement to principals
 // (to) with none named concerns nobody.
 func (a *announcer) tell(ctx context.Context, an Announcement, to bool) {
 	s := a.srv
@@ -408,17 +439,14 @@ func (a *announcer) tell(ctx context.Context, an Announcement, to bool) {
 	if an.List == ToolsList {
 		s.tools.Forget()
 	}
-	s.mu.Lock()
-	sessions := make([]*Session, 0, len(s.sessions))
-	for sess := range s.sessions {
-		sessions = append(sessions, sess)
-	}
-	s.mu.Unlock()
-	for _, sess := range sessions {
+	for _, sess := range s.sessionsNow() {
+		if an.Principals != nil && !slices.Contains(an.Principals, sess.Principal()) {
+			continue
+		}
 		switch {
-		case an.List != 0 && (an.Principals == nil || slices.Contains(an.Principals, sess.Principal())):
+		case an.List != 0:
 			sess.notify(ctx, listRoles[an.List], emptyObject)
-		case an.List == 0 && sess.subscribed(an.URI):
+		case sess.subscribed(an.URI):
 			sess.notify(ctx, protocol.RoleResourceUpdated, wire.StrMember{Name: "uri", Value: an.URI})
 		}
 	}

@@ -377,13 +377,15 @@ func TestMountedTwice(t *testing.T) {
 }
 
 // TestNotifyLog: a log message of no request reaches every initialized
-// stateful session whose level admits it, and no other.
+// stateful session whose level admits it, and no other; NotifyLogTo
+// those of the principals named.
 func TestNotifyLog(t *testing.T) {
 	s := newTestServer(t, ServerOptions{})
 	ctx := context.Background()
 	open := func(level string) *recorder {
 		peer := &recorder{}
 		sess := s.NewSession(peer, nil)
+		ctx := WithPrincipal(ctx, level) // each session's principal is its level
 		if _, err := sess.handle(ctx, req("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), &recorder{}); err != nil {
 			t.Fatal(err)
 		}
@@ -407,5 +409,17 @@ func TestNotifyLog(t *testing.T) {
 	}
 	if got := unopened.all(); len(got) != 0 {
 		t.Errorf("a session never initialized got %q", got)
+	}
+	// To one principal: their sessions only.
+	s.NotifyLogTo(ctx, "error", "backend", wire.Raw(`"only for error"`), "error")
+	if got := errorsOnly.all(); len(got) != 1 || !strings.Contains(got[0], "only for error") {
+		t.Errorf("the principal told got %q", got)
+	}
+	if got := debug.all(); len(got) != 1 {
+		t.Errorf("another principal's session got %q", got)
+	}
+	s.NotifyLogTo(ctx, "error", "backend", wire.Raw(`"nobody"`))
+	if got := errorsOnly.all(); len(got) != 1 {
+		t.Errorf("a log to no principal reached %q", got)
 	}
 }

@@ -64,6 +64,9 @@ type SessionEnd struct {
 	// or from when this instance took the session over from a shared
 	// store) until it ended.
 	Duration time.Duration
+	// Session is the server's session that ended (nil on a client): what
+	// was kept for it can be let go.
+	Session *Session
 }
 
 // NewSession starts a stateful session whose client is reached through
@@ -95,7 +98,7 @@ func (sess *Session) Close() {
 	var end SessionEnd
 	report := !was && sess.initialized && sess.srv.opts.OnSessionEnd != nil
 	if report {
-		end = SessionEnd{ID: sess.id, Revision: sess.mount.Protocol.Revision, Transport: sess.transport, Principal: sess.principal, Duration: time.Since(sess.opened)}
+		end = SessionEnd{ID: sess.id, Revision: sess.mount.Protocol.Revision, Transport: sess.transport, Principal: sess.principal, Duration: time.Since(sess.opened), Session: sess}
 	}
 	sess.mu.Unlock()
 	sess.srv.mu.Lock()

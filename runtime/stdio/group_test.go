@@ -4,6 +4,7 @@ package stdio_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -113,5 +114,22 @@ func TestCloseDoesNotWaitForStderrHeldElsewhere(t *testing.T) {
 	}
 	if !alive(child) {
 		t.Fatal("the child meant to hold stderr is gone: the test proves nothing")
+	}
+}
+
+// TestDoneWhenServerExits: a server that exits by itself ends the
+// connection: Done is closed and a call fails with jsonrpc.ErrClosed (a
+// gateway restarts such a server); Close then, and again, returns at
+// once without signalling the ids of processes that are gone.
+func TestDoneWhenServerExits(t *testing.T) {
+	conn := dialShell(t, "exit 3", nil)
+	done := conn.(interface{ Done() <-chan struct{} }).Done()
+	<-done // the server's output ended
+	if err := conn.CallWithID(context.Background(), "ping", nil, nil, nil); !errors.Is(err, jsonrpc.ErrClosed) {
+		t.Errorf("a call after the server exited: %v, want ErrClosed", err)
+	}
+	first := conn.Close()
+	if second := conn.Close(); second != first {
+		t.Errorf("Close again: %v, the first returned %v", second, first)
 	}
 }

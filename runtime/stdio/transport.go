@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -83,8 +84,11 @@ func (t *CommandTransport) Dial(ctx context.Context, h jsonrpc.Handler) (mcp.Cli
 		return nil, fmt.Errorf("stdio: starting %s: %w", t.Path, err)
 	}
 	conn := jsonrpc.NewConn(NewStream(stdout, stdin, Options{}), h, t.Conn)
-	c := &commandConn{Conn: conn, cmd: cmd, stdin: stdin, served: make(chan error, 1), timeout: timeout}
-	go func() { c.served <- conn.Serve(context.Background()) }()
+	c := &commandConn{Conn: conn, cmd: cmd, stdin: stdin, done: make(chan struct{}), timeout: timeout}
+	go func() {
+		_ = conn.Serve(context.Background())
+		close(c.done)
+	}()
 	return c, nil
 }
 
@@ -92,9 +96,16 @@ type commandConn struct {
 	*jsonrpc.Conn
 	cmd     *exec.Cmd
 	stdin   io.Closer
-	served  chan error
+	done    chan struct{} // closed when the server's output ends
 	timeout time.Duration
+	once    sync.Once
+	err     error
 }
+
+// Done is closed when the connection ends: the server closed its
+// standard output (it exited, most likely) or Close was called. Pending
+// calls have failed with jsonrpc.ErrClosed by then (ClientSession.Done).
+func (c *commandConn) Done() <-chan struct{} { return c.done }
 
 // Close shuts the server down as the stdio transport asks: close its
 // standard input, wait for it to exit, then interrupt it, then kill it.
@@ -102,6 +113,13 @@ type commandConn struct {
 // the whole group the same way (interrupt, then kill after the timeout):
 // the processes a server started do not outlive the session.
 func (c *commandConn) Close() error {
+	c.once.Do(func() { c.err = c.close() })
+	return c.err
+}
+
+// close is Close, once: the process and its group are gone after it
+// (their ids may be another's), so Close does not signal them again.
+func (c *commandConn) close() error {
 	_ = c.stdin.Close()
 	exited := make(chan error, 1)
 	go func() { exited <- c.cmd.Wait() }()
@@ -121,7 +139,7 @@ func (c *commandConn) Close() error {
 	}
 	endGroup(pid, c.timeout)
 	_ = c.Conn.Close()
-	<-c.served
+	<-c.done
 	var ee *exec.ExitError
 	if errors.As(err, &ee) || errors.Is(err, exec.ErrWaitDelay) {
 		return nil // the server's exit status (and its children's stderr) is its business
@@ -179,13 +197,18 @@ type inProcessConn struct {
 	w      io.Closer
 	served chan error
 	done   chan error
+	once   sync.Once
+	err    error
 }
 
 // Close ends the connection as a stdio client does: the server sees EOF.
+// Closing again returns what the first Close did.
 func (c *inProcessConn) Close() error {
-	_ = c.w.Close()
-	err := <-c.served
-	_ = c.Conn.Close()
-	<-c.done
-	return err
+	c.once.Do(func() {
+		_ = c.w.Close()
+		c.err = <-c.served
+		_ = c.Conn.Close()
+		<-c.done
+	})
+	return c.err
 }

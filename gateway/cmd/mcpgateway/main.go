@@ -8,8 +8,11 @@
 // quote an argument that holds spaces) or an endpoint (--url: Streamable
 // HTTP, falling back to the HTTP+SSE transport of 2024-11-05). The front
 // is stdio, or Streamable HTTP with --http (at /mcp for both eras, the
-// HTTP+SSE transport at /sse for 2024-11-05 clients). SIGINT or SIGTERM
-// drains: requests in progress are answered, then the backend is closed.
+// HTTP+SSE transport at /sse for 2024-11-05 clients). One backend serves
+// every client, or each principal or session has its own
+// (--backend-per); a backend that dies is restarted, its clients told.
+// SIGINT or SIGTERM drains: requests in progress are answered, then the
+// backends are closed.
 package main
 
 import (
@@ -25,6 +28,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -32,6 +36,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/ratelimit"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/mcpgen/mcpgen/runtime/telemetry"
 
 	"github.com/mcpgen/mcpgen/gateway"
 )
@@ -56,17 +61,49 @@ func run(args []string) error {
 	rate := fs.Float64("rate-limit", 0, "limit each client (its principal, else its address; the stdio client is one) to `RATE` requests a second; 0: no limit")
 	burst := fs.Float64("rate-burst", 0, "with --rate-limit, let a client spend `N` requests at once (default the rate, at least 1)")
 	logRequests := fs.Bool("log-requests", false, "log every message the front clients send and receive, with its outcome and duration")
+	per := fs.String("backend-per", "shared", "who shares a backend: `shared` (one for every client; over stdio, one process), principal (one per --token principal: a filesystem server per user), or session (one per stateful client session; stateless requests use their principal's)")
+	maxBackends := fs.Int("max-backends", 64, "with --backend-per principal or session, run at most `N` backends (a principal's sessions a quarter of them)")
+	backendIdle := fs.Duration("backend-idle", 10*time.Minute, "with --backend-per principal or session, close a backend unused for `DURATION` (started again when its client comes back)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q: quote the backend command, --stdio \"COMMAND ARGS\"", fs.Args())
 	}
+	var sharing gateway.Sharing
+	switch *per {
+	case "shared":
+	case "principal":
+		sharing = gateway.PerPrincipal
+	case "session":
+		sharing = gateway.PerSession
+	default:
+		return fmt.Errorf("--backend-per %q: want shared, principal or session", *per)
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	var logHandler slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})
+	// With OTEL_EXPORTER_OTLP_ENDPOINT set, spans and metrics go there
+	// (OTLP over http/protobuf): a span per front request, its backend
+	// call's span a child of it, the trace context passed on to the
+	// backend; log records name their request's trace and span.
+	export, err := telemetry.FromEnv(context.Background(), "mcpgateway", telemetry.Options{})
+	if err != nil {
+		return err
+	}
+	if export != nil {
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := export.Shutdown(ctx); err != nil {
+				fmt.Fprintln(os.Stderr, "mcpgateway: flushing telemetry:", err)
+			}
+		}()
+		logHandler = telemetry.LogHandler(logHandler)
+	}
+	log := slog.New(logHandler)
 
 	var backend rt.ClientTransport
 	switch {
@@ -103,14 +140,23 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	g, err := gateway.New(ctx, gateway.Options{Backend: backend, Logger: log, Server: func(so *rt.ServerOptions) {
+	g, err := gateway.New(ctx, gateway.Options{Backend: backend, Logger: log, Sharing: sharing, MaxBackends: *maxBackends, BackendIdle: *backendIdle, Server: func(so *rt.ServerOptions) {
 		so.Middleware = append(so.Middleware, middleware...)
+		if export != nil {
+			export.InstrumentServer(so)
+		}
+	}, Client: func(co *rt.ClientOptions) {
+		if export != nil {
+			export.InstrumentClient(co)
+		}
 	}})
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	log.Info("backend connected", "revision", g.Backend().ProtocolVersion())
+	if cs := g.Backend(); cs != nil {
+		log.Info("backend connected", "revision", cs.ProtocolVersion(), "backend_per", sharing)
+	}
 	if *httpAddr == "" {
 		return stdio.Serve(ctx, g.Server(), os.Stdin, os.Stdout, stdio.Options{})
 	}

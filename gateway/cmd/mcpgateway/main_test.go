@@ -57,3 +57,24 @@ func TestBearerAuth(t *testing.T) {
 		t.Errorf("a spec without a principal: %v (and the token must not be echoed)", err)
 	}
 }
+
+// TestBadFlags: flags that cannot work are refused before anything
+// starts, naming the flag.
+func TestBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--stdio", "x", "--backend-per", "user"}, `--backend-per "user": want shared, principal or session`},
+		{[]string{"--stdio", "x", "--url", "http://127.0.0.1:1/mcp"}, "one of them"},
+		{[]string{}, "name the backend"},
+		{[]string{"--stdio", "x", "--token", "t=p"}, "--token needs --http"},
+		{[]string{"--stdio", "x", "--token", "nopincipal"}, "want TOKEN=PRINCIPAL"},
+		{[]string{"--stdio", "'open"}, "--stdio: unterminated single quote"},
+		{[]string{"--stdio", "x", "extra"}, "unexpected arguments"},
+	} {
+		if err := run(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run(%q) = %v; want an error with %q", tc.args, err, tc.want)
+		}
+	}
+}
