@@ -4,7 +4,9 @@ go 1.26.0
 
 require (
 	github.com/mcpgen/mcpgen v0.0.0
+	github.com/mcpgen/mcpgen/runtime/store/redis v0.0.0
 	github.com/mcpgen/mcpgen/runtime/telemetry v0.0.0
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/spf13/pflag v1.0.10
 )
 
@@ -24,6 +26,7 @@ require (
 	go.opentelemetry.io/otel/sdk/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.11.1 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
@@ -40,5 +43,6 @@ tool github.com/mcpgen/mcpgen/cmd/mcpgen
 
 replace (
 	github.com/mcpgen/mcpgen => ..
+	github.com/mcpgen/mcpgen/runtime/store/redis => ../runtime/store/redis
 	github.com/mcpgen/mcpgen/runtime/telemetry => ../runtime/telemetry
 )

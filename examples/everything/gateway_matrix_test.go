@@ -138,6 +138,13 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // its /mcp endpoint.
 func startGatewayHTTP(t *testing.T, env []string, flags ...string) string {
 	t.Helper()
+	_, url := startGateway(t, env, flags...)
+	return url
+}
+
+// startGateway is startGatewayHTTP, with the process.
+func startGateway(t *testing.T, env []string, flags ...string) (*exec.Cmd, string) {
+	t.Helper()
 	addrFile := filepath.Join(t.TempDir(), "addr")
 	cmd := exec.Command(gatewayBinary(t), append(flags, "--http", "127.0.0.1:0", "--addr-file", addrFile)...)
 	cmd.Env = append(os.Environ(), env...)
@@ -146,7 +153,7 @@ func startGatewayHTTP(t *testing.T, env []string, flags ...string) string {
 	startStopped(t, cmd)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
-			return "http://" + strings.TrimSpace(string(b)) + "/mcp"
+			return cmd, "http://" + strings.TrimSpace(string(b)) + "/mcp"
 		}
 		if time.Now().After(deadline) || cmd.ProcessState != nil {
 			t.Fatalf("the gateway did not start; stderr:\n%s", stderr.String())

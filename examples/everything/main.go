@@ -260,27 +260,17 @@ func envDuration(name string) time.Duration {
 // it reaches a replica promoted after its master died at once.
 func redisClient(single, cluster string) (goredis.UniversalClient, error) {
 	if cluster != "" {
-		opt, err := goredis.ParseClusterURL(cluster)
+		c, err := redisstore.NewClient(cluster, true)
 		if err != nil {
 			return nil, fmt.Errorf("--redis-cluster: %w", err)
 		}
-		opt.DialerRetries = 1
-		if !strings.Contains(cluster, "max_retries") {
-			opt.MaxRetries = 1
-		}
-		c := goredis.NewClusterClient(opt)
-		redisstore.FollowFailovers(c)
 		return c, nil
 	}
-	opt, err := goredis.ParseURL(single)
+	c, err := redisstore.NewClient(single, false)
 	if err != nil {
 		return nil, fmt.Errorf("--redis: %w", err)
 	}
-	opt.DialerRetries = 1
-	if !strings.Contains(single, "max_retries") {
-		opt.MaxRetries = 1
-	}
-	return goredis.NewClient(opt), nil
+	return c, nil
 }
 
 // parseStateKeys reads --state-keys: comma-separated base64 keys, the

@@ -30,11 +30,13 @@ import (
 	"syscall"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/ratelimit"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
+	redisstore "github.com/mcpgen/mcpgen/runtime/store/redis"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/telemetry"
 
@@ -61,6 +63,8 @@ func run(args []string) error {
 	rate := fs.Float64("rate-limit", 0, "limit each client (its principal, else its address; the stdio client is one) to `RATE` requests a second; 0: no limit")
 	burst := fs.Float64("rate-burst", 0, "with --rate-limit, let a client spend `N` requests at once (default the rate, at least 1)")
 	logRequests := fs.Bool("log-requests", false, "log every message the front clients send and receive, with its outcome and duration")
+	redisURL := fs.String("redis", "", "with --http, share the front sessions with other gateway instances in Redis at `URL` (redis://host:port/db): sessions, stream event logs, the request ledger, announcements and rate-limit quotas")
+	redisCluster := fs.String("redis-cluster", "", "as --redis, on a Redis Cluster reached at `URL` (redis://host:port?addr=host2:port2&addr=…)")
 	per := fs.String("backend-per", "shared", "who shares a backend: `shared` (one for every client; over stdio, one process), principal (one per --token principal: a filesystem server per user), or session (one per stateful client session; stateless requests use their principal's)")
 	maxBackends := fs.Int("max-backends", 64, "with --backend-per principal or session, run at most `N` backends (a principal's sessions a quarter of them)")
 	backendIdle := fs.Duration("backend-idle", 10*time.Minute, "with --backend-per principal or session, close a backend unused for `DURATION` (started again when its client comes back)")
@@ -126,6 +130,24 @@ func run(args []string) error {
 	if auth != nil && *httpAddr == "" {
 		return errors.New("--token needs --http: a stdio front has no requests to authenticate")
 	}
+	var rdb goredis.UniversalClient
+	switch {
+	case *redisURL != "" && *redisCluster != "":
+		return errors.New("--redis and --redis-cluster: name one")
+	case (*redisURL != "" || *redisCluster != "") && *httpAddr == "":
+		return errors.New("--redis needs --http: a stdio front has one client, whose session no other instance serves")
+	case *redisURL != "":
+		if rdb, err = redisstore.NewClient(*redisURL, false); err != nil {
+			return fmt.Errorf("--redis: %w", err)
+		}
+	case *redisCluster != "":
+		if rdb, err = redisstore.NewClient(*redisCluster, true); err != nil {
+			return fmt.Errorf("--redis-cluster: %w", err)
+		}
+	}
+	if rdb != nil {
+		defer rdb.Close()
+	}
 	var middleware []rt.Middleware
 	if *logRequests {
 		middleware = append(middleware, rt.RequestLog(log, slog.LevelInfo))
@@ -135,13 +157,20 @@ func run(args []string) error {
 		if b <= 0 {
 			b = max(*rate, 1)
 		}
-		middleware = append(middleware, ratelimit.Middleware(ratelimit.Options{Limit: ratelimit.Limit{Rate: *rate, Burst: b}, Logger: log}))
+		o := ratelimit.Options{Limit: ratelimit.Limit{Rate: *rate, Burst: b}, Logger: log}
+		if rdb != nil { // the instances share each client's quota
+			o.Limiter = redisstore.NewRateLimiter(rdb, redisstore.Options{}, o.Limit)
+		}
+		middleware = append(middleware, ratelimit.Middleware(o))
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	g, err := gateway.New(ctx, gateway.Options{Backend: backend, Logger: log, Sharing: sharing, MaxBackends: *maxBackends, BackendIdle: *backendIdle, Server: func(so *rt.ServerOptions) {
 		so.Middleware = append(so.Middleware, middleware...)
+		if rdb != nil { // list changes and resource updates reach every instance's sessions
+			so.Broadcast = redisstore.NewBroadcast(rdb, redisstore.Options{})
+		}
 		if export != nil {
 			export.InstrumentServer(so)
 		}
@@ -160,7 +189,13 @@ func run(args []string) error {
 	if *httpAddr == "" {
 		return stdio.Serve(ctx, g.Server(), os.Stdin, os.Stdout, stdio.Options{})
 	}
-	h := streamhttp.NewHandler(g.Server(), streamhttp.Options{Logger: log, Auth: auth, AllowedHosts: withLoopback(*hosts), AllowedOrigins: *origins})
+	ho := streamhttp.Options{Logger: log, Auth: auth, AllowedHosts: withLoopback(*hosts), AllowedOrigins: *origins}
+	if rdb != nil {
+		ro := redisstore.Options{}
+		ho.SessionStore, ho.EventStore, ho.Relay = redisstore.NewSessionStore(rdb, ro), redisstore.NewEventStore(rdb, ro), redisstore.NewRelay(rdb, ro)
+		ho.Requests = redisstore.NewRequestLedger(rdb, ro)
+	}
+	h := streamhttp.NewHandler(g.Server(), ho)
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

@@ -72,6 +72,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--stdio", "x", "--token", "nopincipal"}, "want TOKEN=PRINCIPAL"},
 		{[]string{"--stdio", "'open"}, "--stdio: unterminated single quote"},
 		{[]string{"--stdio", "x", "extra"}, "unexpected arguments"},
+		{[]string{"--stdio", "x", "--redis", "redis://127.0.0.1:1/0"}, "--redis needs --http"},
+		{[]string{"--stdio", "x", "--http", ":0", "--redis", "redis://a", "--redis-cluster", "redis://b"}, "name one"},
+		{[]string{"--stdio", "x", "--http", ":0", "--redis", "http://nope"}, "--redis: "},
 	} {
 		if err := run(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run(%q) = %v; want an error with %q", tc.args, err, tc.want)

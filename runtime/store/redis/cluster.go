@@ -4,9 +4,44 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 
 	goredis "github.com/redis/go-redis/v9"
 )
+
+// NewClient is a client for the stores from a URL, as programs take it
+// on their command line: url names one node (redis://[user:pass@]host:port/db,
+// rediss:// for TLS), or, with cluster set, any nodes of a Redis Cluster
+// (redis://host:port?addr=host2:port2&addr=…; the others are
+// discovered) — the other must be "". Unless the URL says max_retries, a
+// command is retried once and a connection dialled once: a store fails
+// fast (the server answers its client with an error) rather than
+// waiting through go-redis's default retries. A Cluster client follows
+// failovers (FollowFailovers).
+func NewClient(url string, cluster bool) (goredis.UniversalClient, error) {
+	if cluster {
+		opt, err := goredis.ParseClusterURL(url)
+		if err != nil {
+			return nil, err
+		}
+		opt.DialerRetries = 1
+		if !strings.Contains(url, "max_retries") {
+			opt.MaxRetries = 1
+		}
+		c := goredis.NewClusterClient(opt)
+		FollowFailovers(c)
+		return c, nil
+	}
+	opt, err := goredis.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	opt.DialerRetries = 1
+	if !strings.Contains(url, "max_retries") {
+		opt.MaxRetries = 1
+	}
+	return goredis.NewClient(opt), nil
+}
 
 // FollowFailovers makes c reload the Cluster's map of slots as soon as a
 // command fails for anything but a missing key, instead of waiting for a
