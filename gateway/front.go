@@ -267,12 +267,16 @@ func (g *Gateway) onlyStateless(sl *slot) (*rt.Request, context.Context) {
 // nativeCall carries a request that may ask for input to a 2026-07-28
 // backend as it is, and its answer back as it is: an input round the
 // backend asks for reaches the front client, whose retry (its
-// inputResponses and the backend's requestState) goes back the same way.
+// inputResponses and the backend's requestState) goes back the same way;
+// so does a task handle (tasks.go).
 func nativeCall[P wire.Marshaler, R any](b *backend, g *Gateway, ctx context.Context, method string, params P, decode func([]byte) (R, error)) (R, error) {
 	var raw wire.Raw
 	var zero R
 	if err := b.cs.Call(g.backendCtx(ctx), method, params, &raw); err != nil {
 		return zero, err
+	}
+	if err := g.taskHandle(ctx, raw); err != nil {
+		return zero, err // a task handle, passed on as it is
 	}
 	return decode(raw)
 }

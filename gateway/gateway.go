@@ -34,6 +34,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/features"
 	"github.com/mcpgen/mcpgen/runtime/listen"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
+	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	v24 "github.com/mcpgen/mcpgen/gateway/mcp/v20241105"
@@ -113,6 +114,8 @@ type Gateway struct {
 
 	flightMu sync.Mutex
 	inflight map[*rt.Request]flight // stateless front requests in progress
+
+	tasks taskOwners // the backend's tasks passed on, and whose they are
 }
 
 // flight is a stateless front request in progress: its context, and the
@@ -214,6 +217,10 @@ func (g *Gateway) serverOptions() (rt.ServerOptions, error) {
 	}
 	if exts, ok := wire.MemberOf(caps, "extensions"); ok {
 		for name, v := range members(exts) {
+			if name == protocol.TasksExtension && g.first.ProtocolVersion() == v26.Protocol().Revision {
+				so.Features = append(so.Features, g.tasksFeature(v))
+				continue
+			}
 			if !carriedExtensions[name] {
 				g.log.Warn("gateway: the backend declares an extension the gateway does not carry; its clients are not told of it", "extension", name)
 				continue
@@ -227,10 +234,11 @@ func (g *Gateway) serverOptions() (rt.ServerOptions, error) {
 	return so, nil
 }
 
-// carriedExtensions are the capability extensions the gateway carries:
-// those without methods of their own (MCP Apps: _meta on tools and
-// resources, which pass through). An extension with methods (tasks,
-// skills) is not declared to the front: its methods would not be served.
+// carriedExtensions are the capability extensions the gateway carries as
+// they are: those without methods of their own (MCP Apps: _meta on tools
+// and resources, which pass through). Of the extensions with methods, the
+// tasks extension of a 2026-07-28 backend is carried (tasks.go); another
+// (skills) is not declared to the front: its methods would not be served.
 var carriedExtensions = map[string]bool{features.AppExtension: true}
 
 // members splits a JSON object into its members (nil for anything else).

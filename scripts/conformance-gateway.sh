@@ -4,9 +4,8 @@
 #
 #   1. fronting bin/everything (every revision, over stdio): requirement
 #      sets 2025-11-25 and 2026-07-28, the same checks as against
-#      bin/everything directly (scripts/conformance.sh) but for the
-#      tasks extension, which the gateway does not carry yet
-#      (interop/expected-failures-gateway.yaml says so);
+#      bin/everything directly (scripts/conformance.sh), with the same
+#      results (interop/expected-failures-gateway.yaml lists none);
 #   2. fronting bin/everything of each older revision (--revisions R):
 #      requirement set 2025-11-25, failing exactly what R cannot carry
 #      (interop/expected-failures-gateway-R.yaml, each with why);

@@ -52,9 +52,14 @@ func gatewayBinary(t *testing.T) string {
 	return gatewayPath
 }
 
-// gatewayLacks are the features the gateway does not carry yet, with why.
-var gatewayLacks = map[string]string{
-	"tasks": "the gateway does not carry tasks yet",
+// gatewayLacks are the features the gateway does not carry between a
+// backend speaking rev ("" for an npm server) and a front client of
+// front, with why.
+func gatewayLacks(rev, front string) map[string]string {
+	if rev == "2026-07-28" && front == "2026-07-28" {
+		return nil
+	}
+	return map[string]string{"tasks": "carried between 2026-07-28 ends only (the tasks extension; 2025-11-25's are of another design)"}
 }
 
 // backendRow is a backend: how the gateway reaches it (its flags), and
@@ -213,7 +218,7 @@ func TestGatewayMatrix(t *testing.T) {
 					maps.Copy(tg.lacks, b.lacks)
 					tg.want = map[string]string{}
 					maps.Copy(tg.want, b.base.want)
-					for f, why := range gatewayLacks {
+					for f, why := range gatewayLacks(b.rev, front) {
 						if _, ok := tg.lacks[f]; !ok && tg.want[f] != "n/a" {
 							tg.lacks[f] = why
 						}
