@@ -69,8 +69,9 @@ type Options struct {
 	Client func(*rt.ClientOptions)
 	// MaxParked bounds the calls parked between input rounds, waiting for
 	// a 2026-07-28 client to answer what the backend asked (default
-	// 1024); ParkedTTL is how long one waits (default 10 minutes), after
-	// which its backend call is cancelled.
+	// 1024; a principal's calls a quarter of them); ParkedTTL is how long
+	// one waits (default 10 minutes), after which its backend call is
+	// cancelled.
 	MaxParked int
 	ParkedTTL time.Duration
 	// Logger receives the gateway's logs (default: discard).
@@ -109,8 +110,9 @@ type Gateway struct {
 	parked *parking
 	asked  atomic.Uint64 // numbers the questions asked of front clients
 
-	subMu sync.Mutex
-	subs  map[subKey]*upstream // the backend subscriptions front clients share
+	subMu  sync.Mutex
+	subs   map[subKey]*upstream // the backend subscriptions front clients share
+	subsBy map[string]int       // front subscriptions by principal
 
 	flightMu sync.Mutex
 	inflight map[*rt.Request]flight // stateless front requests in progress
@@ -149,7 +151,7 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if o.BackendIdle <= 0 {
 		o.BackendIdle = 10 * time.Minute
 	}
-	g := &Gateway{o: o, log: o.Logger, subs: map[subKey]*upstream{}, inflight: map[*rt.Request]flight{}, slots: map[slotKey]*slot{}}
+	g := &Gateway{o: o, log: o.Logger, subs: map[subKey]*upstream{}, subsBy: map[string]int{}, inflight: map[*rt.Request]flight{}, slots: map[slotKey]*slot{}}
 	g.parked = newParking(o.MaxParked, o.ParkedTTL)
 	g.shared = g.newSlot(slotKey{})
 	in, err := g.shared.get(ctx)

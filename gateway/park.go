@@ -62,11 +62,12 @@ type parking struct {
 
 	mu     sync.Mutex
 	calls  map[string]*parkedCall // every call, running or parked
+	by     map[string]int         // calls by principal
 	closed bool
 }
 
 func newParking(max int, ttl time.Duration) *parking {
-	return &parking{max: max, ttl: ttl, calls: map[string]*parkedCall{}}
+	return &parking{max: max, ttl: ttl, calls: map[string]*parkedCall{}, by: map[string]int{}}
 }
 
 // callKey carries the parkedCall a backend call runs for.
@@ -157,7 +158,12 @@ func (p *parking) start(ctx context.Context, req *rt.Request, sl *slot, call fun
 		p.mu.Unlock()
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the gateway holds %d calls that may ask for input (its bound): try again later", p.max)
 	}
+	if per := max(p.max/4, 1); p.by[pc.principal] >= per {
+		p.mu.Unlock()
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the gateway holds %d calls of this client's that may ask for input (its bound per principal, a quarter of MaxParked): finish or cancel one first", per)
+	}
 	p.calls[pc.id] = pc
+	p.by[pc.principal]++
 	p.mu.Unlock()
 	cctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), callKey{}, pc))
 	pc.ctx, pc.cancel = cctx, cancel
@@ -220,6 +226,9 @@ func (p *parking) finish(pc *parkedCall) {
 	defer p.mu.Unlock()
 	if p.calls[pc.id] == pc {
 		delete(p.calls, pc.id)
+		if p.by[pc.principal]--; p.by[pc.principal] == 0 {
+			delete(p.by, pc.principal)
+		}
 	}
 }
 

@@ -53,12 +53,18 @@ func (g *Gateway) subscribe(ctx context.Context, uri string) error {
 	if err != nil {
 		return err
 	}
+	principal := principalOf(ctx)
 	g.subMu.Lock()
+	if per := maxUpstream / 4; g.subsBy[principal] >= per {
+		g.subMu.Unlock()
+		return rt.InvalidParams("/params/uri", "this client's principal holds 1024 resource subscriptions through the gateway (its bound per principal): unsubscribe from some first")
+	}
 	if u := g.subs[key]; u != nil {
 		u.n++
+		g.subsBy[principal]++
 		ready := u.ready
 		g.subMu.Unlock()
-		return wait(ctx, ready)
+		return g.waitSubscribed(ctx, ready, uri)
 	}
 	if len(g.subs) >= maxUpstream {
 		g.subMu.Unlock()
@@ -67,6 +73,7 @@ func (g *Gateway) subscribe(ctx context.Context, uri string) error {
 	sctx, cancel := context.WithCancel(context.Background())
 	u := &upstream{n: 1, cancel: cancel, ready: make(chan struct{})}
 	g.subs[key] = u
+	g.subsBy[principal]++
 	g.subMu.Unlock()
 	params := &v26.SubscriptionsListenRequestParams{Notifications: &v26.SubscriptionFilter{ResourceSubscriptions: []string{uri}}}
 	go func() {
@@ -106,7 +113,25 @@ func (g *Gateway) subscribe(ctx context.Context, uri string) error {
 			}
 		}
 	}()
-	return wait(ctx, u.ready)
+	return g.waitSubscribed(ctx, u.ready, uri)
+}
+
+// waitSubscribed waits for a backend subscription to be acknowledged; if
+// ctx ends first, the front subscription just added is dropped.
+func (g *Gateway) waitSubscribed(ctx context.Context, ready <-chan struct{}, uri string) error {
+	if err := wait(ctx, ready); err != nil {
+		g.unsubscribe(context.WithoutCancel(ctx), uri)
+		return err
+	}
+	return nil
+}
+
+// principalOf is the principal of the front request in ctx.
+func principalOf(ctx context.Context) string {
+	if r := rt.RequestFrom(ctx); r != nil {
+		return r.Principal()
+	}
+	return ""
 }
 
 // subKeyOf is the key of a subscription to uri of the front request in
@@ -147,6 +172,10 @@ func (g *Gateway) unsubscribe(ctx context.Context, uri string) {
 	if u == nil {
 		return
 	}
+	principal := principalOf(ctx)
+	if g.subsBy[principal]--; g.subsBy[principal] <= 0 {
+		delete(g.subsBy, principal)
+	}
 	if u.n--; u.n == 0 {
 		u.cancel()
 		delete(g.subs, key)
@@ -166,7 +195,6 @@ func (g *Gateway) feature() rt.Feature {
 		reg.Route(rt.Route{Role: protocol.RoleSubscribe, Step: func(ctx context.Context, r *rt.Request, next rt.Next) (wire.Marshaler, error) {
 			uri := uriOf(r)
 			if err := g.subscribe(ctx, uri); err != nil {
-				g.unsubscribe(ctx, uri)
 				return nil, err
 			}
 			res, err := next.Serve()
@@ -186,7 +214,7 @@ func (g *Gateway) feature() rt.Feature {
 			uris := listen.ParseFilter(r.Params()).ResourceSubscriptions
 			for i, uri := range uris {
 				if err := g.subscribe(ctx, uri); err != nil {
-					for _, u := range uris[:i+1] {
+					for _, u := range uris[:i] {
 						g.unsubscribe(ctx, u)
 					}
 					return nil, err

@@ -102,3 +102,51 @@ func TestTasksThroughGateway(t *testing.T) {
 		t.Errorf("bob's tasks/get of alice's task: %v; want -32602 unknown task", err)
 	}
 }
+
+// TestParkedBoundPerPrincipal: calls parked between input rounds are
+// bounded per principal (a quarter of MaxParked): a principal over it is
+// refused naming the bound, and another principal is not.
+func TestParkedBoundPerPrincipal(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g, err := gateway.New(ctx, gateway.Options{Backend: &stdio.CommandTransport{Path: everything(t), Args: []string{"--revisions", "2025-11-25"}, Stderr: os.Stderr}, Logger: testLogger(t), MaxParked: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	sh := streamhttp.NewHandler(g.Server(), streamhttp.Options{Auth: func(r *http.Request) (context.Context, error) {
+		return rt.WithPrincipal(r.Context(), r.Header.Get("X-User")), nil
+	}})
+	srv := httptest.NewServer(sh)
+	defer func() { srv.Close(); sh.Close() }()
+	as := func(user string) *rt.ClientSession {
+		cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: srv.URL, Header: http.Header{"X-User": {user}}},
+			rt.ClientOptions{Name: "front", Version: "1", Era: rt.Stateless, ProtocolVersion: "2026-07-28"}, v26.Mount(&clientHandler{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	// The backend asks for sampling mid-call: the call parks, and the
+	// raw call returns the input round unanswered.
+	sample := func(cs *rt.ClientSession) error {
+		var out wire.Raw
+		err := cs.Call(ctx, "tools/call", wire.Raw(`{"name":"test_sampling","arguments":{"prompt":"hi"}}`), &out)
+		if err == nil && !strings.Contains(string(out), "input_required") {
+			t.Errorf("test_sampling through the gateway: %s; want an input round", out)
+		}
+		return err
+	}
+	alice, bob := as("alice"), as("bob")
+	if err := sample(alice); err != nil {
+		t.Fatalf("alice's first call: %v", err)
+	}
+	var je *jsonrpc.Error
+	if err := sample(alice); !errors.As(err, &je) || !strings.Contains(je.Message, "its bound per principal") {
+		t.Errorf("alice's second parked call (MaxParked 4: one each): %v; want the per-principal bound named", err)
+	}
+	if err := sample(bob); err != nil {
+		t.Errorf("bob's call while alice is at her bound: %v", err)
+	}
+}
