@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -68,8 +69,21 @@ func run(args []string) error {
 	per := fs.String("backend-per", "shared", "who shares a backend: `shared` (one for every client; over stdio, one process), principal (one per --token principal: a filesystem server per user), or session (one per stateful client session; stateless requests use their principal's)")
 	maxBackends := fs.Int("max-backends", 64, "with --backend-per principal or session, run at most `N` backends (a principal's sessions a quarter of them)")
 	backendIdle := fs.Duration("backend-idle", 10*time.Minute, "with --backend-per principal or session, close a backend unused for `DURATION` (started again when its client comes back)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (for benchmarks)")
+	_ = fs.MarkHidden("cpuprofile")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q: quote the backend command, --stdio \"COMMAND ARGS\"", fs.Args())
