@@ -87,11 +87,7 @@ func (b *backendHandler) ResourceListChanged(ctx context.Context, _ *v26.Notific
 // ResourceUpdated implements v26.ClientHandler: the front clients
 // subscribed to the resource hear.
 func (b *backendHandler) ResourceUpdated(ctx context.Context, params *v26.ResourceUpdatedNotificationParams) error {
-	if b.g.o.Sharing == Shared {
-		b.g.srv.NotifyResourceUpdated(context.WithoutCancel(ctx), params.URI)
-	} else {
-		b.g.srv.NotifyResourceUpdatedTo(context.WithoutCancel(ctx), params.URI, b.sl.key.principal)
-	}
+	b.sl.tellUpdated(context.WithoutCancel(ctx), params.URI)
 	return nil
 }
 
@@ -102,11 +98,7 @@ func (b *backendHandler) ResourceUpdated(ctx context.Context, params *v26.Resour
 // progress when only one is (else it is in the gateway's debug log).
 func (b *backendHandler) LoggingMessage(ctx context.Context, params *v26.LoggingMessageNotificationParams) error {
 	level, logger, data := string(params.Level), params.Logger.Or(""), wire.Raw(params.Data)
-	if b.g.o.Sharing == Shared {
-		b.g.srv.NotifyLog(context.WithoutCancel(ctx), level, logger, data)
-	} else {
-		b.g.srv.NotifyLogTo(context.WithoutCancel(ctx), level, logger, data, b.sl.key.principal)
-	}
+	b.sl.log(context.WithoutCancel(ctx), level, logger, data)
 	if r, rctx := b.g.onlyStateless(b.sl); r != nil {
 		return r.Log(rctx, level, logger, data)
 	}

@@ -73,9 +73,12 @@ type slot struct {
 	g   *Gateway
 	key slotKey
 	bh  *backendHandler
-	// used is when a front request last used it (UnixNano): an idle
-	// unshared slot is closed (Options.BackendIdle).
+	// used is when a front request or a subscription last got its
+	// instance (UnixNano), and busy counts the requests, backend calls
+	// and subscriptions in progress on it: a slot not busy and unused
+	// for Options.BackendIdle is closed.
 	used atomic.Int64
+	busy atomic.Int32
 
 	mu       sync.Mutex
 	cur      *instance
@@ -234,9 +237,13 @@ func (sl *slot) get(ctx context.Context) (*instance, error) {
 			return in, nil
 		case sl.starting == nil:
 			if wait := time.Until(sl.retryAt); wait > 0 {
-				err := sl.lastErr
+				err, restarting := sl.lastErr, sl.restarting
 				sl.mu.Unlock()
-				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the backend is not running (%v): the gateway starts it again in %v", err, wait.Round(time.Millisecond))
+				when := "a request after " + wait.Round(time.Millisecond).String() + " starts it again"
+				if restarting {
+					when = "the gateway starts it again in " + wait.Round(time.Millisecond).String()
+				}
+				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the backend is not running (%v): %s", err, when)
 			}
 			sl.begin()
 		}
@@ -316,7 +323,7 @@ func (sl *slot) start() {
 			}
 		}()
 	}
-	if in.def.native && g.listChanged {
+	if in.def.native && g.ready.Load() && g.listChanged { // New watches its first
 		in.watchLists()
 	}
 	if restarted {
@@ -375,8 +382,8 @@ func (sl *slot) lost(in *instance, why error) {
 	sl.restarting = true
 	closed := sl.closed
 	sl.mu.Unlock()
-	go in.close()
-	if closed {
+	g.closers.Go(in.close)
+	if closed || !g.ready.Load() {
 		return
 	}
 	g.log.Warn("gateway: the backend died; restarting it", "backend", sl.name(), "err", why, "after", wait)
@@ -415,20 +422,69 @@ func (sl *slot) name() string {
 // the slot serves.
 func (sl *slot) tellLog(ctx context.Context, level, msg string) {
 	data, _ := json.Marshal(msg)
-	if sl.key == (slotKey{}) && sl.g.o.Sharing == Shared {
-		sl.g.srv.NotifyLog(ctx, level, "mcpgateway", wire.Raw(data))
-		return
+	sl.log(ctx, level, "mcpgateway", data)
+}
+
+// log sends a log message to the front sessions the slot serves whose
+// level admits it: every one (Shared), its principal's, or its session.
+func (sl *slot) log(ctx context.Context, level, logger string, data wire.Raw) {
+	g := sl.g
+	switch {
+	case sl.key.session != nil:
+		if admits(level, sl.key.session.LogLevel()) {
+			params, _ := json.Marshal(struct {
+				Level  string   `json:"level"`
+				Logger string   `json:"logger,omitempty"`
+				Data   wire.Raw `json:"data"`
+			}{level, logger, data})
+			_ = sl.key.session.Peer().Notify(ctx, "notifications/message", wire.Raw(params))
+		}
+	case g.o.Sharing == Shared:
+		g.srv.NotifyLog(ctx, level, logger, data)
+	default:
+		g.srv.NotifyLogTo(ctx, level, logger, data, sl.key.principal)
 	}
-	sl.g.srv.NotifyLogTo(ctx, level, "mcpgateway", wire.Raw(data), sl.key.principal)
 }
 
 // tellList tells the front clients the slot serves that a list changed.
 func (sl *slot) tellList(ctx context.Context, kind rt.ListKind) {
-	if sl.g.o.Sharing == Shared {
-		sl.g.srv.NotifyListChanged(ctx, kind)
-		return
+	g := sl.g
+	switch {
+	case sl.key.session != nil:
+		method := map[rt.ListKind]string{rt.ToolsList: "notifications/tools/list_changed", rt.PromptsList: "notifications/prompts/list_changed", rt.ResourcesList: "notifications/resources/list_changed"}[kind]
+		_ = sl.key.session.Peer().Notify(ctx, method, nil)
+	case g.o.Sharing == Shared:
+		g.srv.NotifyListChanged(ctx, kind)
+	default:
+		g.srv.NotifyListChangedTo(ctx, kind, sl.key.principal)
 	}
-	sl.g.srv.NotifyListChangedTo(ctx, kind, sl.key.principal)
+}
+
+// tellUpdated tells the front clients the slot serves, subscribed to
+// uri, that it changed.
+func (sl *slot) tellUpdated(ctx context.Context, uri string) {
+	g := sl.g
+	switch {
+	case sl.key.session != nil:
+		if g.sessionHas(sl.key.session, uri) {
+			params, _ := json.Marshal(map[string]string{"uri": uri})
+			_ = sl.key.session.Peer().Notify(ctx, "notifications/resources/updated", wire.Raw(params))
+		}
+	case g.o.Sharing == Shared:
+		g.srv.NotifyResourceUpdated(ctx, uri)
+	default:
+		g.srv.NotifyResourceUpdatedTo(ctx, uri, sl.key.principal)
+	}
+}
+
+// levels are the log levels, least severe first.
+var levels = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
+
+// admits reports whether a session at level threshold (the client's
+// logging/setLevel; "" for none set: every message) takes a message of
+// level.
+func admits(level, threshold string) bool {
+	return threshold == "" || levels[level] >= levels[threshold]
 }
 
 // close ends the slot and its instance.
@@ -450,7 +506,7 @@ func (sl *slot) close() {
 // idle closes the slot's instance if no request used it for d: true if
 // it did (or there was none).
 func (sl *slot) idle(d time.Duration) bool {
-	if time.Since(time.Unix(0, sl.used.Load())) < d {
+	if sl.busy.Load() > 0 || time.Since(time.Unix(0, sl.used.Load())) < d {
 		return false
 	}
 	sl.mu.Lock()
@@ -499,17 +555,24 @@ func (g *Gateway) reap(ctx context.Context) {
 	}
 }
 
-// sessionEnded closes the backend of each front session that ends (with
-// PerSession), then tells next.
+// sessionEnded drops the subscriptions of each front session that ends
+// and closes its backend (with PerSession), then tells next.
 func (g *Gateway) sessionEnded(next func(rt.SessionEnd)) func(rt.SessionEnd) {
 	return func(end rt.SessionEnd) {
+		if end.Session != nil {
+			for _, ref := range g.sessionUnsub(end.Session, "") {
+				g.unsubscribe(ref)
+			}
+		}
 		key := slotKey{principal: end.Principal, session: end.Session}
 		g.slotsMu.Lock()
 		sl := g.slots[key]
-		delete(g.slots, key)
+		if g.o.Sharing == PerSession {
+			delete(g.slots, key)
+		}
 		g.slotsMu.Unlock()
-		if sl != nil {
-			go sl.close()
+		if sl != nil && g.o.Sharing == PerSession {
+			g.closers.Go(sl.close)
 		}
 		if next != nil {
 			next(end)

@@ -37,7 +37,8 @@ func (p toolsPart) CallTool(ctx context.Context, params *v26.CallToolRequestPara
 		return parkCall(p.g, b, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.CallToolReply, error) {
 			q := *params
 			q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
-			return b.c.CallTool(ctx, &q)
+			r, err := b.c.CallTool(ctx, &q)
+			return r, b.failed(err) // this call's backend: a retry may be served by the next
 		}, inputRequired[v26.CallToolReply])
 	})
 }
@@ -63,7 +64,8 @@ func (p promptsPart) GetPrompt(ctx context.Context, params *v26.GetPromptRequest
 		return parkCall(p.g, b, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.GetPromptReply, error) {
 			q := *params
 			q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
-			return b.c.GetPrompt(ctx, &q)
+			r, err := b.c.GetPrompt(ctx, &q)
+			return r, b.failed(err) // this call's backend: a retry may be served by the next
 		}, inputRequired[v26.GetPromptReply])
 	})
 }
@@ -97,7 +99,8 @@ func (p resourcesPart) ReadResource(ctx context.Context, params *v26.ReadResourc
 		return parkCall(p.g, b, ctx, params.RequestState, params.InputResponses, func(ctx context.Context) (v26.ReadResourceReply, error) {
 			q := *params
 			q.RequestState, q.InputResponses, q.Meta = wire.Opt[string]{}, nil, hop(q.Meta)
-			return b.c.ReadResource(ctx, &q)
+			r, err := b.c.ReadResource(ctx, &q)
+			return r, b.failed(err) // this call's backend: a retry may be served by the next
 		}, inputRequired[v26.ReadResourceReply])
 	})
 }
@@ -211,15 +214,21 @@ func (g *Gateway) backendCtx(ctx context.Context) context.Context {
 }
 
 // through serves the front request in ctx with call, given the backend
-// session serving it: the request is noted in progress meanwhile (enter),
-// and an error of a backend that ended says so (backend.failed).
+// session serving it: the request is noted in progress meanwhile (enter;
+// and its slot busy, which the idle reaper leaves alone), and an error of
+// a backend that ended says so (backend.failed; a parked call's backend
+// call does that itself, since the retry that reports it may be served
+// by the backend's next life).
 func through[R any](g *Gateway, ctx context.Context, call func(b *backend) (R, error)) (R, error) {
 	b, err := g.backendFor(ctx)
 	if err != nil {
 		var zero R
 		return zero, err
 	}
-	defer g.enter(ctx, b.in.sl)()
+	sl := b.in.sl
+	sl.busy.Add(1)
+	defer sl.busy.Add(-1)
+	defer g.enter(ctx, sl)()
 	r, err := call(b)
 	return r, b.failed(err)
 }
@@ -275,7 +284,7 @@ func nativeCall[P wire.Marshaler, R any](b *backend, g *Gateway, ctx context.Con
 	if err := b.cs.Call(g.backendCtx(ctx), method, params, &raw); err != nil {
 		return zero, err
 	}
-	if err := g.taskHandle(ctx, raw); err != nil {
+	if err := g.taskHandle(ctx, b, raw); err != nil {
 		return zero, err // a task handle, passed on as it is
 	}
 	return decode(raw)

@@ -100,19 +100,26 @@ type Gateway struct {
 	shared *slot
 	first  *rt.ClientSession
 	// listChanged: the front declares list changes (the backend did).
+	// ready is set once New has made the front server (srv, listChanged):
+	// a backend that dies before that tells no front client.
 	listChanged bool
-	slotsMu     sync.Mutex
-	slots       map[slotKey]*slot // the unshared backends
-	closing     bool
-	stopReap    context.CancelFunc
+	ready       atomic.Bool
+	// closers are the instances and slots being closed in the
+	// background; Close waits for them.
+	closers  sync.WaitGroup
+	slotsMu  sync.Mutex
+	slots    map[slotKey]*slot // the unshared backends
+	closing  bool
+	stopReap context.CancelFunc
 
 	srv    *rt.Server
 	parked *parking
 	asked  atomic.Uint64 // numbers the questions asked of front clients
 
-	subMu  sync.Mutex
-	subs   map[subKey]*upstream // the backend subscriptions front clients share
-	subsBy map[string]int       // front subscriptions by principal
+	subMu    sync.Mutex
+	subs     map[subKey]*upstream              // the backend subscriptions front clients share
+	subsBy   map[string]int                    // front subscriptions by principal
+	sessSubs map[*rt.Session]map[string]subRef // stateful sessions' subscriptions, by URI
 
 	flightMu sync.Mutex
 	inflight map[*rt.Request]flight // stateless front requests in progress
@@ -151,12 +158,15 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if o.BackendIdle <= 0 {
 		o.BackendIdle = 10 * time.Minute
 	}
-	g := &Gateway{o: o, log: o.Logger, subs: map[subKey]*upstream{}, subsBy: map[string]int{}, inflight: map[*rt.Request]flight{}, slots: map[slotKey]*slot{}}
+	g := &Gateway{o: o, log: o.Logger, subs: map[subKey]*upstream{}, subsBy: map[string]int{}, sessSubs: map[*rt.Session]map[string]subRef{}, inflight: map[*rt.Request]flight{}, slots: map[slotKey]*slot{}}
 	g.parked = newParking(o.MaxParked, o.ParkedTTL)
 	g.shared = g.newSlot(slotKey{})
 	in, err := g.shared.get(ctx)
 	if err != nil {
 		g.shared.close()
+		if cause := g.shared.lastErr; cause != nil && ctx.Err() == nil {
+			err = cause // the start's own error, its chain whole
+		}
 		return nil, fmt.Errorf("gateway: connecting to the backend: %w", err)
 	}
 	g.first = in.def.cs
@@ -168,9 +178,7 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if o.Server != nil {
 		o.Server(&so)
 	}
-	if o.Sharing == PerSession {
-		so.OnSessionEnd = g.sessionEnded(so.OnSessionEnd)
-	}
+	so.OnSessionEnd = g.sessionEnded(so.OnSessionEnd)
 	h := frontHandler(g, g.first.ServerCapabilities())
 	srv, err := rt.NewServer(so, v26.Mount(h), v25via.Mount(h), v2506via.Mount(h), v2503via.Mount(h), v24via.Mount(h))
 	if err != nil {
@@ -179,6 +187,7 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	}
 	g.srv = srv
 	g.listChanged = so.ListChanged
+	g.ready.Store(true)
 	if in.def.native && so.ListChanged {
 		in.watchLists()
 	}
@@ -287,9 +296,17 @@ func (g *Gateway) Close() error {
 	slots := g.slots
 	g.slots = map[slotKey]*slot{}
 	g.slotsMu.Unlock()
-	for _, sl := range slots {
-		sl.close()
+	g.subMu.Lock()
+	for _, u := range g.subs {
+		u.cancel()
 	}
-	g.shared.close()
+	g.subMu.Unlock()
+	var wg sync.WaitGroup
+	for _, sl := range slots {
+		wg.Go(sl.close)
+	}
+	wg.Go(g.shared.close)
+	wg.Wait()
+	g.closers.Wait()
 	return nil
 }

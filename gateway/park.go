@@ -178,7 +178,11 @@ func (p *parking) start(ctx context.Context, req *rt.Request, sl *slot, call fun
 		})
 	}
 	pc.ctx = cctx
-	go func() { pc.done <- call(cctx) }()
+	sl.busy.Add(1) // while the backend call runs, parked or not
+	go func() {
+		defer sl.busy.Add(-1)
+		pc.done <- call(cctx)
+	}()
 	return pc, nil
 }
 

@@ -326,3 +326,71 @@ func TestBackendPerSession(t *testing.T) {
 		t.Errorf("%d backend processes after the third session's call, want 4", got)
 	}
 }
+
+// TestPerSessionNotices: with a backend per session, what a session's
+// backend says — here, that it died — reaches that session alone, even
+// for sessions of one principal.
+func TestPerSessionNotices(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	file := filepath.Join(t.TempDir(), "pids")
+	g, err := gateway.New(ctx, gateway.Options{Backend: pidBackend(t, "2025-11-25", file), Logger: testLogger(t), Sharing: gateway.PerSession})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	var sessions []*rt.ClientSession
+	var heard []*notes
+	for i := range 2 {
+		cs := connect(t, g, "stdio", "2025-11-25", &clientHandler{})
+		sessions, heard = append(sessions, cs), append(heard, watch(cs))
+		if _, err := v26.NewClient(cs).CallTool(ctx, &v26.CallToolRequestParams{Name: "echo", Arguments: v26.CallToolRequestParamsArguments(`{"text":"x"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(pids(t, file)); got != i+2 {
+			t.Fatalf("%d backend processes after session %d's call, want %d", got, i, i+2)
+		}
+	}
+	procs := pids(t, file) // the shared one, then session 0's, then session 1's
+	for i := range 2 {
+		if err := syscall.Kill(procs[i+1], syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		heard[i].await(ctx, t, "notifications/message", "the backend died")
+	}
+	for i, n := range heard {
+		n.mu.Lock()
+		died := 0
+		for _, p := range n.got["notifications/message"] {
+			if strings.Contains(p, "the backend died") {
+				died++
+			}
+		}
+		n.mu.Unlock()
+		if died != 1 {
+			t.Errorf("session %d heard %d deaths, want its own backend's alone", i, died)
+		}
+	}
+}
+
+// TestUnsubscribeOnlyOwn: a session's resources/unsubscribe from a URI it
+// never subscribed to does not end another session's subscription to it
+// on the shared backend.
+func TestUnsubscribeOnlyOwn(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g := start(t, "2025-11-25")
+	a, b := connect(t, g, "stdio", "2025-11-25", &clientHandler{}), connect(t, g, "stdio", "2025-11-25", &clientHandler{})
+	heard := watch(a)
+	uri := wire.Raw(`{"uri":"test://watched-resource"}`)
+	if err := a.Call(ctx, "resources/subscribe", uri, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Call(ctx, "resources/unsubscribe", uri, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Call(ctx, "tools/call", wire.Raw(`{"name":"touch_resource","arguments":{"uri":"test://watched-resource"}}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	heard.await(ctx, t, "notifications/resources/updated", "test://watched-resource")
+}

@@ -30,32 +30,39 @@ const maxTasks = 16384
 // taskOwners remembers whose each task is.
 type taskOwners struct {
 	mu    sync.Mutex
-	owner map[string]string
-	order []string // oldest first
+	owner map[taskKey]string
+	order []taskKey // oldest first
 }
 
-// note records that principal's request made task id.
-func (o *taskOwners) note(id, principal string) {
+// taskKey names a task: the backend (slot) whose it is — two backends
+// may give the same id — and its id.
+type taskKey struct {
+	sl *slot
+	id string
+}
+
+// note records that principal's request made task k.
+func (o *taskOwners) note(k taskKey, principal string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.owner == nil {
-		o.owner = map[string]string{}
+		o.owner = map[taskKey]string{}
 	}
-	if _, ok := o.owner[id]; !ok {
-		o.order = append(o.order, id)
+	if _, ok := o.owner[k]; !ok {
+		o.order = append(o.order, k)
 	}
-	o.owner[id] = principal
+	o.owner[k] = principal
 	for len(o.order) > maxTasks {
 		delete(o.owner, o.order[0])
 		o.order = o.order[1:]
 	}
 }
 
-// owns reports whether principal made task id.
-func (o *taskOwners) owns(id, principal string) bool {
+// owns reports whether principal made task k.
+func (o *taskOwners) owns(k taskKey, principal string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	p, ok := o.owner[id]
+	p, ok := o.owner[k]
 	return ok && p == principal
 }
 
@@ -87,14 +94,18 @@ func (g *Gateway) forwardTask(ctx context.Context, r *rt.Request, _ rt.Next) (wi
 	if raw, ok := params["taskId"]; !ok || json.Unmarshal(raw, &id) != nil {
 		return nil, rt.InvalidParams("/params/taskId", "taskId is required, a string")
 	}
-	if !g.tasks.owns(id, r.Principal()) {
+	sl, err := g.slotFor(r)
+	if err != nil {
+		return nil, err
+	}
+	if !g.tasks.owns(taskKey{sl, id}, r.Principal()) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown task %q", id)
 	}
 	return through(g, ctx, func(b *backend) (wire.Marshaler, error) {
 		// The front hop's _meta is the front client's: the backend
-		// session states its own version, and the client's capabilities
-		// (which declare the extension) and log level go on, as in
-		// nativeHop.
+		// session states its own version; the client's capabilities
+		// (which declare the extension) and log level go on. Unlike
+		// nativeHop, no other member does: tasks/* carry no more.
 		if meta := members(params["_meta"]); len(meta) > 0 {
 			keep := map[string]wire.Raw{}
 			for _, k := range []string{rt.MetaClientCapabilities, rt.MetaLogLevel} {
@@ -120,10 +131,10 @@ func (g *Gateway) forwardTask(ctx context.Context, r *rt.Request, _ rt.Next) (wi
 	})
 }
 
-// taskHandle is a backend's result when it is a task handle
+// taskHandle is b's result when it is a task handle
 // (resultType "task"): noted as the front request's principal's, and
 // passed on as it is (an AnswerWith). nil for any other result.
-func (g *Gateway) taskHandle(ctx context.Context, raw wire.Raw) error {
+func (g *Gateway) taskHandle(ctx context.Context, b *backend, raw wire.Raw) error {
 	kind, _ := wire.MemberOf(raw, "resultType")
 	if string(kind) != `"task"` {
 		return nil
@@ -146,6 +157,6 @@ func (g *Gateway) taskHandle(ctx context.Context, raw wire.Raw) error {
 	if r := rt.RequestFrom(ctx); r != nil {
 		principal = r.Principal()
 	}
-	g.tasks.note(id, principal)
+	g.tasks.note(taskKey{b.in.sl, id}, principal)
 	return &rt.AnswerWith{Result: raw}
 }
