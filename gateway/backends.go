@@ -157,13 +157,20 @@ var errClosing = jsonrpc.NewError(jsonrpc.CodeInternalError, "the gateway is shu
 // backend speaks it.
 func (g *Gateway) backendFor(ctx context.Context) (*backend, error) {
 	r := rt.RequestFrom(ctx)
-	sl, err := g.slotFor(r)
-	if err != nil {
-		return nil, err
-	}
-	in, err := sl.get(ctx)
-	if err != nil {
-		return nil, err
+	var in *instance
+	for try := 0; ; try++ {
+		sl, err := g.slotFor(r)
+		if err != nil {
+			return nil, err
+		}
+		in, err = sl.get(ctx)
+		if errors.Is(err, errClosing) && try == 0 && !g.isClosing() {
+			continue // the slot was reaped (or its session ended) just now: a new one
+		}
+		if err != nil {
+			return nil, err
+		}
+		break
 	}
 	v := ""
 	if r != nil {
@@ -211,6 +218,13 @@ func (g *Gateway) slotFor(r *rt.Request) (*slot, error) {
 	sl := g.newSlot(key)
 	g.slots[key] = sl
 	return sl, nil
+}
+
+// isClosing reports whether Close has begun.
+func (g *Gateway) isClosing() bool {
+	g.slotsMu.Lock()
+	defer g.slotsMu.Unlock()
+	return g.closing
 }
 
 func (g *Gateway) newSlot(key slotKey) *slot {
