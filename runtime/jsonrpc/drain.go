@@ -65,7 +65,6 @@ func (c *Conn) expireAll() {
 		}
 		delete(c.inflight, id)
 	}
-	c.closeDrainedLocked(false)
 	c.mu.Unlock()
 	for _, e := range es {
 		e.stopTimer()
@@ -73,6 +72,11 @@ func (c *Conn) expireAll() {
 		c.log.Debug("jsonrpc: request cut short by shutdown", "method", e.req.Method, "id", e.req.ID.String())
 		c.replyErrorObj(e.batch, e.req.ID, true, errDrainExpired)
 	}
+	// Only now is the drain over: Serve returns once drained is closed,
+	// and the answers above must be written by then.
+	c.mu.Lock()
+	c.closeDrainedLocked(false)
+	c.mu.Unlock()
 }
 
 // shutdown cancels every request, waits for the handler goroutines and fails

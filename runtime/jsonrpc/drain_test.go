@@ -199,7 +199,10 @@ func TestDrain(t *testing.T) {
 			}
 			begin := time.Now()
 			if tt.viaCtx {
-				waitFor(t, func() bool { return started.Load() > 0 })
+				// Every call is running before ctx ends: one still
+				// unread then would be refused by the drain, which is
+				// another case (the late lines).
+				waitFor(t, func() bool { return started.Load() == int32(len(tt.lines)) })
 				cancel()
 				time.Sleep(20 * time.Millisecond)
 				for _, l := range tt.late {
