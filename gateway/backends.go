@@ -86,7 +86,6 @@ type slot struct {
 	lastErr  error         // why the last start failed, or the backend died
 	retryAt  time.Time     // no start before, after failures
 	failures int           // starts in a row that failed or died young
-	lives    int           // instances started
 	// restarting: the backend died; the next instance is a restart
 	// (announced), and a failed start is tried again.
 	restarting bool
@@ -324,19 +323,10 @@ func (sl *slot) start() {
 	in.ctx, in.cancel = context.WithCancel(context.Background())
 	in.def = newBackend(in, cs)
 	sl.cur = in
-	sl.lives++
 	restarted := sl.restarting
 	sl.restarting = false
 	sl.mu.Unlock()
-	if done := cs.Done(); done != nil {
-		go func() {
-			select {
-			case <-done:
-				sl.lost(in, errors.New("its connection ended (the process exited)"))
-			case <-in.ctx.Done():
-			}
-		}()
-	}
+	in.watch(cs, "")
 	if in.def.native && g.ready.Load() && g.listChanged { // New watches its first
 		in.watchLists()
 	}
@@ -641,15 +631,7 @@ func (in *instance) session(ctx context.Context, v string) *backend {
 			cs.Close()
 		default:
 			rs.b = newBackend(in, cs)
-			if done := cs.Done(); done != nil {
-				go func() {
-					select {
-					case <-done:
-						in.sl.lost(in, fmt.Errorf("its %s session's connection ended (the process exited)", v))
-					case <-in.ctx.Done():
-					}
-				}()
-			}
+			in.watch(cs, v)
 		}
 		close(rs.ready)
 		if in.ctx.Err() != nil && rs.b != nil { // closed meanwhile
@@ -667,6 +649,26 @@ func (in *instance) session(ctx context.Context, v string) *backend {
 		return in.def
 	}
 	return rs.b
+}
+
+// watch ends the instance when cs's connection ends by itself (a stdio
+// backend exited): rev names the session, "" for the default one.
+func (in *instance) watch(cs *rt.ClientSession, rev string) {
+	done := cs.Done()
+	if done == nil {
+		return // the transport cannot tell: a failed call will (backend.failed)
+	}
+	why := errors.New("its connection ended (the process exited)")
+	if rev != "" {
+		why = fmt.Errorf("its %s session's connection ended (the process exited)", rev)
+	}
+	go func() {
+		select {
+		case <-done:
+			in.sl.lost(in, why)
+		case <-in.ctx.Done():
+		}
+	}()
 }
 
 // watchLists holds a listen stream open on a 2026-07-28 backend, which
