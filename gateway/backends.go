@@ -144,6 +144,7 @@ func (g *Gateway) connect(ctx context.Context, bh *backendHandler, era rt.Era, v
 	if o.Client != nil {
 		o.Client(&co)
 	}
+	co.Middleware = append(co.Middleware, g.taskMessages(bh.sl))
 	return rt.Connect(ctx, o.Backend, co,
 		v26.Mount(bh), v25via.Mount(bh), v2506via.Mount(bh), v2503via.Mount(bh), v24via.Mount(bh))
 }

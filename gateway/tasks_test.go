@@ -2,10 +2,12 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	"github.com/mcpgen/mcpgen/gateway"
+	v25 "github.com/mcpgen/mcpgen/gateway/mcp/v20251125"
+	v25via "github.com/mcpgen/mcpgen/gateway/mcp/v20251125via20260728"
 	v26 "github.com/mcpgen/mcpgen/gateway/mcp/v20260728"
 )
 
@@ -149,4 +153,162 @@ func TestParkedBoundPerPrincipal(t *testing.T) {
 	if err := sample(bob); err != nil {
 		t.Errorf("bob's call while alice is at her bound: %v", err)
 	}
+}
+
+// TestCoreTasksThroughGateway: a 2025-11-25 backend's tasks (the core
+// design) reach its 2025-11-25 clients: the capability and the tools'
+// execution.taskSupport through; a call with params.task answered with
+// the backend's CreateTaskResult, polled with tasks/get, listed,
+// finished with tasks/result; over HTTP, another principal's tasks/get
+// refused and its tasks/list without the task; the same in front of a
+// backend of every revision, to which the gateway speaks 2026-07-28; and
+// (an in-process backend) what a task asks is asked of the session whose
+// task it is.
+func TestCoreTasksThroughGateway(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g := start(t, "2025-11-25")
+	cs := connect(t, g, "stdio", "2025-11-25", &clientHandler{})
+	if tc, _ := wire.MemberOf(cs.ServerCapabilities(), "tasks"); !strings.Contains(string(tc), `"tools"`) {
+		t.Fatalf("the gateway does not declare the backend's tasks to a 2025-11-25 client: %s", cs.ServerCapabilities())
+	}
+	var tools wire.Raw
+	if err := cs.Call(ctx, "tools/list", wire.Raw(`{}`), &tools); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tools), `"taskSupport"`) {
+		t.Errorf("tools/list through the gateway lost execution.taskSupport: %.300s", tools)
+	}
+	call := func(cs *rt.ClientSession, method, params string) (wire.Raw, error) {
+		var out wire.Raw
+		err := cs.Call(ctx, method, wire.Raw(params), &out)
+		return out, err
+	}
+	handle, err := call(cs, "tools/call", `{"name":"slow_compute","arguments":{"seconds":0.2,"label":"core"},"task":{"ttl":60000}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, _ := wire.MemberOf(handle, "task")
+	id, _ := wire.MemberOf(task, "taskId")
+	if len(id) == 0 {
+		t.Fatalf("a call with params.task through the gateway: %s; want a CreateTaskResult", handle)
+	}
+	byID := `{"taskId":` + string(id) + `}`
+	if got, err := call(cs, "tasks/get", byID); err != nil || !strings.Contains(string(got), `"status"`) {
+		t.Errorf("tasks/get: %s %v", got, err)
+	}
+	if got, err := call(cs, "tasks/list", `{}`); err != nil || !strings.Contains(string(got), string(id)) {
+		t.Errorf("tasks/list: %s %v; want the task listed", got, err)
+	}
+	if got, err := call(cs, "tasks/result", byID); err != nil || !strings.Contains(string(got), "core") {
+		t.Errorf("tasks/result: %s %v; want the tool's result", got, err)
+	}
+
+	// Whose a task is: over HTTP, alice's task is hers alone.
+	sh := streamhttp.NewHandler(g.Server(), streamhttp.Options{Auth: func(r *http.Request) (context.Context, error) {
+		return rt.WithPrincipal(r.Context(), r.Header.Get("X-User")), nil
+	}})
+	srv := httptest.NewServer(sh)
+	t.Cleanup(func() { srv.Close(); sh.Close() }) // after the sessions close
+	as := func(user string) *rt.ClientSession {
+		cs, err := rt.Connect(ctx, &streamhttp.ClientTransport{URL: srv.URL, Header: http.Header{"X-User": {user}}},
+			rt.ClientOptions{Name: "front", Version: "1", Era: rt.Stateful, ProtocolVersion: "2025-11-25"}, v25via.Mount(&clientHandler{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	alice, bob := as("alice"), as("bob")
+	handle, err = call(alice, "tools/call", `{"name":"slow_compute","arguments":{"seconds":5},"task":{}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, _ = wire.MemberOf(handle, "task")
+	id, _ = wire.MemberOf(task, "taskId")
+	byID = `{"taskId":` + string(id) + `}`
+	var je *jsonrpc.Error
+	if _, err := call(bob, "tasks/get", byID); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, "unknown task") {
+		t.Errorf("bob's tasks/get of alice's task: %v; want -32602 unknown task", err)
+	}
+	if got, err := call(bob, "tasks/list", `{}`); err != nil || strings.Contains(string(got), string(id)) {
+		t.Errorf("bob's tasks/list: %s %v; want alice's task left out", got, err)
+	}
+	if got, err := call(alice, "tasks/cancel", byID); err != nil || !strings.Contains(string(got), "cancelled") {
+		t.Errorf("alice's tasks/cancel of her task: %s %v", got, err)
+	}
+
+	t.Run("backend of every revision", func(t *testing.T) {
+		// The gateway speaks 2026-07-28 to it, and 2025-11-25 for a
+		// 2025-11-25 client, whose tasks are that session's.
+		g, err := gateway.New(ctx, gateway.Options{Backend: &stdio.CommandTransport{Path: everything(t), Stderr: os.Stderr}, Logger: testLogger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		cs := connect(t, g, "stdio", "2025-11-25", &clientHandler{})
+		if tc, _ := wire.MemberOf(cs.ServerCapabilities(), "tasks"); len(tc) == 0 {
+			t.Fatalf("no tasks declared to a 2025-11-25 client: %s", cs.ServerCapabilities())
+		}
+		handle, err := call(cs, "tools/call", `{"name":"slow_compute","arguments":{"seconds":0.05,"label":"every"},"task":{}}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, _ := wire.MemberOf(handle, "task")
+		id, _ := wire.MemberOf(task, "taskId")
+		if got, err := call(cs, "tasks/result", `{"taskId":`+string(id)+`}`); err != nil || !strings.Contains(string(got), "every") {
+			t.Errorf("tasks/result: %s %v", got, err)
+		}
+	})
+
+	t.Run("input", func(t *testing.T) {
+		// A task that asks for input: the backend's elicitation/create,
+		// tagged with the related-task _meta, reaches the client whose
+		// task it is, and its answer the task.
+		backend, err := rt.NewServer(rt.ServerOptions{Name: "asker", Version: "1", Features: []rt.Feature{tasks.Feature(tasks.Options{})}}, v25.Mount(asker{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer backend.Close()
+		g, err := gateway.New(ctx, gateway.Options{Backend: &stdio.InProcessTransport{Server: backend}, Logger: testLogger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		h := &clientHandler{}
+		cs := connect(t, g, "stdio", "2025-11-25", h)
+		handle, err := call(cs, "tools/call", `{"name":"ask","arguments":{},"task":{}}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, _ := wire.MemberOf(handle, "task")
+		id, _ := wire.MemberOf(task, "taskId")
+		if got, err := call(cs, "tasks/result", `{"taskId":`+string(id)+`}`); err != nil || !strings.Contains(string(got), "gw@example.com") {
+			t.Errorf("tasks/result of a task that asked: %s %v; want the client's answer in it", got, err)
+		}
+		if !slices.Contains(h.asked, "elicitation") {
+			t.Errorf("the client was not asked: %v", h.asked)
+		}
+	})
+}
+
+// asker is a 2025-11-25 server whose tool "ask" runs as a task that
+// asks its client for input (elicitation) and answers with the reply.
+type asker struct{}
+
+func (asker) ListTools(context.Context, *v25.PaginatedRequestParams) (*v25.ListToolsResult, error) {
+	var r v25.ListToolsResult
+	err := wire.Unmarshal([]byte(`{"tools":[{"name":"ask","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}]}`), &r)
+	return &r, err
+}
+
+func (asker) CallTool(ctx context.Context, _ *v25.CallToolRequestParams) (v25.CallToolReply, error) {
+	return nil, tasks.Start(ctx, func(ctx context.Context, tk *tasks.Task) (wire.Marshaler, error) {
+		resp, err := tk.Input(ctx, "email", wire.Raw(`{"method":"elicitation/create","params":{"message":"Your email?","requestedSchema":{"type":"object","properties":{"email":{"type":"string"}}}}}`))
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(string(resp))
+		return wire.Raw(`{"content":[{"type":"text","text":` + string(b) + `}]}`), nil
+	})
 }
