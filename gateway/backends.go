@@ -388,6 +388,7 @@ func (sl *slot) lost(in *instance, why error) {
 	closed := sl.closed
 	sl.mu.Unlock()
 	g.closers.Go(in.close)
+	g.tasks.forget(sl, nil) // the next instance knows none of them
 	if closed || !g.ready.Load() {
 		return
 	}
@@ -506,6 +507,7 @@ func (sl *slot) close() {
 	if in != nil {
 		in.close()
 	}
+	sl.g.tasks.forget(sl, nil)
 }
 
 // idle closes the slot's instance if no request used it for d: true if
@@ -568,6 +570,7 @@ func (g *Gateway) sessionEnded(next func(rt.SessionEnd)) func(rt.SessionEnd) {
 			for _, ref := range g.sessionUnsub(end.Session, "") {
 				g.unsubscribe(ref)
 			}
+			g.tasks.forget(nil, end.Session)
 		}
 		key := slotKey{principal: end.Principal, session: end.Session}
 		g.slotsMu.Lock()

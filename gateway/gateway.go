@@ -170,7 +170,7 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: connecting to the backend: %w", err)
 	}
 	g.first = in.def.cs
-	so, err := g.serverOptions(ctx, in)
+	so, err := g.serverOptions()
 	if err != nil {
 		g.shared.close()
 		return nil, err
@@ -205,7 +205,7 @@ var _ = []any{v24.Protocol, v2503.Protocol, v2506.Protocol, v25.Protocol}
 
 // serverOptions are the front server's options, from the backend's
 // initialize or discover result.
-func (g *Gateway) serverOptions(ctx context.Context, in *instance) (rt.ServerOptions, error) {
+func (g *Gateway) serverOptions() (rt.ServerOptions, error) {
 	so := rt.ServerOptions{Logger: g.log, Instructions: g.first.Instructions(),
 		// The gateway's subscriptions first: they see a listen stream
 		// before listen.Feature serves it.
@@ -226,7 +226,7 @@ func (g *Gateway) serverOptions(ctx context.Context, in *instance) (rt.ServerOpt
 			}
 		}
 	}
-	if tc, ok := g.coreTasks(ctx, in); ok {
+	if tc, ok := g.coreTasks(); ok {
 		so.Features = append(so.Features, g.coreTasksFeature(tc))
 	}
 	if exts, ok := wire.MemberOf(caps, "extensions"); ok {

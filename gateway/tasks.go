@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -22,35 +23,43 @@ import (
 // tasks/update and tasks/cancel to the backend session serving it, and
 // their answers back, as they are — input requests of a task included.
 //
-// A backend whose 2025-11-25 sessions declare tasks (capabilities.tasks,
-// the core design) has them declared to 2025-11-25 clients: a tools/call with
-// params.task goes to the backend as it is, and its CreateTaskResult
-// back; tasks/get, tasks/result, tasks/list (each principal's tasks
-// only) and tasks/cancel go to the backend session serving the client;
-// what the backend asks for a task (elicitation, sampling, tagged with
-// the related-task _meta) is asked of the client session whose task it
-// is, and its notifications/tasks/status reach that session. Progress of
-// a task is not carried (poll tasks/get).
+// A backend whose newest revision is 2025-11-25 and declares tasks
+// (capabilities.tasks, the core design) has them declared to 2025-11-25
+// clients: a tools/call with params.task goes to the backend as it is,
+// and its CreateTaskResult back; tasks/get, tasks/result, tasks/list
+// (each principal's tasks only) and tasks/cancel go to the backend
+// session serving the client; what the backend asks for a task
+// (elicitation, sampling, tagged with the related-task _meta) is asked of
+// the client session that made it or last asked of it, and its
+// notifications/tasks/status reach that session. Progress of a task is
+// not carried (poll tasks/get).
 //
 // The gateway remembers whose each task is: another principal naming it is
 // told it is unknown (without principals, another session). Tasks of one
 // design are not carried to clients of the other: the two share no
 // handle, nor methods.
 
-// maxTasks bounds the tasks whose owner the gateway remembers (the oldest
-// is forgotten first: its owner's next tasks/* on it is refused).
+// maxTasks bounds the tasks whose owner the gateway remembers; a
+// principal's are a quarter of them at most. Past its bound, a
+// principal's oldest task is forgotten (its next tasks/* on it is
+// refused); past the whole bound, the oldest of the principal holding
+// the most: no one principal's tasks push out another's.
 const maxTasks = 16384
 
 // taskOwners remembers whose each task is.
 type taskOwners struct {
-	mu    sync.Mutex
-	owner map[taskKey]taskOwner
-	order []taskKey // oldest first
+	mu      sync.Mutex
+	owner   map[taskKey]*taskOwner
+	order   map[string][]taskKey // by principal, oldest first
+	n       int
+	pending map[*slot]int // calls that may make a task, in progress
+	changed chan struct{} // closed (and replaced) when owner or pending change
 }
 
 // taskOwner is whose a task is: the principal of the request that made
-// it, and its session (nil for a stateless request), which hears what
-// the backend asks and tells of the task (the core design).
+// it, and the session that last asked of it (nil for a stateless
+// request), which hears what the backend asks and tells of the task
+// (the core design).
 type taskOwner struct {
 	principal string
 	sess      *rt.Session
@@ -63,29 +72,67 @@ type taskKey struct {
 	id string
 }
 
+// changedLocked wakes those waiting for an owner (wait).
+func (o *taskOwners) changedLocked() {
+	if o.changed != nil {
+		close(o.changed)
+		o.changed = nil
+	}
+}
+
 // note records that the request r (nil: none) made task k.
 func (o *taskOwners) note(k taskKey, r *rt.Request) {
-	var who taskOwner
+	who := &taskOwner{}
 	if r != nil {
-		who = taskOwner{r.Principal(), r.Session()}
+		who = &taskOwner{r.Principal(), r.Session()}
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	defer o.changedLocked()
 	if o.owner == nil {
-		o.owner = map[taskKey]taskOwner{}
+		o.owner, o.order = map[taskKey]*taskOwner{}, map[string][]taskKey{}
 	}
-	if _, ok := o.owner[k]; !ok {
-		o.order = append(o.order, k)
+	if prev, ok := o.owner[k]; ok {
+		o.dropLocked(k, prev.principal)
 	}
 	o.owner[k] = who
-	for len(o.order) > maxTasks {
-		delete(o.owner, o.order[0])
-		o.order = o.order[1:]
+	o.order[who.principal] = append(o.order[who.principal], k)
+	o.n++
+	if len(o.order[who.principal]) > maxTasks/4 {
+		o.dropLocked(o.order[who.principal][0], who.principal)
+	}
+	for o.n > maxTasks {
+		most := ""
+		for p, keys := range o.order {
+			if len(keys) > len(o.order[most]) {
+				most = p
+			}
+		}
+		o.dropLocked(o.order[most][0], most)
+	}
+}
+
+// dropLocked forgets task k of principal.
+func (o *taskOwners) dropLocked(k taskKey, principal string) {
+	if _, ok := o.owner[k]; !ok {
+		return
+	}
+	delete(o.owner, k)
+	o.n--
+	keys := o.order[principal]
+	if i := slices.Index(keys, k); i >= 0 {
+		keys = slices.Delete(keys, i, i+1)
+	}
+	if len(keys) == 0 {
+		delete(o.order, principal)
+	} else {
+		o.order[principal] = keys
 	}
 }
 
 // owns reports whether the request r's principal made task k — its
-// session, when neither has a principal.
+// session, when neither has a principal. A session of the principal
+// asking of the task hears of it from then on.
 func (o *taskOwners) owns(k taskKey, r *rt.Request) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -93,14 +140,76 @@ func (o *taskOwners) owns(k taskKey, r *rt.Request) bool {
 	if !ok || who.principal != r.Principal() {
 		return false
 	}
-	return who.principal != "" || who.sess == nil || who.sess == r.Session()
+	if who.principal == "" && who.sess != nil && who.sess != r.Session() {
+		return false
+	}
+	if sess := r.Session(); sess != nil {
+		who.sess = sess
+	}
+	return true
 }
 
-// session is the session that made task k (nil: unknown, or stateless).
-func (o *taskOwners) session(k taskKey) *rt.Session {
+// begin and end bracket a call to sl's backend that may make a task: a
+// message of the backend's for a task not yet noted waits for it.
+func (o *taskOwners) begin(sl *slot) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.owner[k].sess
+	if o.pending == nil {
+		o.pending = map[*slot]int{}
+	}
+	o.pending[sl]++
+}
+
+func (o *taskOwners) end(sl *slot) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.pending[sl]--; o.pending[sl] <= 0 {
+		delete(o.pending, sl)
+	}
+	o.changedLocked()
+}
+
+// session is the session that hears of task k: nil when the task is
+// unknown — after waiting, while calls that may make it are in progress
+// on its backend, until ctx ends — or its owner has no session.
+func (o *taskOwners) session(ctx context.Context, k taskKey) (sess *rt.Session, known bool) {
+	for {
+		o.mu.Lock()
+		if who, ok := o.owner[k]; ok {
+			sess := who.sess
+			o.mu.Unlock()
+			return sess, true
+		}
+		if o.pending[k.sl] == 0 {
+			o.mu.Unlock()
+			return nil, false
+		}
+		if o.changed == nil {
+			o.changed = make(chan struct{})
+		}
+		ch := o.changed
+		o.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+}
+
+// forget drops the tasks of slot sl (its backend died, or was closed:
+// the next one knows none of them), or, with sl nil, those of the
+// session sess that has no principal (no one else may reach them).
+func (o *taskOwners) forget(sl *slot, sess *rt.Session) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for k, who := range o.owner {
+		if sl != nil && k.sl == sl || sl == nil && who.principal == "" && who.sess == sess {
+			o.dropLocked(k, who.principal)
+		} else if sl == nil && who.sess == sess {
+			who.sess = nil // its next tasks/* names the session that hears
+		}
+	}
 }
 
 // tasksFeature declares the tasks extension (the backend's declaration,
@@ -194,25 +303,16 @@ func (g *Gateway) taskHandle(ctx context.Context, b *backend, raw wire.Raw) erro
 	return &rt.AnswerWith{Result: raw}
 }
 
-// coreTasks is the tasks capability of the backend's 2025-11-25 sessions,
-// if they declare one: that of its first session (in's), when the
-// newest revision both speak is 2025-11-25; else, when that is
-// 2026-07-28 and declares the tasks extension (the backend has tasks), of
-// a 2025-11-25 session opened to learn it — it serves the 2025-11-25
-// clients then.
-func (g *Gateway) coreTasks(ctx context.Context, in *instance) (wire.Raw, bool) {
-	rev := v25.Protocol().Revision
-	cs := g.first
-	if cs.ProtocolVersion() != rev {
-		ext, _ := wire.MemberOf(cs.ServerCapabilities(), "extensions")
-		if _, ok := wire.MemberOf(ext, protocol.TasksExtension); !ok {
-			return nil, false
-		}
-		if cs = in.session(ctx, rev).cs; cs.ProtocolVersion() != rev {
-			return nil, false
-		}
+// coreTasks is the tasks capability of the backend's first session, if
+// it is of 2025-11-25 (the newest revision the backend speaks) and
+// declares one. A backend whose newest revision is 2026-07-28 has its
+// 2025-11-25 tasks, if any, undeclared: learning them would take a
+// session of that revision (a process, over stdio) at every start.
+func (g *Gateway) coreTasks() (wire.Raw, bool) {
+	if g.first.ProtocolVersion() != v25.Protocol().Revision {
+		return nil, false
 	}
-	return wire.MemberOf(cs.ServerCapabilities(), "tasks")
+	return wire.MemberOf(g.first.ServerCapabilities(), "tasks")
 }
 
 // coreTasksFeature declares the tasks of a 2025-11-25 backend (caps, its
@@ -236,7 +336,8 @@ func (g *Gateway) coreTasksFeature(caps wire.Raw) rt.Feature {
 
 // coreTaskCall carries a tools/call that asks for a task (params.task) to
 // the backend as it is, and the task it makes back, noted as the
-// caller's; any other call goes on to the front handler.
+// caller's; any other call goes on to the front handler. The call is
+// not given the front request's progress: a task outlives it.
 func (g *Gateway) coreTaskCall(ctx context.Context, r *rt.Request, next rt.Next) (wire.Marshaler, error) {
 	params := r.Params()
 	if _, ok := wire.MemberOf(params, "task"); !ok {
@@ -244,14 +345,17 @@ func (g *Gateway) coreTaskCall(ctx context.Context, r *rt.Request, next rt.Next)
 	}
 	return through(g, ctx, func(b *backend) (wire.Marshaler, error) {
 		if b.cs.ProtocolVersion() != r.ProtocolVersion() {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params.task: the backend no longer speaks %s, whose tasks these are", r.ProtocolVersion())
+			return nil, errNotCoreTasks(r)
 		}
 		body, err := withoutProgress(params)
 		if err != nil {
 			return nil, err
 		}
+		sl := b.in.sl
+		g.tasks.begin(sl)
+		defer g.tasks.end(sl)
 		var out wire.Raw
-		if err := b.cs.Call(g.backendCtx(ctx), r.Method, body, &out); err != nil {
+		if err := b.cs.Call(ctx, r.Method, body, &out); err != nil {
 			return nil, err
 		}
 		task, _ := wire.MemberOf(out, "task")
@@ -259,13 +363,18 @@ func (g *Gateway) coreTaskCall(ctx context.Context, r *rt.Request, next rt.Next)
 		if v, ok := wire.MemberOf(task, "taskId"); ok {
 			_ = json.Unmarshal(v, &id)
 		}
-		if id == "" {
-			// The backend ran the call at once: its result, as it is.
-			return nil, &rt.AnswerWith{Result: out}
-		}
-		g.tasks.note(taskKey{b.in.sl, id}, r)
+		if id != "" {
+			g.tasks.note(taskKey{sl, id}, r)
+		} // else the backend ran the call at once: its result, as it is
 		return nil, &rt.AnswerWith{Result: out}
 	})
+}
+
+// errNotCoreTasks answers a request for tasks of r's revision when the
+// backend session serving it is of another (it restarted speaking
+// another).
+func errNotCoreTasks(r *rt.Request) error {
+	return jsonrpc.NewError(jsonrpc.CodeInternalError, "the backend no longer speaks %s, whose tasks these are", r.ProtocolVersion())
 }
 
 // withoutProgress is params without _meta.progressToken: the progress of
@@ -310,56 +419,73 @@ func (g *Gateway) forwardCoreTask(ctx context.Context, r *rt.Request, _ rt.Next)
 	}
 	return through(g, ctx, func(b *backend) (wire.Marshaler, error) {
 		if b.cs.ProtocolVersion() != r.ProtocolVersion() {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "the backend no longer speaks %s, whose tasks these are", r.ProtocolVersion())
-		}
-		params := r.Params()
-		if len(params) == 0 {
-			params = wire.Raw(`{}`)
-		}
-		var out wire.Raw
-		if err := b.cs.Call(g.backendCtx(ctx), r.Method, params, &out); err != nil {
-			return nil, err
+			return nil, errNotCoreTasks(r)
 		}
 		if list {
-			return g.ownTasks(b.in.sl, r, out)
+			return g.ownTasks(ctx, b, r)
+		}
+		var out wire.Raw
+		if err := b.cs.Call(g.backendCtx(ctx), r.Method, r.Params(), &out); err != nil {
+			return nil, err
 		}
 		return out, nil
 	})
 }
 
-// ownTasks is the tasks/list result res with only the tasks of r's
-// principal (its cursor kept: a page may come out shorter).
-func (g *Gateway) ownTasks(sl *slot, r *rt.Request, res wire.Raw) (wire.Raw, error) {
-	m := members(res)
-	var all []json.RawMessage
-	if err := json.Unmarshal(m["tasks"], &all); err != nil {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the backend's tasks/list result: tasks: %v", err)
-	}
-	own := make([]json.RawMessage, 0, len(all))
-	for _, t := range all {
-		var id string
-		if v, ok := wire.MemberOf(wire.Raw(t), "taskId"); ok && json.Unmarshal(v, &id) == nil && g.tasks.owns(taskKey{sl, id}, r) {
-			own = append(own, t)
+// maxListPages bounds the pages of the backend's tasks/list one front
+// tasks/list reads.
+const maxListPages = 64
+
+// ownTasks answers tasks/list with the tasks of r's principal: the
+// backend lists every task of the gateway's session with it, in pages
+// whose cursors name tasks of others too, so the gateway reads the pages
+// itself (maxListPages at most) and answers with one, without a cursor.
+func (g *Gateway) ownTasks(ctx context.Context, b *backend, r *rt.Request) (wire.Raw, error) {
+	own := []json.RawMessage{}
+	cursor := ""
+	for range maxListPages {
+		params := wire.Raw(`{}`)
+		if cursor != "" {
+			c, _ := json.Marshal(cursor)
+			params = wire.Raw(`{"cursor":` + string(c) + `}`)
+		}
+		var out wire.Raw
+		if err := b.cs.Call(ctx, r.Method, params, &out); err != nil {
+			return nil, err
+		}
+		m := members(out)
+		var page []json.RawMessage
+		if err := json.Unmarshal(m["tasks"], &page); err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the backend's tasks/list result: tasks: %v", err)
+		}
+		for _, t := range page {
+			var id string
+			if v, ok := wire.MemberOf(wire.Raw(t), "taskId"); ok && json.Unmarshal(v, &id) == nil && g.tasks.owns(taskKey{b.in.sl, id}, r) {
+				own = append(own, t)
+			}
+		}
+		cursor = ""
+		if c, ok := m["nextCursor"]; !ok || json.Unmarshal(c, &cursor) != nil || cursor == "" {
+			break
 		}
 	}
-	b, err := json.Marshal(own)
-	if err != nil {
-		return nil, err
-	}
-	m["tasks"] = b
-	b, err = json.Marshal(m)
-	return wire.Raw(b), err
+	body, err := json.Marshal(map[string]any{"tasks": own})
+	return wire.Raw(body), err
 }
 
 // taskMessages is the middleware of a backend session of sl that carries
-// what the backend sends for a task of the core design to the session
-// whose task it is: a request tagged with the related-task _meta
-// (elicitation, sampling: asked of that client, its answer the
-// backend's), and notifications/tasks/status. Other messages go on.
+// what a 2025-11-25 backend sends for a task to the session that hears
+// of it (the one that made it, or last asked of it): a request tagged
+// with the related-task _meta (elicitation, sampling: asked of that
+// client, for ParkedTTL at most, its answer the backend's), and
+// notifications/tasks/status. A message for a task the gateway does not
+// know of — once the calls that may have made it are over — is refused
+// (a request) or dropped (a notification), never asked of another client.
 func (g *Gateway) taskMessages(sl *slot) rt.Middleware {
+	rev := v25.Protocol().Revision
 	return func(next rt.MessageHandler) rt.MessageHandler {
 		return func(ctx context.Context, m *rt.Message) (wire.Marshaler, error) {
-			if m.Outgoing() {
+			if m.Outgoing() || m.Revision() != rev {
 				return next(ctx, m)
 			}
 			var idRaw wire.Raw
@@ -371,19 +497,28 @@ func (g *Gateway) taskMessages(sl *slot) rt.Middleware {
 				related, _ := wire.MemberOf(meta, tasks.MetaRelatedTask)
 				idRaw, _ = wire.MemberOf(related, "taskId")
 			}
+			if len(idRaw) == 0 {
+				return next(ctx, m)
+			}
 			var id string
-			if len(idRaw) == 0 || json.Unmarshal(idRaw, &id) != nil {
-				return next(ctx, m)
-			}
-			sess := g.tasks.session(taskKey{sl, id})
-			if sess == nil {
-				return next(ctx, m)
-			}
-			if m.IsNotification() {
+			_ = json.Unmarshal(idRaw, &id)
+			wctx, cancel := context.WithTimeout(ctx, startTimeout)
+			sess, known := g.tasks.session(wctx, taskKey{sl, id})
+			cancel()
+			switch {
+			case m.IsNotification() && sess == nil:
+				return nil, nil
+			case m.IsNotification():
 				return nil, sess.Peer().Notify(ctx, m.Method(), m.Params())
+			case !known:
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "%s for task %q, which the gateway did not pass on to a client", m.Method(), id)
+			case sess == nil:
+				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "%s for task %q: no session of its client is open to ask", m.Method(), id)
 			}
+			actx, cancel := context.WithTimeout(ctx, g.o.ParkedTTL)
+			defer cancel()
 			var out wire.Raw
-			if err := sess.Peer().Call(ctx, m.Method(), m.Params(), &out); err != nil {
+			if err := sess.Peer().Call(actx, m.Method(), m.Params(), &out); err != nil {
 				return nil, err
 			}
 			return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -160,10 +161,9 @@ func TestParkedBoundPerPrincipal(t *testing.T) {
 // execution.taskSupport through; a call with params.task answered with
 // the backend's CreateTaskResult, polled with tasks/get, listed,
 // finished with tasks/result; over HTTP, another principal's tasks/get
-// refused and its tasks/list without the task; the same in front of a
-// backend of every revision, to which the gateway speaks 2026-07-28; and
-// (an in-process backend) what a task asks is asked of the session whose
-// task it is.
+// refused and its tasks/list without the task; and (an in-process
+// backend) what a task asks is asked of the session whose task it is,
+// and a question for a task the gateway does not know is refused.
 func TestCoreTasksThroughGateway(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -238,29 +238,6 @@ func TestCoreTasksThroughGateway(t *testing.T) {
 		t.Errorf("alice's tasks/cancel of her task: %s %v", got, err)
 	}
 
-	t.Run("backend of every revision", func(t *testing.T) {
-		// The gateway speaks 2026-07-28 to it, and 2025-11-25 for a
-		// 2025-11-25 client, whose tasks are that session's.
-		g, err := gateway.New(ctx, gateway.Options{Backend: &stdio.CommandTransport{Path: everything(t), Stderr: os.Stderr}, Logger: testLogger(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer g.Close()
-		cs := connect(t, g, "stdio", "2025-11-25", &clientHandler{})
-		if tc, _ := wire.MemberOf(cs.ServerCapabilities(), "tasks"); len(tc) == 0 {
-			t.Fatalf("no tasks declared to a 2025-11-25 client: %s", cs.ServerCapabilities())
-		}
-		handle, err := call(cs, "tools/call", `{"name":"slow_compute","arguments":{"seconds":0.05,"label":"every"},"task":{}}`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		task, _ := wire.MemberOf(handle, "task")
-		id, _ := wire.MemberOf(task, "taskId")
-		if got, err := call(cs, "tasks/result", `{"taskId":`+string(id)+`}`); err != nil || !strings.Contains(string(got), "every") {
-			t.Errorf("tasks/result: %s %v", got, err)
-		}
-	})
-
 	t.Run("input", func(t *testing.T) {
 		// A task that asks for input: the backend's elicitation/create,
 		// tagged with the related-task _meta, reaches the client whose
@@ -289,6 +266,14 @@ func TestCoreTasksThroughGateway(t *testing.T) {
 		if !slices.Contains(h.asked, "elicitation") {
 			t.Errorf("the client was not asked: %v", h.asked)
 		}
+		h2 := &clientHandler{}
+		cs2 := connect(t, g, "stdio", "2025-11-25", h2)
+		if got, err := call(cs2, "tools/call", `{"name":"stray","arguments":{}}`); err != nil || !strings.Contains(string(got), "did not pass on") {
+			t.Errorf("a question for a task the gateway does not know: %s %v; want it refused", got, err)
+		}
+		if len(h2.asked) > 0 {
+			t.Errorf("a question for an unknown task reached a client: %v", h2.asked)
+		}
 	})
 }
 
@@ -298,11 +283,21 @@ type asker struct{}
 
 func (asker) ListTools(context.Context, *v25.PaginatedRequestParams) (*v25.ListToolsResult, error) {
 	var r v25.ListToolsResult
-	err := wire.Unmarshal([]byte(`{"tools":[{"name":"ask","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}]}`), &r)
+	err := wire.Unmarshal([]byte(`{"tools":[{"name":"ask","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}},{"name":"stray","inputSchema":{"type":"object"}}]}`), &r)
 	return &r, err
 }
 
-func (asker) CallTool(ctx context.Context, _ *v25.CallToolRequestParams) (v25.CallToolReply, error) {
+// CallTool: "ask" runs as a task that asks for an email; "stray" asks a
+// question tagged with a task no one made.
+func (asker) CallTool(ctx context.Context, p *v25.CallToolRequestParams) (v25.CallToolReply, error) {
+	if p.Name == "stray" {
+		// A question tagged with a task the gateway never passed on.
+		var out wire.Raw
+		err := rt.RequestFrom(ctx).Session().Peer().Call(ctx, "elicitation/create", wire.Raw(`{"message":"?","requestedSchema":{"type":"object","properties":{}},"_meta":{"`+tasks.MetaRelatedTask+`":{"taskId":"nope"}}}`), &out)
+		b, _ := json.Marshal(fmt.Sprint(err))
+		var r v25.CallToolResult
+		return &r, wire.Unmarshal([]byte(`{"content":[{"type":"text","text":`+string(b)+`}]}`), &r)
+	}
 	return nil, tasks.Start(ctx, func(ctx context.Context, tk *tasks.Task) (wire.Marshaler, error) {
 		resp, err := tk.Input(ctx, "email", wire.Raw(`{"method":"elicitation/create","params":{"message":"Your email?","requestedSchema":{"type":"object","properties":{"email":{"type":"string"}}}}}`))
 		if err != nil {
