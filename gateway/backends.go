@@ -144,9 +144,15 @@ func (g *Gateway) connect(ctx context.Context, bh *backendHandler, era rt.Era, v
 	if o.Client != nil {
 		o.Client(&co)
 	}
-	co.Middleware = append(co.Middleware, g.taskMessages(bh.sl))
-	return rt.Connect(ctx, o.Backend, co,
+	session := new(atomic.Pointer[rt.ClientSession])
+	co.Middleware = append(co.Middleware, g.taskMessages(session))
+	cs, err := rt.Connect(ctx, o.Backend, co,
 		v26.Mount(bh), v25via.Mount(bh), v2506via.Mount(bh), v2503via.Mount(bh), v24via.Mount(bh))
+	if err != nil {
+		return nil, err
+	}
+	session.Store(cs)
+	return cs, nil
 }
 
 // errClosing answers requests once the gateway is closing.
@@ -388,7 +394,6 @@ func (sl *slot) lost(in *instance, why error) {
 	closed := sl.closed
 	sl.mu.Unlock()
 	g.closers.Go(in.close)
-	g.tasks.forget(sl, nil) // the next instance knows none of them
 	if closed || !g.ready.Load() {
 		return
 	}
@@ -507,7 +512,6 @@ func (sl *slot) close() {
 	if in != nil {
 		in.close()
 	}
-	sl.g.tasks.forget(sl, nil)
 }
 
 // idle closes the slot's instance if no request used it for d: true if
@@ -596,13 +600,16 @@ func (in *instance) close() {
 		revs := in.byRev
 		in.byRev = map[string]*revSession{}
 		in.mu.Unlock()
+		tasks := &in.sl.g.tasks // the next instance knows none of their tasks
 		for _, rs := range revs {
 			<-rs.ready
 			if rs.b != nil {
 				rs.b.cs.Close()
+				tasks.forget(rs.b.cs, nil)
 			}
 		}
 		in.def.cs.Close()
+		tasks.forget(in.def.cs, nil)
 	})
 }
 

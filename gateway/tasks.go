@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
@@ -52,8 +53,8 @@ type taskOwners struct {
 	owner   map[taskKey]*taskOwner
 	order   map[string][]taskKey // by principal, oldest first
 	n       int
-	pending map[*slot]int // calls that may make a task, in progress
-	changed chan struct{} // closed (and replaced) when owner or pending change
+	pending map[*rt.ClientSession]int // calls that may make a task, in progress
+	changed chan struct{}             // closed (and replaced) when owner or pending change
 }
 
 // taskOwner is whose a task is: the principal of the request that made
@@ -65,10 +66,10 @@ type taskOwner struct {
 	sess      *rt.Session
 }
 
-// taskKey names a task: the backend (slot) whose it is — two backends
-// may give the same id — and its id.
+// taskKey names a task: the backend session whose it is — two backends,
+// or two lives of one, may give the same id — and its id.
 type taskKey struct {
-	sl *slot
+	cs *rt.ClientSession
 	id string
 }
 
@@ -131,9 +132,9 @@ func (o *taskOwners) dropLocked(k taskKey, principal string) {
 }
 
 // owns reports whether the request r's principal made task k — its
-// session, when neither has a principal. A session of the principal
-// asking of the task hears of it from then on.
-func (o *taskOwners) owns(k taskKey, r *rt.Request) bool {
+// session, when neither has a principal. With claim, r's session (one of
+// the principal's, asking of the task) hears of it from then on.
+func (o *taskOwners) owns(k taskKey, r *rt.Request, claim bool) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	who, ok := o.owner[k]
@@ -143,36 +144,38 @@ func (o *taskOwners) owns(k taskKey, r *rt.Request) bool {
 	if who.principal == "" && who.sess != nil && who.sess != r.Session() {
 		return false
 	}
-	if sess := r.Session(); sess != nil {
+	if sess := r.Session(); claim && sess != nil {
 		who.sess = sess
 	}
 	return true
 }
 
-// begin and end bracket a call to sl's backend that may make a task: a
-// message of the backend's for a task not yet noted waits for it.
-func (o *taskOwners) begin(sl *slot) {
+// begin and end bracket a call on the backend session cs that may make
+// a task: a question of the backend's for a task not yet noted waits for
+// it.
+func (o *taskOwners) begin(cs *rt.ClientSession) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.pending == nil {
-		o.pending = map[*slot]int{}
+		o.pending = map[*rt.ClientSession]int{}
 	}
-	o.pending[sl]++
+	o.pending[cs]++
 }
 
-func (o *taskOwners) end(sl *slot) {
+func (o *taskOwners) end(cs *rt.ClientSession) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.pending[sl]--; o.pending[sl] <= 0 {
-		delete(o.pending, sl)
+	if o.pending[cs]--; o.pending[cs] <= 0 {
+		delete(o.pending, cs)
 	}
 	o.changedLocked()
 }
 
 // session is the session that hears of task k: nil when the task is
-// unknown — after waiting, while calls that may make it are in progress
-// on its backend, until ctx ends — or its owner has no session.
-func (o *taskOwners) session(ctx context.Context, k taskKey) (sess *rt.Session, known bool) {
+// unknown — with wait, after waiting while calls that may make it are in
+// progress on its backend session, until ctx ends — or its owner has no
+// session.
+func (o *taskOwners) session(ctx context.Context, k taskKey, wait bool) (sess *rt.Session, known bool) {
 	for {
 		o.mu.Lock()
 		if who, ok := o.owner[k]; ok {
@@ -180,7 +183,7 @@ func (o *taskOwners) session(ctx context.Context, k taskKey) (sess *rt.Session, 
 			o.mu.Unlock()
 			return sess, true
 		}
-		if o.pending[k.sl] == 0 {
+		if !wait || o.pending[k.cs] == 0 {
 			o.mu.Unlock()
 			return nil, false
 		}
@@ -197,17 +200,26 @@ func (o *taskOwners) session(ctx context.Context, k taskKey) (sess *rt.Session, 
 	}
 }
 
-// forget drops the tasks of slot sl (its backend died, or was closed:
-// the next one knows none of them), or, with sl nil, those of the
-// session sess that has no principal (no one else may reach them).
-func (o *taskOwners) forget(sl *slot, sess *rt.Session) {
+// forget drops the tasks of the backend session cs (it ended: the
+// next one knows none of them), or, with cs nil, those of the session
+// sess that has no principal (no one else may reach them).
+func (o *taskOwners) forget(cs *rt.ClientSession, sess *rt.Session) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if len(o.owner) == 0 {
+		return
+	}
 	for k, who := range o.owner {
-		if sl != nil && k.sl == sl || sl == nil && who.principal == "" && who.sess == sess {
+		switch {
+		case cs != nil:
+			if k.cs == cs {
+				o.dropLocked(k, who.principal)
+			}
+		case who.sess != sess:
+		case who.principal == "":
 			o.dropLocked(k, who.principal)
-		} else if sl == nil && who.sess == sess {
-			who.sess = nil // its next tasks/* names the session that hears
+		default:
+			who.sess = nil // its principal's next tasks/* names the session that hears
 		}
 	}
 }
@@ -240,14 +252,10 @@ func (g *Gateway) forwardTask(ctx context.Context, r *rt.Request, _ rt.Next) (wi
 	if raw, ok := params["taskId"]; !ok || json.Unmarshal(raw, &id) != nil {
 		return nil, rt.InvalidParams("/params/taskId", "taskId is required, a string")
 	}
-	sl, err := g.slotFor(r)
-	if err != nil {
-		return nil, err
-	}
-	if !g.tasks.owns(taskKey{sl, id}, r) {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown task %q", id)
-	}
 	return through(g, ctx, func(b *backend) (wire.Marshaler, error) {
+		if !g.tasks.owns(taskKey{b.cs, id}, r, true) {
+			return nil, errUnknownTask(id)
+		}
 		// The front hop's _meta is the front client's: the backend
 		// session states its own version; the client's capabilities
 		// (which declare the extension) and log level go on. Unlike
@@ -299,7 +307,7 @@ func (g *Gateway) taskHandle(ctx context.Context, b *backend, raw wire.Raw) erro
 	if id == "" {
 		return jsonrpc.NewError(jsonrpc.CodeInternalError, "the backend answered with a task handle without taskId")
 	}
-	g.tasks.note(taskKey{b.in.sl, id}, rt.RequestFrom(ctx))
+	g.tasks.note(taskKey{b.cs, id}, rt.RequestFrom(ctx))
 	return &rt.AnswerWith{Result: raw}
 }
 
@@ -351,9 +359,8 @@ func (g *Gateway) coreTaskCall(ctx context.Context, r *rt.Request, next rt.Next)
 		if err != nil {
 			return nil, err
 		}
-		sl := b.in.sl
-		g.tasks.begin(sl)
-		defer g.tasks.end(sl)
+		g.tasks.begin(b.cs)
+		defer g.tasks.end(b.cs)
 		var out wire.Raw
 		if err := b.cs.Call(ctx, r.Method, body, &out); err != nil {
 			return nil, err
@@ -364,10 +371,17 @@ func (g *Gateway) coreTaskCall(ctx context.Context, r *rt.Request, next rt.Next)
 			_ = json.Unmarshal(v, &id)
 		}
 		if id != "" {
-			g.tasks.note(taskKey{sl, id}, r)
+			g.tasks.note(taskKey{b.cs, id}, r)
 		} // else the backend ran the call at once: its result, as it is
 		return nil, &rt.AnswerWith{Result: out}
 	})
+}
+
+// errUnknownTask answers a tasks/* request for a task the client's
+// principal did not make through this backend session (or its backend
+// has ended since: the next knows none of its tasks).
+func errUnknownTask(id string) error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown task %q", id)
 }
 
 // errNotCoreTasks answers a request for tasks of r's revision when the
@@ -403,18 +417,11 @@ func withoutProgress(params wire.Raw) (wire.Raw, error) {
 // task the client's principal made) and tasks/list (answered with that
 // principal's tasks only) to the backend session serving the client.
 func (g *Gateway) forwardCoreTask(ctx context.Context, r *rt.Request, _ rt.Next) (wire.Marshaler, error) {
-	sl, err := g.slotFor(r)
-	if err != nil {
-		return nil, err
-	}
 	list := r.Role() == protocol.RoleTaskList
+	var id string
 	if !list {
-		var id string
 		if raw, ok := wire.MemberOf(r.Params(), "taskId"); !ok || json.Unmarshal(raw, &id) != nil {
 			return nil, rt.InvalidParams("/params/taskId", "taskId is required, a string")
-		}
-		if !g.tasks.owns(taskKey{sl, id}, r) {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown task %q", id)
 		}
 	}
 	return through(g, ctx, func(b *backend) (wire.Marshaler, error) {
@@ -423,6 +430,9 @@ func (g *Gateway) forwardCoreTask(ctx context.Context, r *rt.Request, _ rt.Next)
 		}
 		if list {
 			return g.ownTasks(ctx, b, r)
+		}
+		if !g.tasks.owns(taskKey{b.cs, id}, r, true) {
+			return nil, errUnknownTask(id)
 		}
 		var out wire.Raw
 		if err := b.cs.Call(g.backendCtx(ctx), r.Method, r.Params(), &out); err != nil {
@@ -460,7 +470,7 @@ func (g *Gateway) ownTasks(ctx context.Context, b *backend, r *rt.Request) (wire
 		}
 		for _, t := range page {
 			var id string
-			if v, ok := wire.MemberOf(wire.Raw(t), "taskId"); ok && json.Unmarshal(v, &id) == nil && g.tasks.owns(taskKey{b.in.sl, id}, r) {
+			if v, ok := wire.MemberOf(wire.Raw(t), "taskId"); ok && json.Unmarshal(v, &id) == nil && g.tasks.owns(taskKey{b.cs, id}, r, false) {
 				own = append(own, t)
 			}
 		}
@@ -481,11 +491,12 @@ func (g *Gateway) ownTasks(ctx context.Context, b *backend, r *rt.Request) (wire
 // notifications/tasks/status. A message for a task the gateway does not
 // know of — once the calls that may have made it are over — is refused
 // (a request) or dropped (a notification), never asked of another client.
-func (g *Gateway) taskMessages(sl *slot) rt.Middleware {
+func (g *Gateway) taskMessages(session *atomic.Pointer[rt.ClientSession]) rt.Middleware {
 	rev := v25.Protocol().Revision
 	return func(next rt.MessageHandler) rt.MessageHandler {
 		return func(ctx context.Context, m *rt.Message) (wire.Marshaler, error) {
-			if m.Outgoing() || m.Revision() != rev {
+			cs := session.Load()
+			if m.Outgoing() || m.Revision() != rev || cs == nil {
 				return next(ctx, m)
 			}
 			var idRaw wire.Raw
@@ -502,8 +513,12 @@ func (g *Gateway) taskMessages(sl *slot) rt.Middleware {
 			}
 			var id string
 			_ = json.Unmarshal(idRaw, &id)
+			// A question runs on its own goroutine: it may wait for the
+			// call that makes its task to be answered. A notification
+			// runs on the session's reader, which reads that answer: it
+			// does not wait (one for a task not yet noted is dropped).
 			wctx, cancel := context.WithTimeout(ctx, startTimeout)
-			sess, known := g.tasks.session(wctx, taskKey{sl, id})
+			sess, known := g.tasks.session(wctx, taskKey{cs, id}, !m.IsNotification())
 			cancel()
 			switch {
 			case m.IsNotification() && sess == nil:
