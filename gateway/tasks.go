@@ -483,14 +483,15 @@ func (g *Gateway) ownTasks(ctx context.Context, b *backend, r *rt.Request) (wire
 	return wire.Raw(body), err
 }
 
-// taskMessages is the middleware of a backend session of sl that carries
-// what a 2025-11-25 backend sends for a task to the session that hears
-// of it (the one that made it, or last asked of it): a request tagged
-// with the related-task _meta (elicitation, sampling: asked of that
-// client, for ParkedTTL at most, its answer the backend's), and
-// notifications/tasks/status. A message for a task the gateway does not
-// know of — once the calls that may have made it are over — is refused
-// (a request) or dropped (a notification), never asked of another client.
+// taskMessages is the middleware of a backend session (session, once
+// connected) that carries what a 2025-11-25 backend sends for a task to
+// the front session that hears of it (the one that made it, or last
+// asked of it): a request tagged with the related-task _meta
+// (elicitation, sampling: asked of that client, for ParkedTTL at most,
+// its answer the backend's), and notifications/tasks/status. A message
+// for a task the gateway does not know of — once the calls that may have
+// made it are over — is refused (a request) or dropped (a notification),
+// never asked of another client.
 func (g *Gateway) taskMessages(session *atomic.Pointer[rt.ClientSession]) rt.Middleware {
 	rev := v25.Protocol().Revision
 	return func(next rt.MessageHandler) rt.MessageHandler {
