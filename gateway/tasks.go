@@ -51,8 +51,7 @@ const maxTasks = 16384
 type taskOwners struct {
 	mu      sync.Mutex
 	owner   map[taskKey]*taskOwner
-	order   map[string][]taskKey // by principal, oldest first
-	n       int
+	order   map[string][]taskKey      // by principal, oldest first
 	pending map[*rt.ClientSession]int // calls that may make a task, in progress
 	changed chan struct{}             // closed (and replaced) when owner or pending change
 }
@@ -98,11 +97,10 @@ func (o *taskOwners) note(k taskKey, r *rt.Request) {
 	}
 	o.owner[k] = who
 	o.order[who.principal] = append(o.order[who.principal], k)
-	o.n++
 	if len(o.order[who.principal]) > maxTasks/4 {
 		o.dropLocked(o.order[who.principal][0], who.principal)
 	}
-	for o.n > maxTasks {
+	for len(o.owner) > maxTasks {
 		most := ""
 		for p, keys := range o.order {
 			if len(keys) > len(o.order[most]) {
@@ -119,7 +117,6 @@ func (o *taskOwners) dropLocked(k taskKey, principal string) {
 		return
 	}
 	delete(o.owner, k)
-	o.n--
 	keys := o.order[principal]
 	if i := slices.Index(keys, k); i >= 0 {
 		keys = slices.Delete(keys, i, i+1)
