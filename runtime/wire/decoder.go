@@ -29,6 +29,10 @@ type Decoder struct {
 	// shared makes Str and Raw return views of the input rather than
 	// copies (see SetShared).
 	shared bool
+	// text is the free tail of the block that Str, Name and Raw copy into
+	// when the input is not shared (see keep). Bytes once handed out are
+	// never written again, so a decoder may keep the tail between inputs.
+	text []byte
 	// lists are the element stacks of List, one per element type; only a
 	// decoder of the pool (pooled) keeps them between decodes.
 	lists  []releaser
@@ -265,9 +269,10 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 	return d.scratch, nil
 }
 
-// Str consumes a string and returns it unescaped. Only the returned string is
-// allocated, unless the decoder shares its input (SetShared) and the string
-// has no escapes: then it is a view of the input.
+// Str consumes a string and returns it unescaped: a copy, cut from a block
+// the decoder shares among the short strings and raw values it copies, unless
+// the decoder shares its input (SetShared) and the string has no escapes:
+// then it is a view of the input.
 func (d *Decoder) Str() (string, error) {
 	buf := d.buf
 	start := d.ws()
@@ -278,7 +283,49 @@ func (d *Decoder) Str() (string, error) {
 	if d.shared && len(b) > 0 && &b[0] == &buf[start+1] {
 		return unsafe.String(&b[0], len(b)), nil
 	}
-	return string(b), nil
+	return d.keepString(b), nil
+}
+
+// Copies of strings and raw values up to textAlone bytes are cut from
+// blocks of at most textBlock bytes, one allocation for many values instead
+// of one each; longer ones get an allocation of their own. A new block is
+// no bigger than what is left of the input (the copies cannot outgrow it),
+// so a one-off decode of a short value allocates about its size. A value
+// kept alive keeps its block alive: at most textBlock bytes, which a reused
+// (pooled) decoder may have shared with values of the inputs it decoded
+// before.
+const (
+	textBlock = 4096
+	textAlone = 256
+)
+
+// keep returns a copy of b that the caller owns, with no room to append in
+// place.
+func (d *Decoder) keep(b []byte) []byte {
+	n := len(b)
+	if n == 0 {
+		return []byte{}
+	}
+	if n > textAlone {
+		return append(make([]byte, 0, n), b...)
+	}
+	if n > cap(d.text)-len(d.text) {
+		// What is left of the input after this value bounds the copies
+		// still to come.
+		d.text = make([]byte, 0, min(max(len(d.buf)-d.pos, 0)+n, textBlock))
+	}
+	start := len(d.text)
+	d.text = append(d.text, b...)
+	return d.text[start:len(d.text):len(d.text)]
+}
+
+// keepString is keep for a string.
+func (d *Decoder) keepString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	k := d.keep(b)
+	return unsafe.String(&k[0], len(k))
 }
 
 // Name returns an object key passed to an Object callback as a string to
@@ -304,7 +351,7 @@ func (d *Decoder) Name(key []byte) string {
 	if s, ok := commonNames[string(key)]; ok {
 		return s
 	}
-	return string(key)
+	return d.keepString(key)
 }
 
 // commonNames are the member names Name returns without allocating: the
@@ -499,9 +546,7 @@ func (d *Decoder) Raw() (Raw, error) {
 	if d.shared {
 		return Raw(d.buf[i:end:end]), nil
 	}
-	r := make(Raw, end-i)
-	copy(r, d.buf[i:end])
-	return r, nil
+	return Raw(d.keep(d.buf[i:end])), nil
 }
 
 // End reports an error unless only whitespace remains.

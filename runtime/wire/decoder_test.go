@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -710,5 +711,59 @@ func TestErrorConsumption(t *testing.T) {
 	}
 	if _, err := d.Float64(); err != nil || d.End() != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKeptCopies checks the copies Str, Name and Raw cut from the decoder's
+// shared block: each outlives later decodes on the same decoder, owns its
+// bytes (writing or appending to a Raw changes nothing else), and long values
+// are copied on their own.
+func TestKeptCopies(t *testing.T) {
+	long := strings.Repeat("z", textAlone+1)
+	in := []byte(`{"k\u0065y":"v\tw","raw":{"a":[1,2]},"next":"tail","long":"` + long + `"}`)
+	d := NewDecoder(nil)
+	type got struct {
+		names, strs []string
+		raws        []Raw
+	}
+	decode := func(in []byte) got {
+		var g got
+		d.Reset(in)
+		if err := d.Object(func(key []byte) error {
+			g.names = append(g.names, d.Name(key))
+			if string(key) == "raw" {
+				r, err := d.Raw()
+				g.raws = append(g.raws, r)
+				return err
+			}
+			s, err := d.Str()
+			g.strs = append(g.strs, s)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	first := decode(slices.Clone(in))
+	// Decode other input many times over: the first results must not change.
+	other := []byte(`{"xxxxxxxx":"yyyyyyyyyyyyyyyy","raw":[0,0,0,0,0,0,0,0,0,0]}`)
+	for range 1000 {
+		decode(other)
+	}
+	r := first.raws[0]
+	r[0] = '['
+	r = append(r, '!')
+	want := got{names: []string{"key", "raw", "next", "long"}, strs: []string{"v\tw", "tail", long}, raws: []Raw{Raw(`[` + `"a":[1,2]}`)}}
+	if !slices.Equal(first.names, want.names) || !slices.Equal(first.strs, want.strs) || string(first.raws[0]) != string(want.raws[0]) {
+		t.Errorf("got %q %q %q, want %q %q %q", first.names, first.strs, first.raws, want.names, want.strs, want.raws)
+	}
+	if string(r) != `["a":[1,2]}!` || first.strs[1] != "tail" {
+		t.Errorf("appending to a kept Raw changed other values: %q %q", r, first.strs[1])
+	}
+	allocs := testing.AllocsPerRun(100, func() { decode(in) })
+	// Three growing slices of results (appends), and at most one block,
+	// plus the long string's own copy.
+	if allocs > 9 {
+		t.Errorf("%v allocs per decode, want at most 9", allocs)
 	}
 }
