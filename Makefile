@@ -68,8 +68,9 @@ test-go:
 	$(GOTEST) -race ./...
 	# Generator logic that needs no race detector and takes ten times longer with it.
 	$(GOTEST) -run '^(TestRuntimeAPI|TestHistory)$$' -v ./gen/...
-	# The smaller build without jsonschema (bench/size.sh): only flat tool schemas are checked.
-	$(GO) vet -tags mcpgen_nojsonschema ./runtime/mcp ./runtime/toolschema && $(GOTEST) -tags mcpgen_nojsonschema ./runtime/mcp ./runtime/toolschema
+	# The engine without a full JSON Schema validator, as in a program that does not import
+	# runtime/toolschema/fullschema (the tag makes that package register nothing): only flat tool schemas are checked.
+	$(GO) vet -tags mcpgen_nojsonschema ./runtime/mcp ./runtime/toolschema/... && $(GOTEST) -tags mcpgen_nojsonschema ./runtime/mcp ./runtime/toolschema/...
 
 ## test-history: generate, compile and serve every version of the spec's history (prints "history: N/112 generate, compile, serve; warnings W"); UPDATE=-update rewrites its golden report
 test-history:

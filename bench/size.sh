@@ -49,14 +49,20 @@ row "mcpgen" hello-mcpgen
 side=$(cd "$hello/.." && pwd)/.hello-side
 rm -rf "$side" && cp -r "$hello" "$side"
 otel=$(cd "$hello/.." && pwd)/.hello-otel
-trap 'rm -rf "$side" "$otel"' EXIT
+full=$(cd "$hello/.." && pwd)/.hello-full
+trap 'rm -rf "$side" "$otel" "$full"' EXIT
 (cd "$side" && rm -rf mcp && for r in 2025-11-25 2026-07-28; do go tool mcpgen --revision "$r" --side server --out "mcp/v${r//-/}" || exit 1; done)
 build hello-mcpgen-side "$side" . ""
 row "mcpgen, packages --side server" hello-mcpgen-side
-build hello-mcpgen-nojsonschema "$hello" . mcpgen_nojsonschema
-row "mcpgen -tags mcpgen_nojsonschema" hello-mcpgen-nojsonschema
-build hello-mcpgen-small "$side" . mcpgen_nojsonschema,nethttpomithttp2
-row "mcpgen --side server, -tags mcpgen_nojsonschema,nethttpomithttp2" hello-mcpgen-small
+# The same server linking the full JSON Schema validator, as a program
+# whose hand-written tools have schemas that are not flat does (the import
+# of runtime/toolschema/fullschema, in a copy of examples/hello).
+rm -rf "$full" && cp -r "$hello" "$full"
+printf 'package main\n\nimport _ "github.com/mcpgen/mcpgen/runtime/toolschema/fullschema"\n' > "$full/fullschema.go"
+build hello-mcpgen-fullschema "$full" . ""
+row "mcpgen importing toolschema/fullschema" hello-mcpgen-fullschema
+build hello-mcpgen-small "$side" . nethttpomithttp2
+row "mcpgen --side server, -tags nethttpomithttp2" hello-mcpgen-small
 # With telemetry: the hello server exporting traces and metrics over
 # OTLP/HTTP from the environment (telemetry.FromEnv, a copy of
 # examples/hello given the telemetry module as a user would), beside the

@@ -15,6 +15,8 @@ import (
 	rt "github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	// As bin/mcpgateway: every backend tool's schema is checked.
+	_ "github.com/mcpgen/mcpgen/runtime/toolschema/fullschema"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	"github.com/mcpgen/mcpgen/gateway"

@@ -26,6 +26,9 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/telemetry"
+	// Every tool schema is checked, nested and combined ones included:
+	// the reference server links the full JSON Schema validator.
+	_ "github.com/mcpgen/mcpgen/runtime/toolschema/fullschema"
 	goredis "github.com/redis/go-redis/v9"
 
 	v24 "github.com/mcpgen/mcpgen/examples/everything/mcp/v20241105via20260728"

@@ -56,3 +56,20 @@ func goBuild(t *testing.T, flag string) *bytes.Buffer {
 	}
 	return &out
 }
+
+// TestNoFullSchemaValidator: a server whose tools are typed declarations
+// links no full JSON Schema validator (jsonschema, with regexp and
+// math/big, and the megabyte of heap it builds while initializing):
+// runtime/toolschema/fullschema is imported only by the programs that ask
+// for it (docs/size.md).
+func TestNoFullSchemaValidator(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.HasPrefix(pkg, "github.com/santhosh-tekuri/jsonschema") || strings.HasSuffix(pkg, "/runtime/toolschema/fullschema") {
+			t.Errorf("the hello server links %s", pkg)
+		}
+	}
+}

@@ -92,6 +92,9 @@ func (s *Set) declare(reg *mcp.Registry) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, t := range s.tools {
+		if err := s.checkable(t); err != nil {
+			return err
+		}
 		if err := reg.Declare("tool", t.Name); err != nil {
 			return err
 		}

@@ -135,3 +135,49 @@ func TestHandBuiltToolChecked(t *testing.T) {
 		t.Errorf("ArgumentsChecked: %q (calls %d); want its Call to decide", got, calls)
 	}
 }
+
+// TestHandBuiltToolNotCheckable: in a program without a full JSON Schema
+// validator (this test binary imports no toolschema/fullschema), a tool
+// built by hand whose InputSchema is not flat is refused, naming the
+// import: by NewServer when the set has it, at its calls when it is added
+// later. Flat schemas with bounds, and ArgumentsChecked tools, are served.
+func TestHandBuiltToolNotCheckable(t *testing.T) {
+	nested := wire.Raw(`{"type":"object","properties":{"p":{"type":"object","properties":{"q":{"type":"integer"}}}}}`)
+	bounded := wire.Raw(`{"type":"object","properties":{"text":{"type":"string","minLength":1,"maxLength":3},"n":{"type":"integer","minimum":0}}}`)
+	call := func(context.Context, wire.Raw) (*features.Result, error) { return features.TextResult("ran"), nil }
+	const want = `tool nested: its inputSchema is not flat, and the program registered no full JSON Schema validator to check its arguments: import _ "github.com/mcpgen/mcpgen/runtime/toolschema/fullschema"`
+
+	set := features.NewSet().AddTools(features.Tool{Name: "nested", InputSchema: nested, Call: call})
+	if _, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set}}, demo.Mount(nil)); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("NewServer with a tool it cannot check: %v, want an error containing %q", err, want)
+	}
+
+	set = features.NewSet().AddTools(
+		features.Tool{Name: "bounded", InputSchema: bounded, Call: call},
+		features.Tool{Name: "typed", InputSchema: nested, Call: call, ArgumentsChecked: true})
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set}}, demo.Mount(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.AddTools(features.Tool{Name: "nested", InputSchema: nested, Call: call})
+	ctx := context.Background()
+	c := demoClient(t, srv)
+	text := func(name, args string) string {
+		t.Helper()
+		res, err := c.CallTool(ctx, &demo.CallToolRequestParams{Name: name, Arguments: demo.CallToolRequestParamsArguments(args)})
+		if err != nil {
+			return err.Error()
+		}
+		return res.Content[0].(*demo.TextContent).Text
+	}
+	for _, tc := range []struct{ tool, args, want string }{
+		{"bounded", `{"text":"abc","n":0}`, "ran"},
+		{"bounded", `{"text":"","n":-1}`, "/text: length must be >= 1, but got 0; /n: must be >= 0 but found -1"},
+		{"typed", `{"p":{"q":"x"}}`, "ran"},
+		{"nested", `{"p":{"q":1}}`, want},
+	} {
+		if got := text(tc.tool, tc.args); !strings.Contains(got, tc.want) {
+			t.Errorf("%s %s: %q, want %q", tc.tool, tc.args, got, tc.want)
+		}
+	}
+}

@@ -90,7 +90,10 @@ type Tool struct {
 	// InputSchema itself, as a generated tool's decoder does. Otherwise
 	// (a tool built by hand) the Set checks them before Call, against
 	// InputSchema compiled on the first call (runtime/toolschema), and
-	// answers a violation as Call's *ArgumentError would be.
+	// answers a violation as Call's *ArgumentError would be. An
+	// InputSchema that is not flat needs the full validator (import
+	// runtime/toolschema/fullschema): without it the Set refuses the tool,
+	// at Attach (NewServer fails) or, added later, at its calls.
 	ArgumentsChecked bool
 }
 

@@ -173,16 +173,12 @@ func (s *Set) checkArguments(t *Tool, args wire.Raw) error {
 	if t.ArgumentsChecked || len(t.InputSchema) == 0 {
 		return nil
 	}
-	v, _ := s.schemas.Load(t)
-	c, _ := v.(*compiledSchema)
-	if c == nil {
-		c = &compiledSchema{}
-		c.schema, c.err = toolschema.Compile(t.InputSchema, true)
-		s.schemas.Store(t, c)
-	}
+	c := s.compiled(t)
 	switch {
 	case errors.Is(c.err, toolschema.ErrNotChecked):
-		return nil // this build cannot check it (-tags mcpgen_nojsonschema)
+		// Added after the server started (Attach refuses the others):
+		// the Set promised to check its arguments and cannot.
+		return jsonrpc.NewError(jsonrpc.CodeInternalError, "%s", notCheckable(t).Error())
 	case c.err != nil:
 		return fmt.Errorf("features: tool %s: its inputSchema does not compile: %w", t.Name, c.err)
 	case c.schema == nil:
@@ -195,6 +191,37 @@ func (s *Set) checkArguments(t *Tool, args wire.Raw) error {
 		return &ArgumentError{Violations: []valid.Violation{{Rule: "schema", Message: msg}}}
 	}
 	return nil
+}
+
+// compiled is t's input schema, compiled on first use.
+func (s *Set) compiled(t *Tool) *compiledSchema {
+	v, _ := s.schemas.Load(t)
+	c, _ := v.(*compiledSchema)
+	if c == nil {
+		c = &compiledSchema{}
+		c.schema, c.err = toolschema.Compile(t.InputSchema, true)
+		s.schemas.Store(t, c)
+	}
+	return c
+}
+
+// checkable refuses a hand-built tool whose input schema the program
+// cannot check: one that is not flat, in a program that registered no
+// full JSON Schema validator.
+func (s *Set) checkable(t *Tool) error {
+	if t.ArgumentsChecked || len(t.InputSchema) == 0 {
+		return nil
+	}
+	if errors.Is(s.compiled(t).err, toolschema.ErrNotChecked) {
+		return notCheckable(t)
+	}
+	return nil
+}
+
+// notCheckable is the error of a tool checkable refuses.
+func notCheckable(t *Tool) error {
+	return fmt.Errorf("features: tool %s: its inputSchema is not flat, and the program registered no full JSON Schema validator to check its arguments: "+
+		"import _ \"github.com/mcpgen/mcpgen/runtime/toolschema/fullschema\" (or set ArgumentsChecked when Call checks them)", t.Name)
 }
 
 // compiledSchema is a tool's compiled input schema.

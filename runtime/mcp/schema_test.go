@@ -7,13 +7,17 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
 	"github.com/mcpgen/mcpgen/runtime/toolschema"
+	// The engine's tests check every schema, as a program importing
+	// fullschema does; built with -tags mcpgen_nojsonschema (make test runs
+	// both) it registers nothing, as in a program that does not import it.
+	_ "github.com/mcpgen/mcpgen/runtime/toolschema/fullschema"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // TestToolSchemaChecks checks tools/call arguments against a flat input
-// schema (the built-in checker) and one only jsonschema knows (a oneOf):
-// both are checked, unless the program is built with -tags
-// mcpgen_nojsonschema, where the second is not (make test runs both).
+// schema (the built-in checker) and one only the full validator knows (a
+// oneOf): both are checked when package fullschema is linked, else the
+// second is not (make test runs both).
 func TestToolSchemaChecks(t *testing.T) {
 	_, p := testProtocols()
 	list := *p.Methods["tools/list"]

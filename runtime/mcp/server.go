@@ -55,7 +55,9 @@ type ServerOptions struct {
 	// DisableToolSchemas turns off what is on by default: tools/call
 	// arguments checked against the tool's inputSchema and
 	// structuredContent against its outputSchema, with the schemas
-	// compiled once and cached.
+	// compiled once and cached. Flat schemas are checked in place; the
+	// others only when the program imports
+	// runtime/toolschema/fullschema (each one not checked is logged).
 	DisableToolSchemas bool
 	// ValidateResults chooses whether the results handlers return are
 	// checked against the revision's schema (their generated Validate)

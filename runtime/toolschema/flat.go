@@ -7,16 +7,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/runtime/valid"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // Most tool input schemas are flat: an object whose properties are scalars
-// (with an enum at most), some of them required. For those, arguments are
-// checked in place with a wire.Decoder, without allocating and without
-// building a value tree for jsonschema. Any keyword this checker does not
-// know sends the schema to jsonschema, which stays the reference.
+// (with an enum, a string's length bounds or a number's bounds at most),
+// some of them required. For those, arguments are checked in place with a
+// wire.Decoder, without building a value tree. Any keyword this checker
+// does not know leaves the schema to the full validator (package
+// fullschema), which stays the reference: the tests hold the two to the
+// same verdicts.
 
 // flatSchema is an input schema the fast checker handles.
 type flatSchema struct {
@@ -28,6 +31,11 @@ type flatSchema struct {
 type flatProp struct {
 	kind string   // JSON Schema type: string, number, integer, boolean, object, array; "" any
 	enum []string // allowed strings, when set
+	// minLen and maxLen bound a string's length in code points (-1: none).
+	minLen, maxLen int
+	// min, max, xmin and xmax bound a number (minimum, maximum,
+	// exclusiveMinimum, exclusiveMaximum), exactly; nil: none.
+	min, max, xmin, xmax *big.Rat
 }
 
 // annotationKeywords carry no constraint; each maps to the JSON type the
@@ -60,7 +68,8 @@ func annotation(k string, v json.RawMessage) bool {
 	}
 }
 
-// compileFlat recognizes a flat schema; nil means "use jsonschema".
+// compileFlat recognizes a flat schema; nil means "leave it to the full
+// validator".
 func compileFlat(raw []byte) *flatSchema {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(raw, &top) != nil {
@@ -115,7 +124,8 @@ func compileFlat(raw []byte) *flatSchema {
 }
 
 func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
-	var fp flatProp
+	fp := flatProp{minLen: -1, maxLen: -1}
+	lengths, bounds := false, false
 	for k, v := range p {
 		switch k {
 		case "type":
@@ -131,16 +141,60 @@ func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
 			if json.Unmarshal(v, &fp.enum) != nil || len(fp.enum) == 0 {
 				return fp, false
 			}
+		case "minLength", "maxLength":
+			// A non-negative integer literal (1.0 and 1e0 are left to the
+			// full validator).
+			n, err := strconv.Atoi(string(bytes.TrimSpace(v)))
+			if err != nil || n < 0 {
+				return fp, false
+			}
+			if k == "minLength" {
+				fp.minLen = n
+			} else {
+				fp.maxLen = n
+			}
+			lengths = true
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+			r, ok := number(v)
+			if !ok {
+				return fp, false
+			}
+			switch k {
+			case "minimum":
+				fp.min = r
+			case "maximum":
+				fp.max = r
+			case "exclusiveMinimum":
+				fp.xmin = r
+			default:
+				fp.xmax = r
+			}
+			bounds = true
 		default:
 			if !annotation(k, v) {
 				return fp, false
 			}
 		}
 	}
-	if fp.enum != nil && fp.kind != "string" {
+	if fp.enum != nil && fp.kind != "string" || lengths && fp.kind != "string" ||
+		bounds && fp.kind != "number" && fp.kind != "integer" {
 		return fp, false
 	}
 	return fp, true
+}
+
+// number parses a JSON number exactly; false for anything else.
+func number(v []byte) (*big.Rat, bool) {
+	v = bytes.TrimSpace(v)
+	d := wire.NewDecoder(v)
+	if d.Peek() != wire.Number {
+		return nil, false
+	}
+	lit, err := d.Number()
+	if err != nil || d.End() != nil {
+		return nil, false
+	}
+	return new(big.Rat).SetString(string(lit))
 }
 
 // check validates args; "" means valid, else the violations (up to
@@ -176,11 +230,13 @@ func (fs *flatSchema) check(args []byte) string {
 			problems = append(problems, "/: missing properties: '"+name+"'")
 		}
 	}
-	return joinProblems(problems)
+	return ListViolations(problems)
 }
 
-// joinProblems lists problems as valid.List does.
-func joinProblems(problems []string) string {
+// ListViolations joins violations, "/location: message" each, as Check
+// reports them: "; " between them, up to valid.MaxListed (the rest are
+// counted). A Full validator's FullSchema.Check lists its own with it.
+func ListViolations(problems []string) string {
 	if len(problems) > valid.MaxListed {
 		n := len(problems) - valid.MaxListed
 		return strings.Join(problems[:valid.MaxListed], "; ") + " (and " + strconv.Itoa(n) + " more)"
@@ -197,12 +253,24 @@ func (p flatProp) check(d *wire.Decoder) string {
 		return skip(d)
 	case "string":
 		if k == wire.String {
-			if p.enum == nil {
+			if p.enum == nil && p.minLen < 0 && p.maxLen < 0 {
 				return skip(d)
 			}
 			s, err := d.StrBytes()
 			if err != nil {
 				return err.Error()
+			}
+			if p.minLen >= 0 || p.maxLen >= 0 {
+				n := utf8.RuneCount(s)
+				if p.minLen >= 0 && n < p.minLen {
+					return "length must be >= " + strconv.Itoa(p.minLen) + ", but got " + strconv.Itoa(n)
+				}
+				if p.maxLen >= 0 && n > p.maxLen {
+					return "length must be <= " + strconv.Itoa(p.maxLen) + ", but got " + strconv.Itoa(n)
+				}
+			}
+			if p.enum == nil {
+				return ""
 			}
 			for _, e := range p.enum {
 				if string(s) == e {
@@ -212,23 +280,18 @@ func (p flatProp) check(d *wire.Decoder) string {
 			return "value must be one of the enum values"
 		}
 		want = "string"
-	case "number":
-		if k == wire.Number {
-			return skip(d)
-		}
-		want = "number"
-	case "integer":
+	case "number", "integer":
 		if k == wire.Number {
 			lit, err := d.Number()
 			if err != nil {
 				return err.Error()
 			}
-			if !integral(lit) {
+			if p.kind == "integer" && !integral(lit) {
 				return "expected integer, but got number"
 			}
-			return ""
+			return p.checkBounds(lit)
 		}
-		want = "integer"
+		want = p.kind
 	case "boolean":
 		if k == wire.Bool {
 			return skip(d)
@@ -252,6 +315,29 @@ func (p flatProp) check(d *wire.Decoder) string {
 	}
 	_ = d.Skip()
 	return "expected " + want + ", but got " + k.String()
+}
+
+// checkBounds checks a number literal against the property's bounds,
+// exactly.
+func (p flatProp) checkBounds(lit []byte) string {
+	if p.min == nil && p.max == nil && p.xmin == nil && p.xmax == nil {
+		return ""
+	}
+	r, ok := new(big.Rat).SetString(string(lit))
+	if !ok {
+		return "not a number"
+	}
+	switch {
+	case p.min != nil && r.Cmp(p.min) < 0:
+		return "must be >= " + p.min.RatString() + " but found " + string(lit)
+	case p.xmin != nil && r.Cmp(p.xmin) <= 0:
+		return "must be > " + p.xmin.RatString() + " but found " + string(lit)
+	case p.max != nil && r.Cmp(p.max) > 0:
+		return "must be <= " + p.max.RatString() + " but found " + string(lit)
+	case p.xmax != nil && r.Cmp(p.xmax) >= 0:
+		return "must be < " + p.xmax.RatString() + " but found " + string(lit)
+	}
+	return ""
 }
 
 func skip(d *wire.Decoder) string {

@@ -221,7 +221,7 @@ func compileLogged(log *slog.Logger, tool, kind string, raw json.RawMessage) *Sc
 	s, err := Compile(raw, kind == "input")
 	switch {
 	case errors.Is(err, ErrNotChecked):
-		log.Warn("toolschema: tool schema not checked: the program is built with -tags mcpgen_nojsonschema", "tool", tool, "schema", kind)
+		log.Warn("toolschema: tool schema not checked: it is not flat, and the program registered no full validator (import github.com/mcpgen/mcpgen/runtime/toolschema/fullschema)", "tool", tool, "schema", kind)
 	case err != nil:
 		log.Warn("toolschema: tool schema does not compile; not checked", "tool", tool, "schema", kind, "err", fmt.Sprint(err))
 	}

@@ -2,15 +2,21 @@
 // and its structuredContent against its outputSchema, as MCP servers must:
 // arguments that break the schema are a tool execution error the model
 // can correct, a result that breaks it a server bug. A schema is compiled
-// once. Most input schemas are flat — an object whose properties are
-// scalars (with an enum at most), some of them required — and those are
-// checked in place, without allocating and without building a value tree;
-// any other schema goes to jsonschema (JSON Schema 2020-12 unless it says
-// otherwise; references are never fetched), which stays the reference.
+// once. Most schemas are flat — an object whose properties are scalars
+// (with an enum, a string's length bounds or a number's bounds at most),
+// some of them required, maybe closed to others — and those are checked in
+// place, without building a value tree.
 //
-// Built with -tags mcpgen_nojsonschema, a program leaves jsonschema (and
-// what it links: regexp, math/big, …) out: only flat input schemas are
-// then checked, and Compile reports the others with ErrNotChecked.
+// Any other schema needs a full JSON Schema validator, which a program links
+// only when it asks for one: importing package
+// github.com/mcpgen/mcpgen/runtime/toolschema/fullschema for its effect
+// registers jsonschema (JSON Schema 2020-12 unless a schema says otherwise;
+// references are never fetched). Without it, Compile answers such a schema
+// with ErrNotChecked: the server logs the tool's name and the import when it
+// learns its tools, and package features refuses a hand-built tool whose
+// arguments it would then not check. The validator's code, and the megabyte
+// of memory it takes when it starts, are paid only by the programs whose
+// tools need it.
 package toolschema
 
 import (
@@ -20,48 +26,91 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 )
 
 // Schema is a compiled tool schema.
 type Schema struct {
-	flat *flatSchema     // the fast checker, for a flat input schema
-	full schemaValidator // jsonschema, for the rest
+	flat *flatSchema // the fast checker, for a flat schema
+	full FullSchema  // the registered full validator, for the rest
 }
 
-// ErrNotChecked is Compile's answer for a schema this build cannot check
-// (built with -tags mcpgen_nojsonschema, a schema that is not a flat input
-// schema).
-var ErrNotChecked = errors.New("toolschema: the program is built with -tags mcpgen_nojsonschema: only flat input schemas are checked")
+// ErrNotChecked is Compile's answer for a schema the program cannot check:
+// one that is not flat, in a program that registered no full validator
+// (see Register; package fullschema registers one).
+var ErrNotChecked = errors.New("toolschema: only flat schemas are checked: the program does not import github.com/mcpgen/mcpgen/runtime/toolschema/fullschema (or is built with -tags mcpgen_nojsonschema)")
 
-// errNoJSONSchema is compileSchema's error in a build without jsonschema.
-var errNoJSONSchema = ErrNotChecked
+// Full is a full JSON Schema validator: what checks the schemas the
+// in-place checker cannot. Package fullschema provides one.
+type Full interface {
+	// Compile compiles raw, a tool's schema known by url (references must
+	// not be fetched); its error says why the schema does not compile.
+	Compile(url string, raw []byte) (FullSchema, error)
+}
+
+// FullSchema is a schema a Full validator compiled.
+type FullSchema interface {
+	// Check checks v, a JSON value decoded by encoding/json with numbers as
+	// json.Number: "" when it conforms, else its violations,
+	// "/location: message" each, "; " between them.
+	Check(v any) string
+}
+
+// full is the validator Register registered: set while packages
+// initialize, only read after.
+var full atomic.Pointer[Full]
+
+// Register makes f the validator of every schema the in-place checker
+// cannot check. It is meant for the init function of the package that
+// provides f (fullschema), so that importing that package is all a program
+// does; registering a second one panics, as two imports that disagree are
+// a mistake to see at once.
+func Register(f Full) {
+	if f == nil {
+		panic("toolschema: Register of a nil validator")
+	}
+	if !full.CompareAndSwap(nil, &f) {
+		panic("toolschema: Register called twice")
+	}
+}
+
+// Registered reports whether a full validator is registered: whether every
+// schema is checked, or flat schemas only.
+func Registered() bool { return full.Load() != nil }
 
 // Compile compiles a tool's input schema (input) or output schema: nil and
-// no error for an empty or null one (nothing to check).
+// no error for an empty or null one (nothing to check), ErrNotChecked for
+// one that is not flat when no full validator is registered.
 func Compile(raw []byte, input bool) (*Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return nil, nil
 	}
 	s := &Schema{}
-	if input {
-		// A flat schema is checked in place, and only there: compiling
-		// it with jsonschema too would cost memory and start-up time for
-		// nothing (compileFlat takes only schemas jsonschema compiles,
-		// and TestFlatSchemaAgreesWithJSONSchema holds them to it).
-		if s.flat = compileFlat(raw); s.flat != nil {
-			return s, nil
-		}
+	// A flat schema, input or output (structuredContent is an object as
+	// arguments are), is checked in place, and only there: compiling it
+	// with the full validator too would cost memory and start-up time for
+	// nothing (compileFlat takes only schemas jsonschema compiles, and
+	// TestFlatSchemaAgreesWithJSONSchema holds them to it).
+	if s.flat = compileFlat(raw); s.flat != nil {
+		return s, nil
+	}
+	f := full.Load()
+	if f == nil {
+		return nil, ErrNotChecked
 	}
 	sum := sha256.Sum256(raw)
 	kind := "output"
 	if input {
 		kind = "input"
 	}
-	full, err := compileSchema("mcp-tool:///"+hex.EncodeToString(sum[:8])+"/"+kind+".json", raw)
+	fs, err := (*f).Compile("mcp-tool:///"+hex.EncodeToString(sum[:8])+"/"+kind+".json", raw)
 	if err != nil {
 		return nil, err
 	}
-	s.full = full
+	if fs == nil {
+		return nil, errors.New("toolschema: the registered full validator compiled the schema to nothing")
+	}
+	s.full = fs
 	return s, nil
 }
 
@@ -77,16 +126,7 @@ func (s *Schema) Check(value []byte) string {
 	if err != nil {
 		return ""
 	}
-	if err := s.full.Validate(v); err != nil {
-		return describeViolation(err)
-	}
-	return ""
-}
-
-// schemaValidator checks a value decoded by decodeAny against one
-// compiled schema.
-type schemaValidator interface {
-	Validate(v any) error
+	return s.full.Check(v)
 }
 
 // decodeAny decodes JSON the way jsonschema wants it: numbers as

@@ -40,6 +40,9 @@ import (
 	redisstore "github.com/mcpgen/mcpgen/runtime/store/redis"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/telemetry"
+	// The gateway checks the arguments of any backend's tools, whatever
+	// their schemas: it links the full JSON Schema validator.
+	_ "github.com/mcpgen/mcpgen/runtime/toolschema/fullschema"
 
 	"github.com/mcpgen/mcpgen/gateway"
 )

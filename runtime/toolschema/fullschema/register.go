@@ -1,6 +1,6 @@
 //go:build !mcpgen_nojsonschema
 
-package toolschema
+package fullschema
 
 import (
 	"bytes"
@@ -9,10 +9,17 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpgen/mcpgen/runtime/toolschema"
 )
 
-// compileSchema compiles raw, known by url, with jsonschema.
-func compileSchema(url string, raw []byte) (schemaValidator, error) {
+func init() { toolschema.Register(validator{}) }
+
+// validator is jsonschema as a toolschema.Full.
+type validator struct{}
+
+// Compile implements toolschema.Full.
+func (validator) Compile(url string, raw []byte) (toolschema.FullSchema, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.LoadURL = func(s string) (io.ReadCloser, error) {
@@ -21,17 +28,27 @@ func compileSchema(url string, raw []byte) (schemaValidator, error) {
 	if err := c.AddResource(url, bytes.NewReader(raw)); err != nil {
 		return nil, fmt.Errorf("does not parse: %w", err)
 	}
-	return c.Compile(url)
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	return schema{s}, nil
 }
 
-// describeViolation turns a jsonschema error into one line: every leaf
-// cause with its instance location, as the flat checker lists them.
-func describeViolation(err error) string {
+// schema is a compiled jsonschema schema as a toolschema.FullSchema.
+type schema struct{ s *jsonschema.Schema }
+
+// Check implements toolschema.FullSchema: every leaf of jsonschema's tree
+// of causes is a violation, listed with its instance location.
+func (s schema) Check(v any) string {
+	err := s.s.Validate(v)
+	if err == nil {
+		return ""
+	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
 		return err.Error()
 	}
-	// Every leaf of the tree of causes is a violation.
 	var problems []string
 	var walk func(*jsonschema.ValidationError)
 	walk = func(ve *jsonschema.ValidationError) {
@@ -48,5 +65,5 @@ func describeViolation(err error) string {
 		}
 	}
 	walk(ve)
-	return joinProblems(problems)
+	return toolschema.ListViolations(problems)
 }
