@@ -58,8 +58,9 @@ func goBuild(t *testing.T, flag string) *bytes.Buffer {
 }
 
 // TestNoFullSchemaValidator: a server whose tools are typed declarations
-// links no full JSON Schema validator (jsonschema, with regexp and
-// math/big, and the megabyte of heap it builds while initializing):
+// links no full JSON Schema validator (jsonschema, with the regular
+// expressions it links, and the megabyte of heap it builds while
+// initializing):
 // runtime/toolschema/fullschema is imported only by the programs that ask
 // for it (docs/size.md).
 func TestNoFullSchemaValidator(t *testing.T) {

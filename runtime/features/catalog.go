@@ -89,6 +89,7 @@ func (s *Set) Attach(reg *mcp.Registry) error {
 // declare declares the set's items to reg, which refuses one another
 // feature serves too.
 func (s *Set) declare(reg *mcp.Registry) error {
+	s.unchecked.Store(reg.Options().DisableToolSchemas)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, t := range s.tools {

@@ -152,6 +152,13 @@ func TestHandBuiltToolNotCheckable(t *testing.T) {
 		t.Fatalf("NewServer with a tool it cannot check: %v, want an error containing %q", err, want)
 	}
 
+	// A server built with DisableToolSchemas checks nothing, and refuses
+	// nothing for it.
+	set = features.NewSet().AddTools(features.Tool{Name: "nested", InputSchema: nested, Call: call})
+	if _, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set}, DisableToolSchemas: true}, demo.Mount(nil)); err != nil {
+		t.Errorf("NewServer with DisableToolSchemas: %v", err)
+	}
+
 	set = features.NewSet().AddTools(
 		features.Tool{Name: "bounded", InputSchema: bounded, Call: call},
 		features.Tool{Name: "typed", InputSchema: nested, Call: call, ArgumentsChecked: true})

@@ -93,7 +93,8 @@ type Tool struct {
 	// answers a violation as Call's *ArgumentError would be. An
 	// InputSchema that is not flat needs the full validator (import
 	// runtime/toolschema/fullschema): without it the Set refuses the tool,
-	// at Attach (NewServer fails) or, added later, at its calls.
+	// at Attach (NewServer fails) or, added later, at its calls (-32603).
+	// A server built with ServerOptions.DisableToolSchemas checks none.
 	ArgumentsChecked bool
 }
 

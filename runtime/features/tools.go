@@ -170,7 +170,7 @@ func (s *Set) runTool(ctx context.Context, req *Request, t *Tool) (wire.Raw, err
 // checkArguments checks the arguments of a tool whose Call does not
 // (Tool.ArgumentsChecked) against its InputSchema, compiled once per tool.
 func (s *Set) checkArguments(t *Tool, args wire.Raw) error {
-	if t.ArgumentsChecked || len(t.InputSchema) == 0 {
+	if t.ArgumentsChecked || len(t.InputSchema) == 0 || s.unchecked.Load() {
 		return nil
 	}
 	c := s.compiled(t)
@@ -195,21 +195,22 @@ func (s *Set) checkArguments(t *Tool, args wire.Raw) error {
 
 // compiled is t's input schema, compiled on first use.
 func (s *Set) compiled(t *Tool) *compiledSchema {
-	v, _ := s.schemas.Load(t)
-	c, _ := v.(*compiledSchema)
-	if c == nil {
-		c = &compiledSchema{}
-		c.schema, c.err = toolschema.Compile(t.InputSchema, true)
-		s.schemas.Store(t, c)
+	if v, ok := s.schemas.Load(t); ok {
+		return v.(*compiledSchema)
 	}
-	return c
+	c := &compiledSchema{}
+	c.schema, c.err = toolschema.Compile(t.InputSchema, true)
+	v, _ := s.schemas.LoadOrStore(t, c)
+	return v.(*compiledSchema)
 }
 
 // checkable refuses a hand-built tool whose input schema the program
 // cannot check: one that is not flat, in a program that registered no
 // full JSON Schema validator.
 func (s *Set) checkable(t *Tool) error {
-	if t.ArgumentsChecked || len(t.InputSchema) == 0 {
+	// With a full validator every schema is checkable: compiling it is
+	// left to the first call, as without one a flat schema's is (cheap).
+	if t.ArgumentsChecked || len(t.InputSchema) == 0 || s.unchecked.Load() || toolschema.Registered() {
 		return nil
 	}
 	if errors.Is(s.compiled(t).err, toolschema.ErrNotChecked) {

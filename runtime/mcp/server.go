@@ -55,9 +55,11 @@ type ServerOptions struct {
 	// DisableToolSchemas turns off what is on by default: tools/call
 	// arguments checked against the tool's inputSchema and
 	// structuredContent against its outputSchema, with the schemas
-	// compiled once and cached. Flat schemas are checked in place; the
-	// others only when the program imports
-	// runtime/toolschema/fullschema (each one not checked is logged).
+	// compiled once and cached; and the arguments of a features.Set's
+	// hand-built tools. Flat schemas are checked in place; the others
+	// only when the program imports runtime/toolschema/fullschema: a
+	// tool a handler lists is then logged to Logger (which discards by
+	// default) and not checked, a Set's hand-built tool is refused.
 	DisableToolSchemas bool
 	// ValidateResults chooses whether the results handlers return are
 	// checked against the revision's schema (their generated Validate)

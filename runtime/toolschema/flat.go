@@ -3,7 +3,6 @@ package toolschema
 import (
 	"bytes"
 	"encoding/json"
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,15 +12,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// Most tool input schemas are flat: an object whose properties are scalars
-// (with an enum, a string's length bounds or a number's bounds at most),
-// some of them required. For those, arguments are checked in place with a
-// wire.Decoder, without building a value tree. Any keyword this checker
+// Most tool schemas, input and output, are flat: an object whose
+// properties are scalars (with an enum, a string's length bounds or a
+// number's bounds at most), some of them required. For those, arguments and
+// structured results are checked in place with a wire.Decoder, without
+// building a value tree. Any keyword this checker
 // does not know leaves the schema to the full validator (package
 // fullschema), which stays the reference: the tests hold the two to the
 // same verdicts.
 
-// flatSchema is an input schema the fast checker handles.
+// flatSchema is a schema the fast checker handles.
 type flatSchema struct {
 	props    map[string]flatProp
 	required []string
@@ -34,8 +34,9 @@ type flatProp struct {
 	// minLen and maxLen bound a string's length in code points (-1: none).
 	minLen, maxLen int
 	// min, max, xmin and xmax bound a number (minimum, maximum,
-	// exclusiveMinimum, exclusiveMaximum), exactly; nil: none.
-	min, max, xmin, xmax *big.Rat
+	// exclusiveMinimum, exclusiveMaximum): number literals, compared
+	// exactly (wire.CompareNumbers); nil: none.
+	min, max, xmin, xmax []byte
 }
 
 // annotationKeywords carry no constraint; each maps to the JSON type the
@@ -44,6 +45,8 @@ type flatProp struct {
 var annotationKeywords = map[string]string{
 	"description": "string", "title": "string", "default": "", "examples": "array",
 	"$comment": "string", "deprecated": "boolean", "readOnly": "boolean", "writeOnly": "boolean",
+	// MCP's own annotation (2026-07-28), a keyword JSON Schema ignores.
+	"x-mcp-header": "",
 }
 
 // annotation reports whether keyword k with value v is an annotation
@@ -96,8 +99,10 @@ func compileFlat(raw []byte) *flatSchema {
 				fs.props[name] = fp
 			}
 		case "required":
-			// Unique names, as the meta-schema asks.
-			if json.Unmarshal(v, &fs.required) != nil || fs.required == nil || len(slices.Compact(slices.Sorted(slices.Values(fs.required)))) != len(fs.required) {
+			// Unique names, as the meta-schema asks; no more than check
+			// tracks.
+			if json.Unmarshal(v, &fs.required) != nil || fs.required == nil || len(fs.required) > 64 ||
+				len(slices.Compact(slices.Sorted(slices.Values(fs.required)))) != len(fs.required) {
 				return nil
 			}
 		case "additionalProperties":
@@ -155,7 +160,7 @@ func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
 			}
 			lengths = true
 		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
-			r, ok := number(v)
+			r, ok := numberLiteral(v)
 			if !ok {
 				return fp, false
 			}
@@ -183,10 +188,10 @@ func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
 	return fp, true
 }
 
-// number parses a JSON number exactly; false for anything else.
-func number(v []byte) (*big.Rat, bool) {
-	v = bytes.TrimSpace(v)
-	d := wire.NewDecoder(v)
+// numberLiteral is v's literal when v is a JSON number; false for anything
+// else.
+func numberLiteral(v []byte) ([]byte, bool) {
+	d := wire.NewDecoder(bytes.TrimSpace(v))
 	if d.Peek() != wire.Number {
 		return nil, false
 	}
@@ -194,7 +199,7 @@ func number(v []byte) (*big.Rat, bool) {
 	if err != nil || d.End() != nil {
 		return nil, false
 	}
-	return new(big.Rat).SetString(string(lit))
+	return bytes.Clone(lit), true
 }
 
 // check validates args; "" means valid, else the violations (up to
@@ -207,15 +212,15 @@ func (fs *flatSchema) check(args []byte) string {
 	var seen uint64 // bit per required member (first 64)
 	var problems []string
 	err := d.Object(func(key []byte) error {
+		if i := slices.Index(fs.required, string(key)); i >= 0 {
+			seen |= 1 << i
+		}
 		p, ok := fs.props[string(key)]
 		if !ok {
 			if fs.closed {
 				problems = append(problems, "/: additional property '"+string(key)+"' not allowed")
 			}
 			return d.Skip()
-		}
-		if i := slices.Index(fs.required, string(key)); i >= 0 && i < 64 {
-			seen |= 1 << i
 		}
 		if msg := p.check(d); msg != "" {
 			problems = append(problems, "/"+string(key)+": "+msg)
@@ -226,7 +231,7 @@ func (fs *flatSchema) check(args []byte) string {
 		return "/: " + err.Error()
 	}
 	for i, name := range fs.required {
-		if i < 64 && seen&(1<<i) == 0 {
+		if seen&(1<<i) == 0 {
 			problems = append(problems, "/: missing properties: '"+name+"'")
 		}
 	}
@@ -286,7 +291,7 @@ func (p flatProp) check(d *wire.Decoder) string {
 			if err != nil {
 				return err.Error()
 			}
-			if p.kind == "integer" && !integral(lit) {
+			if p.kind == "integer" && !wire.IsIntegral(lit) {
 				return "expected integer, but got number"
 			}
 			return p.checkBounds(lit)
@@ -318,26 +323,28 @@ func (p flatProp) check(d *wire.Decoder) string {
 }
 
 // checkBounds checks a number literal against the property's bounds,
-// exactly.
+// exactly and in time linear in the literals (wire.CompareNumbers: a peer's
+// 1e999999 costs what 1e9 does).
 func (p flatProp) checkBounds(lit []byte) string {
-	if p.min == nil && p.max == nil && p.xmin == nil && p.xmax == nil {
-		return ""
-	}
-	r, ok := new(big.Rat).SetString(string(lit))
-	if !ok {
-		return "not a number"
-	}
 	switch {
-	case p.min != nil && r.Cmp(p.min) < 0:
-		return "must be >= " + p.min.RatString() + " but found " + string(lit)
-	case p.xmin != nil && r.Cmp(p.xmin) <= 0:
-		return "must be > " + p.xmin.RatString() + " but found " + string(lit)
-	case p.max != nil && r.Cmp(p.max) > 0:
-		return "must be <= " + p.max.RatString() + " but found " + string(lit)
-	case p.xmax != nil && r.Cmp(p.xmax) >= 0:
-		return "must be < " + p.xmax.RatString() + " but found " + string(lit)
+	case p.min != nil && wire.CompareNumbers(lit, p.min) < 0:
+		return "must be >= " + string(p.min) + " but found " + shortLiteral(lit)
+	case p.xmin != nil && wire.CompareNumbers(lit, p.xmin) <= 0:
+		return "must be > " + string(p.xmin) + " but found " + shortLiteral(lit)
+	case p.max != nil && wire.CompareNumbers(lit, p.max) > 0:
+		return "must be <= " + string(p.max) + " but found " + shortLiteral(lit)
+	case p.xmax != nil && wire.CompareNumbers(lit, p.xmax) >= 0:
+		return "must be < " + string(p.xmax) + " but found " + shortLiteral(lit)
 	}
 	return ""
+}
+
+// shortLiteral is a number literal for a message, cut when absurdly long.
+func shortLiteral(lit []byte) string {
+	if len(lit) > 40 {
+		return string(lit[:37]) + "..."
+	}
+	return string(lit)
 }
 
 func skip(d *wire.Decoder) string {
@@ -345,14 +352,4 @@ func skip(d *wire.Decoder) string {
 		return err.Error()
 	}
 	return ""
-}
-
-// integral reports whether a JSON number literal is an integer, as JSON
-// Schema counts them (1.0 and 1e3 are).
-func integral(lit []byte) bool {
-	if !bytes.ContainsAny(lit, ".eE") {
-		return true
-	}
-	r, ok := new(big.Rat).SetString(string(lit))
-	return ok && r.IsInt()
 }

@@ -156,3 +156,67 @@ func canonicalNumber(lit []byte) string {
 	b = strconv.AppendInt(b, exp, 10)
 	return string(b)
 }
+
+// CompareNumbers compares the values of two JSON number literals exactly,
+// without floating point: -1 when a < b, 0 when they are equal (1, 1.0 and
+// 10e-1 are), +1 when a > b. Its time is linear in the literals' lengths,
+// whatever their exponents (1e999999 costs what 1e9 does), so that it is
+// safe on numbers a peer sends; exponents beyond ±2^40 are clamped, so such
+// absurd values may compare equal. The literals must be valid JSON numbers
+// (as the Decoder's Number returns them).
+func CompareNumbers(a, b []byte) int {
+	da, db := splitNumber(a), splitNumber(b)
+	fa, la, ea, nza := da.significant()
+	fb, lb, eb, nzb := db.significant()
+	sa, sb := sign(da.neg, nza), sign(db.neg, nzb)
+	if sa != sb || sa == 0 {
+		return cmpInt(sa, sb)
+	}
+	// Both non-zero, of one sign: compare magnitudes, the position of the
+	// leading digit first (value = 0.d1d2… × 10^order), then the digits.
+	oa, ob := ea+int64(la-fa+1), eb+int64(lb-fb+1)
+	c := cmpInt(oa, ob)
+	for k := 0; c == 0; k++ {
+		ia, ib := fa+k, fb+k
+		switch {
+		case ia > la && ib > lb:
+			return 0
+		case ia > la:
+			c = -1
+		case ib > lb:
+			c = 1
+		default:
+			c = cmpInt(da.digit(ia), db.digit(ib))
+		}
+	}
+	return c * sa
+}
+
+// IsIntegral reports whether a JSON number literal's value is an integer,
+// as JSON Schema counts them (1.0 and 1e3 are, 1.5 and 1e-3 are not), in
+// time linear in the literal's length.
+func IsIntegral(lit []byte) bool {
+	d := splitNumber(lit)
+	_, _, exp, nonZero := d.significant()
+	return !nonZero || exp >= 0
+}
+
+func sign(neg, nonZero bool) int {
+	switch {
+	case !nonZero:
+		return 0
+	case neg:
+		return -1
+	}
+	return 1
+}
+
+func cmpInt[T int | int64 | byte](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

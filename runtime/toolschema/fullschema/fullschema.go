@@ -11,7 +11,7 @@
 // structuredContent of such tools against their outputSchema.
 //
 // A program that does not import it leaves jsonschema out, and with it
-// about 0.8 MB of code (regular expressions, big numbers) and the megabyte
+// about 0.8 MB of code (its regular expressions among it) and the megabyte
 // of memory jsonschema takes when it starts. Tools declared with mcpgen's
 // typed declarations are checked by their generated decoders whatever the
 // program imports, and flat schemas by toolschema itself; of the others, the
