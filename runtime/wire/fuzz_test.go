@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -174,4 +175,42 @@ func perByteFFFD(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// FuzzCompareNumbers holds CompareNumbers and IsIntegral to big.Rat on
+// number literals of modest exponents (big.Rat's cost grows with them).
+func FuzzCompareNumbers(f *testing.F) {
+	for _, seed := range [][2]string{{"1", "1.0"}, {"-0", "0e9"}, {"0.1", "1e-1"}, {"12.5e1", "125"}, {"-1.5", "-1.49"}, {"9.999e2", "1e3"}} {
+		f.Add(seed[0], seed[1])
+	}
+	lit := func(s string) ([]byte, *big.Rat, bool) {
+		d := NewDecoder([]byte(s))
+		n, err := d.Number()
+		if err != nil || d.End() != nil || len(n) > 200 {
+			return nil, nil, false
+		}
+		if i := strings.IndexAny(string(n), "eE"); i >= 0 {
+			if e, err := strconv.Atoi(strings.TrimPrefix(string(n[i+1:]), "+")); err != nil || e > 1000 || e < -1000 {
+				return nil, nil, false
+			}
+		}
+		r, ok := new(big.Rat).SetString(string(n))
+		return n, r, ok
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		la, ra, ok := lit(a)
+		if !ok {
+			return
+		}
+		lb, rb, ok := lit(b)
+		if !ok {
+			return
+		}
+		if got, want := CompareNumbers(la, lb), ra.Cmp(rb); got != want {
+			t.Fatalf("CompareNumbers(%s, %s) = %d, want %d", la, lb, got, want)
+		}
+		if got, want := IsIntegral(la), ra.IsInt(); got != want {
+			t.Fatalf("IsIntegral(%s) = %v, want %v", la, got, want)
+		}
+	})
 }
