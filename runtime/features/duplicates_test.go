@@ -115,16 +115,7 @@ func TestHandBuiltToolChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	c := demoClient(t, srv)
-	text := func(name, args string) string {
-		t.Helper()
-		res, err := c.CallTool(ctx, &demo.CallToolRequestParams{Name: name, Arguments: demo.CallToolRequestParamsArguments(args)})
-		if err != nil {
-			return err.Error()
-		}
-		return res.Content[0].(*demo.TextContent).Text
-	}
+	text := toolText(t, srv)
 	if got := text("byhand", `{"message":"hi"}`); !strings.Contains(got, "additional property 'message' not allowed; /: missing properties: 'text'") || calls != 0 {
 		t.Errorf("byhand with a misnamed argument: %q (calls %d)", got, calls)
 	}
@@ -167,16 +158,7 @@ func TestHandBuiltToolNotCheckable(t *testing.T) {
 		t.Fatal(err)
 	}
 	set.AddTools(features.Tool{Name: "nested", InputSchema: nested, Call: call})
-	ctx := context.Background()
-	c := demoClient(t, srv)
-	text := func(name, args string) string {
-		t.Helper()
-		res, err := c.CallTool(ctx, &demo.CallToolRequestParams{Name: name, Arguments: demo.CallToolRequestParamsArguments(args)})
-		if err != nil {
-			return err.Error()
-		}
-		return res.Content[0].(*demo.TextContent).Text
-	}
+	text := toolText(t, srv)
 	for _, tc := range []struct{ tool, args, want string }{
 		{"bounded", `{"text":"abc","n":0}`, "ran"},
 		{"bounded", `{"text":"","n":-1}`, "/text: length must be >= 1, but got 0; /n: must be >= 0 but found -1"},
@@ -186,5 +168,19 @@ func TestHandBuiltToolNotCheckable(t *testing.T) {
 		if got := text(tc.tool, tc.args); !strings.Contains(got, tc.want) {
 			t.Errorf("%s %s: %q, want %q", tc.tool, tc.args, got, tc.want)
 		}
+	}
+}
+
+// toolText returns a function calling a tool of srv with arguments (JSON)
+// and returning the text of its result, or the error's.
+func toolText(t *testing.T, srv *mcp.Server) func(name, args string) string {
+	c := demoClient(t, srv)
+	return func(name, args string) string {
+		t.Helper()
+		res, err := c.CallTool(context.Background(), &demo.CallToolRequestParams{Name: name, Arguments: demo.CallToolRequestParamsArguments(args)})
+		if err != nil {
+			return err.Error()
+		}
+		return res.Content[0].(*demo.TextContent).Text
 	}
 }
