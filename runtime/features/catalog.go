@@ -45,6 +45,10 @@ type Request struct {
 	// the server's Implementation as _meta, so that the result it writes
 	// is sent as it is. Nil when the revision asks nothing.
 	Stamp *protocol.Stamp
+
+	// unchecked records a server built with DisableToolSchemas: the set
+	// checks no arguments for it either.
+	unchecked bool
 }
 
 // ErrNotInSet is a Set's answer to a name it does not serve.
@@ -64,7 +68,9 @@ var roles = map[protocol.Role]bool{
 // items may change while the server runs) and its items' capability
 // extensions (an MCP App's), and announces the changes of its lists.
 func (s *Set) Attach(reg *mcp.Registry) error {
-	if err := s.declare(reg); err != nil {
+	// Per server: a set attached to several follows each one's option.
+	unchecked := reg.Options().DisableToolSchemas
+	if err := s.declare(reg, unchecked); err != nil {
 		return err
 	}
 	reg.ListChanged()
@@ -75,7 +81,7 @@ func (s *Set) Attach(reg *mcp.Registry) error {
 		reg.Route(mcp.Route{
 			Role:   role,
 			Serves: func(*protocol.Protocol) bool { return s.Serves(role) },
-			Step:   s.step(role, list, shadowed),
+			Step:   s.step(role, list, shadowed, unchecked),
 		})
 	}
 	reg.Capabilities(func(_ *protocol.Protocol, _ func(protocol.Role) bool, c *mcp.Capabilities) {
@@ -88,12 +94,11 @@ func (s *Set) Attach(reg *mcp.Registry) error {
 
 // declare declares the set's items to reg, which refuses one another
 // feature serves too.
-func (s *Set) declare(reg *mcp.Registry) error {
-	s.unchecked.Store(reg.Options().DisableToolSchemas)
+func (s *Set) declare(reg *mcp.Registry, unchecked bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, t := range s.tools {
-		if err := s.checkable(t); err != nil {
+		if err := s.checkable(t, unchecked); err != nil {
 			return err
 		}
 		if err := reg.Declare("tool", t.Name); err != nil {
@@ -120,13 +125,13 @@ func (s *Set) declare(reg *mcp.Registry) error {
 
 // step serves the methods of role (list: one of the lists) from the set,
 // leaving the handler what the set does not serve.
-func (s *Set) step(role protocol.Role, list bool, shadowed *shadowLog) mcp.Step {
+func (s *Set) step(role protocol.Role, list bool, shadowed *shadowLog, unchecked bool) mcp.Step {
 	return func(ctx context.Context, r *mcp.Request, next mcp.Next) (wire.Marshaler, error) {
 		if !s.Serves(role) {
 			return next.Serve()
 		}
 		handled := r.Handled()
-		req := &Request{Role: role, Protocol: r.Protocol, Params: r.Params(), Handled: handled, Merged: list && handled, Stamp: r.Stamp()}
+		req := &Request{Role: role, Protocol: r.Protocol, Params: r.Params(), Handled: handled, Merged: list && handled, Stamp: r.Stamp(), unchecked: unchecked}
 		switch role {
 		case protocol.RoleToolsCall:
 			req.Name, req.Arguments = r.Name(), r.Arguments()

@@ -144,10 +144,24 @@ func TestHandBuiltToolNotCheckable(t *testing.T) {
 	}
 
 	// A server built with DisableToolSchemas checks nothing, and refuses
-	// nothing for it.
-	set = features.NewSet().AddTools(features.Tool{Name: "nested", InputSchema: nested, Call: call})
-	if _, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set}, DisableToolSchemas: true}, demo.Mount(nil)); err != nil {
-		t.Errorf("NewServer with DisableToolSchemas: %v", err)
+	// nothing for it; a server sharing the set without the option still
+	// checks what it can.
+	set = features.NewSet().AddTools(features.Tool{Name: "nested", InputSchema: nested, Call: call},
+		features.Tool{Name: "bounded", InputSchema: bounded, Call: call})
+	off, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set}, DisableToolSchemas: true}, demo.Mount(nil))
+	if err != nil {
+		t.Fatalf("NewServer with DisableToolSchemas: %v", err)
+	}
+	set.RemoveTools("nested")
+	on, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set}}, demo.Mount(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolText(t, off)("bounded", `{"text":""}`); got != "ran" {
+		t.Errorf("bounded on the server without checks: %q, want it run", got)
+	}
+	if got := toolText(t, on)("bounded", `{"text":""}`); !strings.Contains(got, "length must be >= 1") {
+		t.Errorf("bounded on the server with checks: %q, want it refused", got)
 	}
 
 	set = features.NewSet().AddTools(

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/mcpgen/mcpgen/runtime/paginate"
 	"github.com/mcpgen/mcpgen/runtime/protocol"
@@ -37,9 +36,6 @@ type Set struct {
 	// schemas are the compiled input schemas of the tools whose Call does
 	// not check its arguments (*Tool → *compiledSchema).
 	schemas sync.Map
-	// unchecked records a server built with DisableToolSchemas: the set
-	// checks no arguments either.
-	unchecked atomic.Bool
 }
 
 type kind int

@@ -140,7 +140,7 @@ func (s *Set) callTool(ctx context.Context, req *Request) (wire.Raw, error) {
 func (s *Set) runTool(ctx context.Context, req *Request, t *Tool) (wire.Raw, error) {
 	p, args := req.Protocol, req.Arguments
 	var res *Result
-	err := s.checkArguments(t, args)
+	err := s.checkArguments(t, args, req.unchecked)
 	if err == nil {
 		res, err = t.Call(ctx, args)
 	}
@@ -169,8 +169,8 @@ func (s *Set) runTool(ctx context.Context, req *Request, t *Tool) (wire.Raw, err
 
 // checkArguments checks the arguments of a tool whose Call does not
 // (Tool.ArgumentsChecked) against its InputSchema, compiled once per tool.
-func (s *Set) checkArguments(t *Tool, args wire.Raw) error {
-	if t.ArgumentsChecked || len(t.InputSchema) == 0 || s.unchecked.Load() {
+func (s *Set) checkArguments(t *Tool, args wire.Raw, unchecked bool) error {
+	if t.ArgumentsChecked || len(t.InputSchema) == 0 || unchecked {
 		return nil
 	}
 	c := s.compiled(t)
@@ -207,10 +207,10 @@ func (s *Set) compiled(t *Tool) *compiledSchema {
 // checkable refuses a hand-built tool whose input schema the program
 // cannot check: one that is not flat, in a program that registered no
 // full JSON Schema validator.
-func (s *Set) checkable(t *Tool) error {
+func (s *Set) checkable(t *Tool, unchecked bool) error {
 	// With a full validator every schema is checkable: compiling it is
 	// left to the first call, as without one a flat schema's is (cheap).
-	if t.ArgumentsChecked || len(t.InputSchema) == 0 || s.unchecked.Load() || toolschema.Registered() {
+	if t.ArgumentsChecked || len(t.InputSchema) == 0 || unchecked || toolschema.Registered() {
 		return nil
 	}
 	if errors.Is(s.compiled(t).err, toolschema.ErrNotChecked) {

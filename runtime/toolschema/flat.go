@@ -25,7 +25,8 @@ import (
 type flatSchema struct {
 	props    map[string]flatProp
 	required []string
-	closed   bool // additionalProperties: false
+	reqIndex map[string]int // index in required, by name
+	closed   bool           // additionalProperties: false
 }
 
 type flatProp struct {
@@ -125,6 +126,10 @@ func compileFlat(raw []byte) *flatSchema {
 	if _, ok := top["type"]; !ok {
 		return nil
 	}
+	fs.reqIndex = make(map[string]int, len(fs.required))
+	for i, name := range fs.required {
+		fs.reqIndex[name] = i
+	}
 	return fs
 }
 
@@ -212,7 +217,7 @@ func (fs *flatSchema) check(args []byte) string {
 	var seen uint64 // bit per required member (first 64)
 	var problems []string
 	err := d.Object(func(key []byte) error {
-		if i := slices.Index(fs.required, string(key)); i >= 0 {
+		if i, ok := fs.reqIndex[string(key)]; ok {
 			seen |= 1 << i
 		}
 		p, ok := fs.props[string(key)]

@@ -161,9 +161,10 @@ func canonicalNumber(lit []byte) string {
 // without floating point: -1 when a < b, 0 when they are equal (1, 1.0 and
 // 10e-1 are), +1 when a > b. Its time is linear in the literals' lengths,
 // whatever their exponents (1e999999 costs what 1e9 does), so that it is
-// safe on numbers a peer sends; exponents beyond ±2^40 are clamped, so such
-// absurd values may compare equal. The literals must be valid JSON numbers
-// (as the Decoder's Number returns them).
+// safe on numbers a peer sends. Exponents beyond ±2^40 are clamped, so
+// values that far out (1e1099511627776) may compare equal or in either
+// order. The literals must be valid JSON numbers, as the Decoder's Number
+// returns them; anything else may panic.
 func CompareNumbers(a, b []byte) int {
 	da, db := splitNumber(a), splitNumber(b)
 	fa, la, ea, nza := da.significant()
@@ -194,7 +195,8 @@ func CompareNumbers(a, b []byte) int {
 
 // IsIntegral reports whether a JSON number literal's value is an integer,
 // as JSON Schema counts them (1.0 and 1e3 are, 1.5 and 1e-3 are not), in
-// time linear in the literal's length.
+// time linear in the literal's length. lit must be a valid JSON number, as
+// for CompareNumbers.
 func IsIntegral(lit []byte) bool {
 	d := splitNumber(lit)
 	_, _, exp, nonZero := d.significant()

@@ -70,3 +70,18 @@ func TestAllViolations(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeNumbers: a peer's number beyond what jsonschema parses (it panics
+// on exponents past ±1e6) is a violation, not a crash.
+func TestHugeNumbers(t *testing.T) {
+	s, err := toolschema.Compile([]byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1},"p":{"type":"object","properties":{"q":{"type":"string"}}}}}`), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Check([]byte(`{"n":1e9999999}`)); !strings.Contains(got, "too large") {
+		t.Errorf("an exponent past 1e6: %q", got)
+	}
+	if got := s.Check([]byte(`{"n":2}`)); got != "" {
+		t.Errorf("a small integer: %q", got)
+	}
+}

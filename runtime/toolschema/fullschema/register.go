@@ -40,7 +40,14 @@ type schema struct{ s *jsonschema.Schema }
 
 // Check implements toolschema.FullSchema: every leaf of jsonschema's tree
 // of causes is a violation, listed with its instance location.
-func (s schema) Check(v any) string {
+func (s schema) Check(v any) (violations string) {
+	// jsonschema panics on a number whose exponent is beyond ±1e6 (its
+	// big.Rat is nil): a peer's value, so a violation, not a crash.
+	defer func() {
+		if recover() != nil {
+			violations = "/: a number is too large to check (exponent beyond ±1e6)"
+		}
+	}()
 	err := s.s.Validate(v)
 	if err == nil {
 		return ""
