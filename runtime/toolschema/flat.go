@@ -16,10 +16,9 @@ import (
 // properties are scalars (with an enum, a string's length bounds or a
 // number's bounds at most), some of them required. For those, arguments and
 // structured results are checked in place with a wire.Decoder, without
-// building a value tree. Any keyword this checker
-// does not know leaves the schema to the full validator (package
-// fullschema), which stays the reference: the tests hold the two to the
-// same verdicts.
+// building a value tree. Any keyword this checker does not know leaves the
+// schema to the full validator (package fullschema), which stays the
+// reference: the tests hold the two to the same verdicts.
 
 // flatSchema is a schema the fast checker handles.
 type flatSchema struct {
@@ -135,7 +134,6 @@ func compileFlat(raw []byte) *flatSchema {
 
 func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
 	fp := flatProp{minLen: -1, maxLen: -1}
-	lengths, bounds := false, false
 	for k, v := range p {
 		switch k {
 		case "type":
@@ -163,7 +161,6 @@ func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
 			} else {
 				fp.maxLen = n
 			}
-			lengths = true
 		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 			r, ok := numberLiteral(v)
 			if !ok {
@@ -179,13 +176,14 @@ func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
 			default:
 				fp.xmax = r
 			}
-			bounds = true
 		default:
 			if !annotation(k, v) {
 				return fp, false
 			}
 		}
 	}
+	lengths := fp.minLen >= 0 || fp.maxLen >= 0
+	bounds := fp.min != nil || fp.max != nil || fp.xmin != nil || fp.xmax != nil
 	if fp.enum != nil && fp.kind != "string" || lengths && fp.kind != "string" ||
 		bounds && fp.kind != "number" && fp.kind != "integer" {
 		return fp, false

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 )
@@ -171,12 +172,12 @@ func CompareNumbers(a, b []byte) int {
 	fb, lb, eb, nzb := db.significant()
 	sa, sb := sign(da.neg, nza), sign(db.neg, nzb)
 	if sa != sb || sa == 0 {
-		return cmpInt(sa, sb)
+		return cmp.Compare(sa, sb)
 	}
 	// Both non-zero, of one sign: compare magnitudes, the position of the
 	// leading digit first (value = 0.d1d2… × 10^order), then the digits.
 	oa, ob := ea+int64(la-fa+1), eb+int64(lb-fb+1)
-	c := cmpInt(oa, ob)
+	c := cmp.Compare(oa, ob)
 	for k := 0; c == 0; k++ {
 		ia, ib := fa+k, fb+k
 		switch {
@@ -187,7 +188,7 @@ func CompareNumbers(a, b []byte) int {
 		case ib > lb:
 			c = 1
 		default:
-			c = cmpInt(da.digit(ia), db.digit(ib))
+			c = cmp.Compare(da.digit(ia), db.digit(ib))
 		}
 	}
 	return c * sa
@@ -211,14 +212,4 @@ func sign(neg, nonZero bool) int {
 		return -1
 	}
 	return 1
-}
-
-func cmpInt[T int | int64 | byte](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
