@@ -65,7 +65,17 @@ func TestClientLogLevel(t *testing.T) {
 					if err := callTool(ctx, cs, "test_tool_with_logging", `{}`); err != nil {
 						t.Fatal(err)
 					}
-					time.Sleep(50 * time.Millisecond) // notifications sent before the result may trail it on HTTP's GET stream
+					// Notifications sent before the result may trail it on
+					// HTTP's GET stream: the test waits for those it wants
+					// (and a moment for any it does not).
+					count := func() int { mu.Lock(); defer mu.Unlock(); return len(got) }
+					for deadline := time.Now().Add(10 * time.Second); count() < max(tc.want, 1) && time.Now().Before(deadline); {
+						if tc.want == 0 {
+							time.Sleep(50 * time.Millisecond)
+							break
+						}
+						time.Sleep(5 * time.Millisecond)
+					}
 					mu.Lock()
 					defer mu.Unlock()
 					if len(got) != tc.want {

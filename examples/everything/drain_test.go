@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -27,9 +26,10 @@ type processRun struct {
 }
 
 // runStdio writes lines to a fresh server process, then closes its input
-// (eof) or sends it SIGTERM after delay, and counts the responses to ids
-// 1..n until its output ends.
-func runStdio(t *testing.T, lines []string, n int, eof bool, delay time.Duration) processRun {
+// (eof) or sends it SIGTERM once it has sent n progress notifications (the
+// calls are all running: the slow tool reports progress 0 when it starts),
+// and counts the responses to ids 1..n until its output ends.
+func runStdio(t *testing.T, lines []string, n int, eof bool) processRun {
 	t.Helper()
 	cmd := exec.Command(binary)
 	stdin, err := cmd.StdinPipe()
@@ -48,12 +48,15 @@ func runStdio(t *testing.T, lines []string, n int, eof bool, delay time.Duration
 	start := time.Now()
 	var run processRun
 	done := make(chan struct{})
+	running := make(chan struct{})
 	go func() {
 		defer close(done)
+		progress := 0
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			var r struct {
+				Method string          `json:"method"`
 				ID     any             `json:"id"`
 				Result json.RawMessage `json:"result"`
 				Error  *struct {
@@ -61,6 +64,12 @@ func runStdio(t *testing.T, lines []string, n int, eof bool, delay time.Duration
 				} `json:"error"`
 			}
 			if json.Unmarshal(sc.Bytes(), &r) != nil {
+				continue
+			}
+			if r.Method == "notifications/progress" {
+				if progress++; progress == n {
+					close(running)
+				}
 				continue
 			}
 			id, isNum := r.ID.(float64)
@@ -85,7 +94,12 @@ func runStdio(t *testing.T, lines []string, n int, eof bool, delay time.Duration
 	if eof {
 		stdin.Close()
 	} else {
-		time.Sleep(delay)
+		select {
+		case <-running:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Fatalf("the calls did not all start; stderr:\n%s", stderr.String())
+		}
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 	}
 	select {
@@ -121,7 +135,7 @@ func calls(n int, format string) []string {
 // process exits 0.
 func TestStdioDrain(t *testing.T) {
 	echo := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
-	slow := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":1}}}`
+	slow := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":1},"_meta":{"progressToken":"p"}}}`
 	tests := []struct {
 		name    string
 		lines   []string
@@ -137,7 +151,7 @@ func TestStdioDrain(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			run := runStdio(t, tt.lines, tt.n, tt.eof, 300*time.Millisecond)
+			run := runStdio(t, tt.lines, tt.n, tt.eof)
 			t.Logf("%d of %d answered with a result, %d with an error, %d -32700; exit %d after %v", run.results, tt.n, run.errors, run.parseErrors, run.exit, run.took.Round(time.Millisecond))
 			if run.results != tt.results || run.errors != 0 || run.parseErrors != tt.parse || run.exit != 0 {
 				t.Errorf("want %d results, 0 errors, %d -32700, exit 0", tt.results, tt.parse)
@@ -156,7 +170,7 @@ func TestHTTPDrain(t *testing.T) {
 		seconds int
 		want    string // in every answer
 	}{
-		{"calls finishing within the drain", 1, `"slept 1s"`},
+		{"calls finishing within the drain", 2, `"slept 2s"`},
 		{"calls outlasting the drain", 30, `"code":-32603`},
 	}
 	for _, tt := range tests {
@@ -170,7 +184,9 @@ func httpDrain(t *testing.T, seconds int, want string) {
 	cmd, url, stderr := launchHTTP(t)
 	defer cmd.Process.Kill()
 	client := &http.Client{Transport: &http.Transport{}, Timeout: 2 * time.Minute}
-	post := func(body string, hdr map[string]string) (int, string, http.Header) {
+	// post sends a request and reads its answer; started is called when
+	// the answer brings a progress notification (the call is running).
+	post := func(body string, hdr map[string]string, started func()) (int, string, http.Header) {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -181,25 +197,39 @@ func httpDrain(t *testing.T, seconds int, want string) {
 		if err != nil {
 			return 0, err.Error(), nil
 		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, string(b), resp.Header
+		defer resp.Body.Close()
+		var b strings.Builder
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if started != nil && strings.Contains(sc.Text(), `"notifications/progress"`) {
+				started()
+				started = nil
+			}
+			b.WriteString(sc.Text())
+			b.WriteByte('\n')
+		}
+		return resp.StatusCode, b.String(), resp.Header
 	}
-	_, _, h := post(initLegacy, nil)
+	_, _, h := post(initLegacy, nil, nil)
 	sess := map[string]string{"Mcp-Session-Id": h.Get("Mcp-Session-Id"), "MCP-Protocol-Version": "2025-11-25"}
-	post(initDone, sess)
+	post(initDone, sess, nil)
 	const n = 5
-	var wg sync.WaitGroup
+	var wg, running sync.WaitGroup
 	var mu sync.Mutex
 	answered := 0
 	args := fmt.Sprintf(`{"seconds":%d}`, seconds)
+	running.Add(2 * n)
 	for i := range 2 * n {
 		wg.Go(func() {
+			// Each call asks for progress: the slow tool reports 0 when
+			// it starts, and SIGTERM waits for every call to be running.
 			var body string
+			id := fmt.Sprint(i + 1)
 			if i%2 == 0 {
-				_, body, _ = post(call25(fmt.Sprint(i+1), "slow", args), sess)
+				_, body, _ = post(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"slow","arguments":`+args+`,"_meta":{"progressToken":`+id+`}}}`, sess, running.Done)
 			} else {
-				_, body, _ = post(call26(fmt.Sprint(i+1), "slow", args), headers26("tools/call", "slow"))
+				_, body, _ = post(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"slow","arguments":`+args+`,"_meta":{"progressToken":`+id+`,`+strings.TrimSuffix(strings.TrimPrefix(meta26, `"_meta":{`), "}")+`}}}`, headers26("tools/call", "slow"), running.Done)
 			}
 			if strings.Contains(body, want) {
 				mu.Lock()
@@ -210,13 +240,29 @@ func httpDrain(t *testing.T, seconds int, want string) {
 			}
 		})
 	}
-	time.Sleep(300 * time.Millisecond)
+	allRunning := make(chan struct{})
+	go func() { running.Wait(); close(allRunning) }()
+	select {
+	case <-allRunning:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the calls did not all start; stderr:\n%s", stderr.String())
+	}
 	start := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	st, body, _ := post(`{"jsonrpc":"2.0","id":"late","method":"tools/list","params":{`+meta26+`}}`, headers26("tools/list", ""))
+	// The drain begins when the process handles the signal: until then a
+	// new request is still served. The first one not served must get 503.
+	late := `{"jsonrpc":"2.0","id":"late","method":"tools/list","params":{` + meta26 + `}}`
+	var st int
+	var body string
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		st, body, _ = post(late, headers26("tools/list", ""), nil)
+		if st != http.StatusOK || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if st != 503 {
 		t.Errorf("a request during the drain: %d %s", st, body)
 	}

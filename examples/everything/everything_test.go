@@ -196,7 +196,7 @@ func testLegacy(t *testing.T, url string) {
 	start := time.Now()
 	_, err = c.CallTool(cctx, &v25.CallToolRequestParams{Name: "slow", Arguments: v25.CallToolRequestParamsArguments(`{"seconds":30}`)})
 	cancel()
-	if err == nil || time.Since(start) > 2*time.Second {
+	if err == nil || time.Since(start) > 10*time.Second { // at once, not after the 30 s
 		t.Errorf("cancel: %v after %v", err, time.Since(start))
 	}
 	if _, err := c.CallTool(ctx, &v25.CallToolRequestParams{Name: "echo", Arguments: v25.CallToolRequestParamsArguments(`{"text":"again"}`)}); err != nil {

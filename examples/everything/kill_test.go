@@ -14,7 +14,7 @@ import (
 )
 
 // TestKilledMidCall: four bin/everything instances sharing a real
-// redis-server (request lease 1s) behind rrproxy; instances are killed
+// redis-server (request lease 3s) behind rrproxy; instances are killed
 // with SIGKILL in the middle of calls.
 //
 //   - A call answered as JSON whose instance dies is not sent to another
@@ -30,7 +30,7 @@ import (
 //     another instance, follows the call there to its response.
 func TestKilledMidCall(t *testing.T) {
 	redis := redistest.Start(t)
-	env := []string{"EVERYTHING_REDIS=redis://" + redis.Addr + "/0", "EVERYTHING_REQUEST_LEASE=1s"}
+	env := []string{"EVERYTHING_REDIS=redis://" + redis.Addr + "/0", "EVERYTHING_REQUEST_LEASE=3s"}
 	var urls []string
 	var procs []*os.Process
 	for range 4 {
@@ -46,14 +46,16 @@ func TestKilledMidCall(t *testing.T) {
 	postSession(t, ps.URL, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
 
 	// killWhereSent kills the instance the next request goes to, once it
-	// has had it for a while.
+	// has had it for a second (time to note it in the ledger, on a loaded
+	// machine too). The lease (3s, renewed every second) then outlasts
+	// the kill by 2-3 s: time enough to send the call again.
 	killWhereSent := func(before map[string]int) {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 			after := proxy.Sent()
 			for i, u := range urls {
 				if after[u] > before[u] {
-					time.Sleep(300 * time.Millisecond)
+					time.Sleep(time.Second)
 					if err := procs[i].Kill(); err != nil {
 						t.Fatal(err)
 					}
@@ -79,7 +81,7 @@ func TestKilledMidCall(t *testing.T) {
 	// 1. JSON: killed mid-call.
 	before := proxy.Sent()
 	answered := make(chan *http.Response, 1)
-	go func() { answered <- postSession(t, ps.URL, sid, slowCall("10", "2", false)) }()
+	go func() { answered <- postSession(t, ps.URL, sid, slowCall("10", "4", false)) }()
 	killWhereSent(before)
 	resp = <-answered
 	if b := body(resp); resp.StatusCode != http.StatusBadGateway {
@@ -93,11 +95,11 @@ func TestKilledMidCall(t *testing.T) {
 	if total != 1 {
 		t.Errorf("the call was sent to %d instances, want 1", total)
 	}
-	if b := body(postSession(t, ps.URL, sid, slowCall("10", "2", false))); !strings.Contains(b, `"code":-32600`) || !strings.Contains(b, "another instance") {
+	if b := body(postSession(t, ps.URL, sid, slowCall("10", "4", false))); !strings.Contains(b, `"code":-32600`) || !strings.Contains(b, "another instance") {
 		t.Errorf("id 10 sent again within the dead instance's lease: %s; want -32600 (in progress elsewhere)", b)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	if b := body(postSession(t, ps.URL, sid, slowCall("10", "2", false))); !strings.Contains(b, `"code":-32603`) || !strings.Contains(b, "lost") {
+	time.Sleep(3500 * time.Millisecond)
+	if b := body(postSession(t, ps.URL, sid, slowCall("10", "4", false))); !strings.Contains(b, `"code":-32603`) || !strings.Contains(b, "lost") {
 		t.Errorf("id 10 sent again after the lease: %s; want -32603 (lost)", b)
 	}
 

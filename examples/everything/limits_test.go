@@ -199,15 +199,19 @@ func TestSlowBodies(t *testing.T) {
 		counts[a.status]++
 		last = max(last, a.after)
 	}
-	if counts["HTTP/1.1 429"] != n-256 || counts["HTTP/1.1 408"] != 256 {
-		t.Errorf("answers %v, want %d × 429 and 256 × 408, each connection closed by the server (not \"left open\" 20 s later)", counts, n-256)
+	// Exactly 256 × 408 and 44 × 429 when all 300 arrive within the first
+	// body timeout; on a slower machine the first 408s free slots for
+	// later connections, which are then admitted and answered 408 too.
+	if counts["HTTP/1.1 408"] < 256 || counts["HTTP/1.1 408"]+counts["HTTP/1.1 429"] != n {
+		t.Errorf("answers %v, want 256 × 408 (or more) and 429 for the rest, each connection closed by the server (not \"left open\" 20 s later)", counts)
 	}
 	t.Logf("%d slow bodies: %v, the last answered and closed after %v", n, counts, last.Round(10*time.Millisecond))
 }
 
 // TestForgedForwarding: bin/everything trusting the proxy in front of it
-// (rrproxy, --trusted-proxies 127.0.0.1/32), a rate limit of 1 call a
-// second with a burst of 5, and clients that forge the headers the proxy
+// (rrproxy, --trusted-proxies 127.0.0.1/32), a rate limit of 1 call in
+// 100 seconds (none comes back during the test, however slow the machine)
+// with a burst of 5, and clients that forge the headers the proxy
 // vouches for (Forwarded and X-Forwarded-For naming other addresses, a
 // victim's among them). The proxy overwrites them with the address it
 // received from and the server reads only the header the proxy writes,
@@ -216,7 +220,7 @@ func TestSlowBodies(t *testing.T) {
 // victim whose address it named still gets its whole burst. Before:
 // 20/20 calls, 150 sessions kept, and the victim refused.
 func TestForgedForwarding(t *testing.T) {
-	backend := startHTTP(t, "EVERYTHING_TRUSTED_PROXIES=127.0.0.1/32", "EVERYTHING_RATE_LIMIT=1", "EVERYTHING_RATE_BURST=5")
+	backend := startHTTP(t, "EVERYTHING_TRUSTED_PROXIES=127.0.0.1/32", "EVERYTHING_RATE_LIMIT=0.01", "EVERYTHING_RATE_BURST=5")
 	ps := serveProxy(t, rrproxy.New([]string{backend}, nil))
 	forger, victim := from("127.0.0.50"), from("127.0.0.51")
 	forged := func(i int) map[string]string {
@@ -256,7 +260,7 @@ func TestForgedForwarding(t *testing.T) {
 			served++
 		}
 	}
-	if served > 6 { // the burst, and a token refilled meanwhile
+	if served != 5 { // the burst
 		t.Errorf("a client forging its forwarded address was served %d of 20 calls at a burst of 5", served)
 	}
 	victimServed := 0

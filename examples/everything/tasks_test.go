@@ -345,7 +345,16 @@ func testTypedCallsWaitForTasks(t *testing.T, url string) {
 		if err != nil || !res.IsError.Value {
 			t.Errorf("failing_job: %v %v", err, res)
 		}
-		time.Sleep(100 * time.Millisecond)
+		// The status notifications come outside any request (on HTTP's
+		// GET stream): the test waits for them.
+		both := func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Contains(statuses, "completed") && slices.Contains(statuses, "failed")
+		}
+		for deadline := time.Now().Add(10 * time.Second); !both() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if !slices.Contains(statuses, "completed") || !slices.Contains(statuses, "failed") {

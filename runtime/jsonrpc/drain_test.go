@@ -161,14 +161,14 @@ func TestDrain(t *testing.T) {
 		{
 			name:      "EOF: a handler ignoring its context still gets its error answer at the deadline",
 			opts:      jsonrpc.Options{DrainTimeout: 50 * time.Millisecond},
-			lines:     []string{`{"jsonrpc":"2.0","id":1,"method":"stubborn","params":[300]}`},
+			lines:     []string{`{"jsonrpc":"2.0","id":1,"method":"stubborn","params":[1000]}`},
 			wantCodes: map[int64]int{jsonrpc.CodeInternalError: 1},
 			maxWait:   5 * time.Second,
 		},
 		{
 			name:        "ctx: running calls finish, requests read later are refused",
 			viaCtx:      true,
-			lines:       repeat(5, `{"jsonrpc":"2.0","id":%d,"method":"sleep","params":[200]}`),
+			lines:       repeat(5, `{"jsonrpc":"2.0","id":%d,"method":"sleep","params":[1000]}`),
 			late:        []string{`{"jsonrpc":"2.0","id":"late","method":"sleep","params":[1]}`},
 			wantResults: 5,
 			wantCodes:   map[int64]int{jsonrpc.CodeInternalError: 1},
@@ -188,6 +188,10 @@ func TestDrain(t *testing.T) {
 			leakCheck(t)
 			var started atomic.Int32
 			s := newMemStream()
+			drained := make(chan struct{})
+			if tt.viaCtx {
+				tt.opts.OnDrain = func() { close(drained) }
+			}
 			conn := jsonrpc.NewConn(s, sleeper(&started), tt.opts)
 			h := &harness{t: t, s: s, conn: conn}
 			ctx, cancel := context.WithCancel(context.Background())
@@ -204,7 +208,7 @@ func TestDrain(t *testing.T) {
 				// another case (the late lines).
 				waitFor(t, func() bool { return started.Load() == int32(len(tt.lines)) })
 				cancel()
-				time.Sleep(20 * time.Millisecond)
+				<-drained // the late lines are read during the drain
 				for _, l := range tt.late {
 					h.send(l)
 				}
@@ -256,7 +260,11 @@ func repeat(n int, format string) []string {
 func TestDrainMessages(t *testing.T) {
 	var started atomic.Int32
 	s := newMemStream()
-	conn := jsonrpc.NewConn(s, sleeper(&started), jsonrpc.Options{DrainTimeout: 30 * time.Millisecond})
+	// The late request is sent once the drain began (OnDrain runs after
+	// it did), and the drain lasts long enough for it to be read on a
+	// loaded machine.
+	drained := make(chan struct{})
+	conn := jsonrpc.NewConn(s, sleeper(&started), jsonrpc.Options{DrainTimeout: time.Second, OnDrain: func() { close(drained) }})
 	h := &harness{t: t, s: s, conn: conn}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -264,7 +272,7 @@ func TestDrainMessages(t *testing.T) {
 	h.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[10000]}`)
 	waitFor(t, func() bool { return started.Load() == 1 })
 	cancel()
-	time.Sleep(10 * time.Millisecond)
+	<-drained
 	h.send(`{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
 	expectJSON(t, h.recv(), `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"the server is shutting down; the request was not run"}}`)
 	expectJSON(t, h.recv(), `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"the server shut down before the request finished"}}`)
@@ -290,7 +298,8 @@ func TestDrainCalls(t *testing.T) {
 				}
 				return &emptyObject, nil
 			}}
-			conn := jsonrpc.NewConn(s, m, jsonrpc.Options{})
+			drained := make(chan struct{})
+			conn := jsonrpc.NewConn(s, m, jsonrpc.Options{OnDrain: func() { close(drained) }})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan error, 1)
@@ -302,7 +311,7 @@ func TestDrainCalls(t *testing.T) {
 			}
 			if viaCtx {
 				cancel()
-				time.Sleep(10 * time.Millisecond)
+				<-drained // the answer is read during the drain
 				s.in <- []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
 				if err := recvID(t, got); err != nil {
 					t.Errorf("Call during a drain: %v", err)
@@ -374,6 +383,14 @@ func TestHeadOfLine(t *testing.T) {
 			// Cancel the last call queued, then ping.
 			h.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"cancel","params":[%d]}`, tt.calls))
 			h.send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+			// The answer comes once the backlog before it is read, which
+			// under -race on a loaded machine is not quick; that none
+			// comes is judged after a short wait (a slow machine can
+			// only miss a bug there, not invent one).
+			wait := 10 * time.Second
+			if tt.pingWait {
+				wait = 200 * time.Millisecond
+			}
 			select {
 			case msg := <-s.out:
 				if tt.pingWait {
@@ -383,7 +400,7 @@ func TestHeadOfLine(t *testing.T) {
 				if !recvID(t, b.cancels) {
 					t.Error("the queued call could not be cancelled")
 				}
-			case <-time.After(200 * time.Millisecond):
+			case <-time.After(wait):
 				if !tt.pingWait {
 					t.Fatal("the ping is stuck behind the queued calls")
 				}

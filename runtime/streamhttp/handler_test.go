@@ -364,50 +364,30 @@ func TestSessionLifecycle(t *testing.T) {
 func TestSessionExpiry(t *testing.T) {
 	f := newFixture(t, Options{SessionIdleTimeout: 50 * time.Millisecond})
 	// A session with an open GET stream does not expire. On a loaded
-	// machine the session may expire before its GET arrives: then another
-	// is tried, so the test does not depend on how fast it runs.
-	// (initialize alone opens a session; initSession would fail if the
-	// session expired before notifications/initialized.)
-	open := func() string {
-		resp := f.do(context.Background(), http.MethodPost, nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+revOld+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-		resp.Body.Close()
-		sid := resp.Header.Get("Mcp-Session-Id")
-		if resp.StatusCode != 200 || sid == "" {
-			t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
-		}
-		return sid
-	}
+	// machine a session may expire before its GET arrives: then another is
+	// tried, so the test does not depend on how fast it runs. (f.open
+	// initializes only: initSession would fail if the session expired
+	// before its notifications/initialized.)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var get *http.Response
 	for {
-		get = f.do(ctx, http.MethodGet, map[string]string{"Mcp-Session-Id": open(), "Accept": "text/event-stream"}, "")
+		get = f.do(ctx, http.MethodGet, map[string]string{"Mcp-Session-Id": f.open(nil), "Accept": "text/event-stream"}, "")
 		if get.StatusCode == http.StatusOK {
 			break
 		}
 		get.Body.Close()
 	}
 	defer get.Body.Close()
-	idle := open()
-	deadline := time.Now().Add(5 * time.Second)
-	for f.h.SessionCount() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions, want 1", f.h.SessionCount())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	idle := f.open(nil)
+	waitFor(t, func() bool { return f.h.SessionCount() == 1 })
 	resp := f.do(context.Background(), http.MethodPost, map[string]string{"Mcp-Session-Id": idle}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	resp.Body.Close()
 	if resp.StatusCode != 404 {
 		t.Fatalf("expired session: %d", resp.StatusCode)
 	}
 	cancel()
-	for f.h.SessionCount() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions, want 0", f.h.SessionCount())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, func() bool { return f.h.SessionCount() == 0 })
 	// close takes the session out of the table before it forgets its
 	// events: the store empties a moment later.
 	waitFor(t, func() bool { return f.h.store.(*MemoryEventStore).sessionCount() == 0 })

@@ -69,7 +69,7 @@ func TestStacks(t *testing.T) {
 		t.Run(tt.stack+"/"+tt.era+"/"+tx, func(t *testing.T) {
 			r, err := run(context.Background(), config{
 				cmd: filepath.Join(dir, "echo-"+tt.stack), http: tt.http, era: tt.era,
-				concurrency: 4, duration: 200 * time.Millisecond, warmup: 50 * time.Millisecond, textBytes: 100,
+				concurrency: 4, duration: time.Second, warmup: 50 * time.Millisecond, textBytes: 100,
 			})
 			if err != nil {
 				t.Fatal(err)

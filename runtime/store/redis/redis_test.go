@@ -308,7 +308,9 @@ func TestCluster(t *testing.T) {
 func TestRateLimiter(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
-	limit := ratelimit.Limit{Rate: 10, Burst: 4}
+	// One token a second: the eight takes need not all come within a
+	// refill, even on a loaded machine.
+	limit := ratelimit.Limit{Rate: 1, Burst: 4}
 	a, b := redis.NewRateLimiter(srv.Client(), redis.Options{}, limit), redis.NewRateLimiter(srv.Client(), redis.Options{}, limit)
 	served := 0
 	for i := range 8 {
@@ -322,8 +324,8 @@ func TestRateLimiter(t *testing.T) {
 		}
 		if w == 0 {
 			served++
-		} else if w > 100*time.Millisecond {
-			t.Errorf("take %d waits %v, want at most 100ms", i, w)
+		} else if w > time.Second {
+			t.Errorf("take %d waits %v, want at most a second", i, w)
 		}
 	}
 	if served != 4 {
@@ -332,11 +334,11 @@ func TestRateLimiter(t *testing.T) {
 	if w, _ := a.Take(ctx, "bob", 1); w != 0 {
 		t.Errorf("another client waits %v", w)
 	}
-	time.Sleep(110 * time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
 	if w, _ := b.Take(ctx, "alice", 1); w != 0 {
-		t.Errorf("after a tenth of a second: waits %v", w)
+		t.Errorf("after a second: waits %v", w)
 	}
-	if ttl := srv.Client().PTTL(ctx, "mcpgen:rl:{alice}").Val(); ttl <= 0 || ttl > 2*time.Second {
+	if ttl := srv.Client().PTTL(ctx, "mcpgen:rl:{alice}").Val(); ttl <= 0 || ttl > 5*time.Second {
 		t.Errorf("the bucket's key expires in %v, want once it would be full (and a second)", ttl)
 	}
 }
