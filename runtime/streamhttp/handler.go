@@ -624,7 +624,9 @@ func parseAccept(vals []string) accept {
 	var a accept
 	seen := false
 	for _, v := range vals {
-		for part := range strings.SplitSeq(v, ",") {
+		for more := true; more; {
+			var part string
+			part, v, more = strings.Cut(v, ",")
 			mt, _, _ := strings.Cut(part, ";")
 			mt = strings.ToLower(strings.TrimSpace(mt))
 			if mt == "" {
@@ -674,8 +676,13 @@ func (h *Handler) hostOK(host string) bool {
 // the resource identifier may be derived.
 func (h *Handler) hostNamed(host string) bool {
 	name := host
-	if hn, _, err := net.SplitHostPort(host); err == nil {
-		name = hn
+	// SplitHostPort succeeds only on a host with a colon after its last
+	// ']'; on the others (a name or IPv4 address alone, "[::1]") it would
+	// fail, building an error.
+	if strings.LastIndexByte(host, ':') > strings.LastIndexByte(host, ']') {
+		if hn, _, err := net.SplitHostPort(host); err == nil {
+			name = hn
+		}
 	}
 	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
 	if h.o.AllowedHosts == nil {
@@ -693,8 +700,10 @@ func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	// netip parses without allocating; a zone (fe80::1%eth0) is not an IP
+	// address to net.ParseIP, and is not taken here either.
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
 }
 
 // writeJSON writes a JSON body.

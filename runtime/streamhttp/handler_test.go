@@ -272,9 +272,34 @@ func TestAllowLists(t *testing.T) {
 	for _, tc := range []struct {
 		host string
 		ok   bool
-	}{{"localhost", true}, {"127.0.0.1:1", true}, {"[::1]:80", true}, {"::1", true}, {"evil.example.com", false}, {"127.0.0.1.evil.com", false}} {
+	}{{"localhost", true}, {"127.0.0.1:1", true}, {"[::1]:80", true}, {"::1", true}, {"127.0.0.2", true}, {"[::ffff:127.0.0.1]:80", true},
+		{"evil.example.com", false}, {"127.0.0.1.evil.com", false}, {"[fe80::1%eth0]:80", false}, {"[::1%lo]", false}, {"10.0.0.1:80", false}, {"127.0.0.1:", true}} {
 		if got := d.hostOK(tc.host); got != tc.ok {
 			t.Errorf("default host %q: %v", tc.host, got)
+		}
+	}
+}
+
+// TestParseAccept covers the media types an Accept header lists, with
+// parameters, odd spacing and case, across repeated headers.
+func TestParseAccept(t *testing.T) {
+	for _, tc := range []struct {
+		vals []string
+		want accept
+	}{
+		{nil, accept{true, true}},
+		{[]string{""}, accept{true, true}},
+		{[]string{" , "}, accept{true, true}},
+		{[]string{"application/json, text/event-stream"}, accept{true, true}},
+		{[]string{"application/json"}, accept{true, false}},
+		{[]string{"TEXT/Event-Stream;q=0.5"}, accept{false, true}},
+		{[]string{"text/html", "application/*"}, accept{true, false}},
+		{[]string{"*/*;q=0.1"}, accept{true, true}},
+		{[]string{"text/html,"}, accept{false, false}},
+		{[]string{"text/html ,text/*"}, accept{false, true}},
+	} {
+		if got := parseAccept(tc.vals); got != tc.want {
+			t.Errorf("parseAccept(%q) = %+v, want %+v", tc.vals, got, tc.want)
 		}
 	}
 }

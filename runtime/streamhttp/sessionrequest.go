@@ -3,6 +3,7 @@ package streamhttp
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
@@ -25,7 +26,48 @@ type inflightReq struct {
 	// held is what a request of an HTTP+SSE session holds until its
 	// handler returns (session.hold); nil for others.
 	held *backlogHold
+	// vals is the parent of its handler's context, here so that the
+	// request takes one allocation less per context layer. The context
+	// keeps this entry alive (a few words) as long as it lives.
+	vals requestValues
 }
+
+// requestValues is the parent of a request's handler context: the values
+// of its POST's context (the principal, say) without the POST's
+// cancellation or deadline, as context.WithoutCancel gives them (a client
+// that goes away does not cancel its request: 2025-11-25), and the stream
+// the request's related messages go on (session.target). The handler's
+// context is context.WithCancel of it, which the session's end and
+// notifications/cancelled cancel.
+type requestValues struct {
+	post context.Context
+	st   *stream
+}
+
+// Deadline implements context.Context: none.
+func (*requestValues) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Done implements context.Context: never done (a nil channel), so
+// context.WithCancel starts nothing to watch it. It must stay nil: Value
+// forwards every key to the POST's context, the context package's own
+// included, which only a parent that is never done may do (the cancelCtx
+// made from it answers that key itself).
+func (*requestValues) Done() <-chan struct{} { return nil }
+
+// Err implements context.Context: never cancelled.
+func (*requestValues) Err() error { return nil }
+
+// Value implements context.Context: the request's stream, else the POST's
+// values.
+func (v *requestValues) Value(key any) any {
+	if _, ok := key.(streamKey); ok {
+		return v.st
+	}
+	return v.post.Value(key)
+}
+
+// String names the context, as the context package's own do.
+func (v *requestValues) String() string { return "streamhttp.requestValues" }
 
 // serveStateful serves one POSTed message of the stateful era.
 func (h *Handler) serveStateful(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, acc accept) {
@@ -128,10 +170,12 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, c *sseConn, held *backlogHold, check bool) (status int, replay []byte, refusal *jsonrpc.Error) {
 	id := msg.ID
 	key := idKey(id)
+	ir := &inflightReq{id: id, st: st, held: held, vals: requestValues{post: r.Context(), st: st}}
 	// Cancelled by notifications/cancelled (cancelRequest) and by the end
 	// of the session (close cancels what its inflight table holds), not by
 	// the client going away.
-	hctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	hctx, cancel := context.WithCancel(&ir.vals)
+	ir.cancel = cancel
 	if s.h.draining() {
 		cancel()
 		return http.StatusServiceUnavailable, nil, errShuttingDown
@@ -165,12 +209,10 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 		entry.finish(nil)
 		return http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", id.String())
 	}
-	ir := &inflightReq{id: id, st: st, cancel: cancel, held: held}
 	s.inflight[key] = ir
 	// Under s.mu, before close (which precedes Handler.Close's Wait).
 	s.h.wg.Add(1)
 	s.mu.Unlock()
-	hctx = context.WithValue(hctx, streamKey{}, st)
 	if c == nil {
 		s.h.workers.run(func() { s.serveStarted(hctx, cancel, msg, x, st, key, ir, entry, nil) })
 		return 0, nil, nil
@@ -238,9 +280,19 @@ func (s *session) serveStarted(ctx context.Context, cancel context.CancelFunc, m
 // response (sseConn.reply), unless the goroutine that ended the
 // connection did.
 func (s *session) await(r *http.Request, st *stream, c *sseConn) {
+	// Most often the handler ran here and its answer ended c already:
+	// then the request's Done channel (made on first use) is not needed.
 	select {
 	case <-c.gone:
 		if !c.replied { // else the goroutine that ended c replied
+			c.reply()
+		}
+		return
+	default:
+	}
+	select {
+	case <-c.gone:
+		if !c.replied {
 			c.reply()
 		}
 	case <-r.Context().Done():
