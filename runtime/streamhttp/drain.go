@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -35,6 +36,7 @@ type liveReq struct {
 	id     jsonrpc.ID
 	noID   jsonrpc.NoID
 	cancel context.CancelFunc
+	shard  *liveShard // of Handler.live, while tracked
 
 	mu   sync.Mutex
 	over bool // its ServeHTTP is returning: expire must not write
@@ -54,13 +56,79 @@ func (lr *liveReq) expire() {
 // track registers a stateless request in progress until untrack; after
 // Close it is cancelled at once.
 func (h *Handler) track(lr *liveReq) {
-	h.mu.Lock()
-	h.live[lr] = struct{}{}
-	closed := h.closed
-	h.mu.Unlock()
-	if closed {
+	h.live.add(lr)
+	// Close sets closing before it lists live: a request it did not list
+	// sees closing here.
+	if h.closing.Load() {
 		lr.cancel()
 	}
+}
+
+// liveRequests lists the stateless requests in progress.
+func (h *Handler) liveRequests() []*liveReq { return h.live.list() }
+
+// liveSet is a set of requests in shards, each with its own lock, taken
+// in turn: requests in progress at once mostly lock different shards.
+type liveSet struct {
+	next   atomic.Uint32
+	shards [liveShards]liveShard
+}
+
+// liveShards is the number of shards of a liveSet.
+const liveShards = 16
+
+// liveShard is one shard of a liveSet.
+type liveShard struct {
+	mu   sync.Mutex
+	reqs map[*liveReq]struct{}
+	_    [48]byte // one cache line each: no false sharing
+}
+
+// add puts lr in the next shard in turn.
+func (ls *liveSet) add(lr *liveReq) {
+	sh := &ls.shards[ls.next.Add(1)%liveShards]
+	sh.mu.Lock()
+	if sh.reqs == nil {
+		sh.reqs = map[*liveReq]struct{}{}
+	}
+	sh.reqs[lr] = struct{}{}
+	sh.mu.Unlock()
+	lr.shard = sh
+}
+
+// remove takes lr out of the shard add put it in.
+func (ls *liveSet) remove(lr *liveReq) {
+	if sh := lr.shard; sh != nil {
+		sh.mu.Lock()
+		delete(sh.reqs, lr)
+		sh.mu.Unlock()
+	}
+}
+
+// len counts the requests of every shard.
+func (ls *liveSet) len() int {
+	n := 0
+	for i := range ls.shards {
+		sh := &ls.shards[i]
+		sh.mu.Lock()
+		n += len(sh.reqs)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// list returns the requests of every shard.
+func (ls *liveSet) list() []*liveReq {
+	var out []*liveReq
+	for i := range ls.shards {
+		sh := &ls.shards[i]
+		sh.mu.Lock()
+		for lr := range sh.reqs {
+			out = append(out, lr)
+		}
+		sh.mu.Unlock()
+	}
+	return out
 }
 
 // untrack ends what track began (by the request's ServeHTTP, before it
@@ -69,17 +137,11 @@ func (h *Handler) untrack(lr *liveReq) {
 	lr.mu.Lock()
 	lr.over = true
 	lr.mu.Unlock()
-	h.mu.Lock()
-	delete(h.live, lr)
-	h.mu.Unlock()
+	h.live.remove(lr)
 }
 
 // draining reports a drain (or Close) in progress.
-func (h *Handler) draining() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.drain || h.closed
-}
+func (h *Handler) draining() bool { return h.stopping.Load() || h.closing.Load() }
 
 // refuseDraining answers a request that arrived during a drain.
 func (h *Handler) refuseDraining(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, hasID bool) {
@@ -118,6 +180,7 @@ func (h *Handler) beginDrain() {
 		return
 	}
 	h.drain = true
+	h.stopping.Store(true)
 	h.mu.Unlock()
 	h.srv.EndStreams()
 	h.endStandalone()
@@ -136,8 +199,8 @@ func (h *Handler) sessionsLocked() []*session {
 // busy counts the requests in progress: stateless ones and the stateful
 // handlers still owing an answer.
 func (h *Handler) busy() int {
+	n := h.live.len()
 	h.mu.Lock()
-	n := len(h.live)
 	sessions := h.sessionsLocked()
 	h.mu.Unlock()
 	for _, s := range sessions {
@@ -168,11 +231,8 @@ func (h *Handler) awaitIdle(ctx context.Context) error {
 // expireAll answers every request still in progress with errDrainExpired
 // and cancels it.
 func (h *Handler) expireAll() {
+	live := h.liveRequests()
 	h.mu.Lock()
-	live := make([]*liveReq, 0, len(h.live))
-	for lr := range h.live {
-		live = append(live, lr)
-	}
 	sessions := h.sessionsLocked()
 	h.mu.Unlock()
 	for _, lr := range live {

@@ -244,9 +244,11 @@ type Handler struct {
 	hooks atomic.Pointer[serverHooks] // last ListenAndServe seen
 
 	// perClient counts the requests in progress of each client
-	// (MaxRequestsPerClient).
-	busyMu    sync.Mutex
-	perClient map[requesterKey]int
+	// (MaxRequestsPerClient): a client with requests in progress has an
+	// entry, counted without the lock (busyMu is written only when a
+	// client's first request begins or its last ends).
+	busyMu    sync.RWMutex
+	perClient map[requesterKey]*busyCount
 
 	// sessionLedger: Options.Requests is a SessionLedger, which learns in
 	// Begin whether another instance ended a session.
@@ -255,11 +257,17 @@ type Handler struct {
 	// storeFailing reports a SessionStore outage in progress (logged once).
 	storeFailing atomic.Bool
 
+	// closing and stopping mirror closed and drain (written under mu) for
+	// the checks every request makes, which take no lock.
+	closing, stopping atomic.Bool
+	// live is the stateless requests in progress, apart from mu and in
+	// shards: every stateless request enters and leaves it.
+	live liveSet
+
 	mu       sync.Mutex
 	sessions map[string]*session
 	lru      list.List              // every session, least recently used first
 	clients  map[string]*sessionSet // the sessions of each client
-	live     map[*liveReq]struct{}  // stateless requests in progress
 	janitor  *time.Timer
 	drain    bool // Shutdown began: new requests are refused
 	closed   bool
@@ -330,7 +338,7 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 	if o.Logger == nil {
 		o.Logger = srv.Logger()
 	}
-	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}, clients: map[string]*sessionSet{}, live: map[*liveReq]struct{}{}, perClient: map[requesterKey]int{}}
+	h := &Handler{srv: srv, o: o, log: o.Logger, store: o.EventStore, sessions: map[string]*session{}, clients: map[string]*sessionSet{}, perClient: map[requesterKey]*busyCount{}}
 	_, h.sessionLedger = o.Requests.(SessionLedger)
 	h.sessionLedger = h.sessionLedger && o.SessionStore != nil
 	if o.SessionStore != nil {
@@ -369,16 +377,15 @@ func (h *Handler) Close() error {
 		return nil
 	}
 	h.closed = true
+	h.closing.Store(true)
 	sessions := h.sessionsLocked()
-	live := make([]*liveReq, 0, len(h.live))
-	for lr := range h.live {
-		live = append(live, lr)
-	}
 	if h.janitor != nil {
 		h.janitor.Stop()
 		h.janitor = nil
 	}
 	h.mu.Unlock()
+	// A request tracked from now on sees closing and cancels itself.
+	live := h.liveRequests()
 	h.cancel()
 	for _, lr := range live {
 		lr.cancel()
@@ -500,11 +507,7 @@ func dropBody(w http.ResponseWriter) {
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
-func (h *Handler) isClosed() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.closed
-}
+func (h *Handler) isClosed() bool { return h.closing.Load() }
 
 // servePost reads, checks and dispatches one message or a batch.
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, addr string) {

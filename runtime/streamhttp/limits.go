@@ -4,10 +4,12 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -86,24 +88,88 @@ func (h *Handler) requester(r *http.Request, addr string) requesterKey {
 // enter counts a request of client key in progress; false when the client
 // has MaxRequestsPerClient already.
 func (h *Handler) enter(key requesterKey) bool {
+	limit := int32(min(h.o.MaxRequestsPerClient, math.MaxInt32))
+	h.busyMu.RLock()
+	c := h.perClient[key]
+	h.busyMu.RUnlock()
+	// A client with requests in progress: counted without the lock,
+	// unless its entry is being removed (its last request just ended).
+	if c != nil {
+		if ok, counted := c.add(limit); counted {
+			return ok
+		}
+	}
 	h.busyMu.Lock()
 	defer h.busyMu.Unlock()
-	if h.perClient[key] >= h.o.MaxRequestsPerClient {
-		return false
+	if c = h.perClient[key]; c == nil {
+		if limit <= 0 {
+			return false
+		}
+		c = &busyCount{}
+		c.n.Store(1)
+		h.perClient[key] = c
+		return true
 	}
-	h.perClient[key]++
-	return true
+	// An entry in the map is never a removed one (removal holds the lock).
+	ok, _ := c.add(limit)
+	return ok
 }
 
-// leave ends a request enter counted.
+// leave ends a request enter counted. The entry of a client with none
+// left in progress stays while there are at most idleClientEntries
+// entries (a client that comes back counts without the lock); past that
+// it goes.
 func (h *Handler) leave(key requesterKey) {
+	h.busyMu.RLock()
+	c := h.perClient[key] // there while this request is counted
+	entries := len(h.perClient)
+	h.busyMu.RUnlock()
+	if c.n.Add(-1) != 0 || entries <= idleClientEntries {
+		return
+	}
 	h.busyMu.Lock()
-	if n := h.perClient[key] - 1; n > 0 {
-		h.perClient[key] = n
-	} else {
+	// Unless a request began meanwhile, the entry goes.
+	if c.n.CompareAndSwap(0, -1) {
 		delete(h.perClient, key)
 	}
 	h.busyMu.Unlock()
+}
+
+// idleClientEntries bounds the entries Handler.perClient keeps for clients
+// with no request in progress.
+const idleClientEntries = 64
+
+// busyClients counts the clients with requests in progress.
+func (h *Handler) busyClients() int {
+	h.busyMu.RLock()
+	defer h.busyMu.RUnlock()
+	n := 0
+	for _, c := range h.perClient {
+		if c.n.Load() > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// busyCount is the requests in progress of one client; -1 once its entry
+// is removed from Handler.perClient.
+type busyCount struct{ n atomic.Int32 }
+
+// add counts a request if fewer than limit are in progress; counted is
+// false for a removed entry (the caller looks the client up again).
+func (c *busyCount) add(limit int32) (ok, counted bool) {
+	for {
+		n := c.n.Load()
+		switch {
+		case n < 0:
+			return false, false
+		case n >= limit:
+			return false, true
+		case c.n.CompareAndSwap(n, n+1):
+			return true, true
+		}
+	}
 }
 
 // sessionSet is the sessions of one client, least recently used first.

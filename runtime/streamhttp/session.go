@@ -192,6 +192,7 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, x *mcp.Exchange
 		h.writeError(w, r, http.StatusBadRequest, id, hasID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first"))
 		return nil
 	}
+	now := time.Now() // read outside the lock every request takes
 	h.mu.Lock()
 	s := h.sessions[sid]
 	if s != nil && (s.principal != mcp.PrincipalFrom(r.Context()) || s.httpSSE) {
@@ -225,7 +226,7 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, x *mcp.Exchange
 		s.mu.Lock()
 		s.active++
 		s.uses++
-		s.lastUsed = time.Now()
+		s.lastUsed = now
 		s.mu.Unlock()
 		h.touchLocked(s)
 	}

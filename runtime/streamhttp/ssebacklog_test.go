@@ -73,7 +73,10 @@ func TestSSEPendingBound(t *testing.T) {
 		t.Fatalf("answer %+v", m)
 	}
 	h.busyMu.Lock()
-	n := h.perClient[requesterKey{'p', "alice"}]
+	n := 0
+	if c := h.perClient[requesterKey{'p', "alice"}]; c != nil {
+		n = int(c.n.Load())
+	}
 	h.busyMu.Unlock()
 	if n > 1 { // the GET stream
 		t.Errorf("alice holds %d requests in progress with none running", n)
@@ -141,9 +144,7 @@ func TestSSEReaderStalls(t *testing.T) {
 	}
 	t.Logf("POST statuses until the stream was cut: %v", statuses)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		h.busyMu.Lock()
-		held := len(h.perClient)
-		h.busyMu.Unlock()
+		held := h.busyClients()
 		if h.SessionCount() == 0 && held == 0 {
 			break
 		}

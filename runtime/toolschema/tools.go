@@ -74,8 +74,10 @@ func (t *Tool) CheckResult(result wire.Raw) string {
 // when its tool list changes (Forget). The zero value is ready; it is safe
 // for concurrent use.
 type Tools struct {
-	mu   sync.Mutex
-	sets map[any]*set
+	mu sync.Mutex // serializes writers
+	// sets is replaced, never changed, so that every call reads it without
+	// the lock (keys are a server's mounts: a handful).
+	sets atomic.Pointer[map[any]*set]
 }
 
 // set is the tools of one key.
@@ -106,16 +108,21 @@ type Learning struct {
 // they are not learned yet (one learning at a time per key; the others
 // wait for it); nil for a tool the listing did not have.
 func (ts *Tools) Get(key any, name string, l Learning) *Tool {
-	ts.mu.Lock()
-	if ts.sets == nil {
-		ts.sets = map[any]*set{}
-	}
-	s := ts.sets[key]
+	s := ts.set(key)
 	if s == nil {
-		s = &set{}
-		ts.sets[key] = s
+		ts.mu.Lock()
+		if s = ts.set(key); s == nil {
+			s = &set{}
+			sets := map[any]*set{key: s}
+			if old := ts.sets.Load(); old != nil {
+				for k, v := range *old {
+					sets[k] = v
+				}
+			}
+			ts.sets.Store(&sets)
+		}
+		ts.mu.Unlock()
 	}
-	ts.mu.Unlock()
 	s.once.Do(func() {
 		s.tools = learn(l)
 		s.done.Store(true)
@@ -126,9 +133,7 @@ func (ts *Tools) Get(key any, name string, l Learning) *Tool {
 // Learned returns the tool called name of key if key's tools are learned;
 // learned is false when they are not (yet, or since Forget).
 func (ts *Tools) Learned(key any, name string) (tool *Tool, learned bool) {
-	ts.mu.Lock()
-	s := ts.sets[key]
-	ts.mu.Unlock()
+	s := ts.set(key)
 	if s == nil || !s.done.Load() {
 		return nil, false
 	}
@@ -138,8 +143,16 @@ func (ts *Tools) Learned(key any, name string) (tool *Tool, learned bool) {
 // Forget drops every learned tool: the next Get learns again.
 func (ts *Tools) Forget() {
 	ts.mu.Lock()
-	ts.sets = nil
+	ts.sets.Store(nil)
 	ts.mu.Unlock()
+}
+
+// set returns the set of key, nil if there is none yet.
+func (ts *Tools) set(key any) *set {
+	if sets := ts.sets.Load(); sets != nil {
+		return (*sets)[key]
+	}
+	return nil
 }
 
 // maxPages bounds the pages one learning lists.

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"syscall"
 )
@@ -36,15 +37,34 @@ func Main(name string, s Stack) {
 	addr := flag.String("http", "", "serve HTTP on `ADDR` (at /mcp) instead of stdio; port 0 picks a free one")
 	addrFile := flag.String("addr-file", "", "with --http, write the address listened on to `FILE`")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE`")
+	mutexProfile := flag.String("mutexprofile", "", "write a profile of the run's contended mutexes to `FILE`")
+	blockProfile := flag.String("blockprofile", "", "write a profile of where the run's goroutines blocked to `FILE`")
 	flag.Parse()
-	if err := run(s, *addr, *addrFile, *cpuProfile); err != nil {
+	if err := run(s, *addr, *addrFile, *cpuProfile, *mutexProfile, *blockProfile); err != nil {
 		log.Printf("%s: %v", name, err)
 		os.Exit(1)
 	}
 }
 
 // run serves s, profiling the run if asked to.
-func run(s Stack, addr, addrFile, cpuProfile string) error {
+func run(s Stack, addr, addrFile, cpuProfile, mutexProfile, blockProfile string) error {
+	for _, p := range []struct {
+		file, name string
+		on         func(int)
+	}{{mutexProfile, "mutex", func(n int) { runtime.SetMutexProfileFraction(n) }}, {blockProfile, "block", runtime.SetBlockProfileRate}} {
+		if p.file == "" {
+			continue
+		}
+		p.on(1)
+		defer func() {
+			if f, err := os.Create(p.file); err != nil {
+				log.Print(err)
+			} else {
+				_ = pprof.Lookup(p.name).WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
 		if err != nil {
