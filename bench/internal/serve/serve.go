@@ -14,12 +14,15 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"syscall"
 )
@@ -39,11 +42,44 @@ func Main(name string, s Stack) {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE`")
 	mutexProfile := flag.String("mutexprofile", "", "write a profile of the run's contended mutexes to `FILE`")
 	blockProfile := flag.String("blockprofile", "", "write a profile of where the run's goroutines blocked to `FILE`")
+	stats := flag.Bool("runtime-stats", false, "at exit, print the Go runtime's counters of the run to stderr (goroutines created, GC cycles and CPU, heap bytes and objects allocated)")
 	flag.Parse()
+	if *stats {
+		defer printRuntimeStats(os.Stderr)
+	}
 	if err := run(s, *addr, *addrFile, *cpuProfile, *mutexProfile, *blockProfile); err != nil {
 		log.Printf("%s: %v", name, err)
 		os.Exit(1)
 	}
+}
+
+// runtimeStats are the counters --runtime-stats prints: divided by the
+// calls the load driver made, what a call costs the runtime.
+var runtimeStats = []string{
+	"/sched/goroutines-created:goroutines",
+	"/gc/cycles/total:gc-cycles",
+	"/gc/heap/allocs:bytes",
+	"/gc/heap/allocs:objects",
+	"/cpu/classes/gc/total:cpu-seconds",
+	"/cpu/classes/user:cpu-seconds",
+}
+
+// printRuntimeStats prints runtimeStats as name=value pairs on one line.
+func printRuntimeStats(w io.Writer) {
+	ms := make([]metrics.Sample, len(runtimeStats))
+	for i, name := range runtimeStats {
+		ms[i].Name = name
+	}
+	metrics.Read(ms)
+	for _, m := range ms {
+		switch m.Value.Kind() {
+		case metrics.KindUint64:
+			fmt.Fprintf(w, "%s=%d ", m.Name, m.Value.Uint64())
+		case metrics.KindFloat64:
+			fmt.Fprintf(w, "%s=%.6f ", m.Name, m.Value.Float64())
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 // run serves s, profiling the run if asked to.
