@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
@@ -67,15 +67,18 @@ func (h *Handler) track(lr *liveReq) {
 // liveRequests lists the stateless requests in progress.
 func (h *Handler) liveRequests() []*liveReq { return h.live.list() }
 
-// liveSet is a set of requests in shards, each with its own lock, taken
-// in turn: requests in progress at once mostly lock different shards.
+// liveSet is a set of requests in shards, each with its own lock, picked
+// by the request's address: requests in progress at once mostly lock
+// different shards, and nothing is shared to pick one.
 type liveSet struct {
-	next   atomic.Uint32
 	shards [liveShards]liveShard
 }
 
 // liveShards is the number of shards of a liveSet.
-const liveShards = 16
+const (
+	liveShardBits = 4
+	liveShards    = 1 << liveShardBits
+)
 
 // liveShard is one shard of a liveSet.
 type liveShard struct {
@@ -84,9 +87,10 @@ type liveShard struct {
 	_    [48]byte // one cache line each: no false sharing
 }
 
-// add puts lr in the next shard in turn.
+// add puts lr in the shard its address hashes to (Fibonacci hashing: the
+// top bits of the address times 2^64/φ).
 func (ls *liveSet) add(lr *liveReq) {
-	sh := &ls.shards[ls.next.Add(1)%liveShards]
+	sh := &ls.shards[uint64(uintptr(unsafe.Pointer(lr)))*0x9E3779B97F4A7C15>>(64-liveShardBits)]
 	sh.mu.Lock()
 	if sh.reqs == nil {
 		sh.reqs = map[*liveReq]struct{}{}
@@ -175,11 +179,10 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 // last: listen streams and GET streams.
 func (h *Handler) beginDrain() {
 	h.mu.Lock()
-	if h.drain {
+	if h.stopping.Load() {
 		h.mu.Unlock()
 		return
 	}
-	h.drain = true
 	h.stopping.Store(true)
 	h.mu.Unlock()
 	h.srv.EndStreams()

@@ -244,9 +244,9 @@ type Handler struct {
 	hooks atomic.Pointer[serverHooks] // last ListenAndServe seen
 
 	// perClient counts the requests in progress of each client
-	// (MaxRequestsPerClient): a client with requests in progress has an
-	// entry, counted without the lock (busyMu is written only when a
-	// client's first request begins or its last ends).
+	// (MaxRequestsPerClient): an entry per client, counted without the
+	// lock (busyMu is written only when a client without an entry begins
+	// a request, and when past idleClientEntries one's last ends).
 	busyMu    sync.RWMutex
 	perClient map[requesterKey]*busyCount
 
@@ -257,8 +257,9 @@ type Handler struct {
 	// storeFailing reports a SessionStore outage in progress (logged once).
 	storeFailing atomic.Bool
 
-	// closing and stopping mirror closed and drain (written under mu) for
-	// the checks every request makes, which take no lock.
+	// closing is set by Close and stopping when Shutdown begins (new
+	// requests are refused); both are written under mu, and read without
+	// it by the checks every request makes.
 	closing, stopping atomic.Bool
 	// live is the stateless requests in progress, apart from mu and in
 	// shards: every stateless request enters and leaves it.
@@ -269,8 +270,6 @@ type Handler struct {
 	lru      list.List              // every session, least recently used first
 	clients  map[string]*sessionSet // the sessions of each client
 	janitor  *time.Timer
-	drain    bool // Shutdown began: new requests are refused
-	closed   bool
 	// pendingDeletes are sessions ended while the store was down.
 	pendingDeletes []string
 }
@@ -372,11 +371,10 @@ func (h *Handler) Server() *mcp.Server { return h.srv }
 // drains first.
 func (h *Handler) Close() error {
 	h.mu.Lock()
-	if h.closed {
+	if h.closing.Load() {
 		h.mu.Unlock()
 		return nil
 	}
-	h.closed = true
 	h.closing.Store(true)
 	sessions := h.sessionsLocked()
 	if h.janitor != nil {

@@ -430,7 +430,7 @@ func (h *Handler) sweep() {
 	now := time.Now()
 	var expired []*session
 	h.mu.Lock()
-	if h.closed {
+	if h.closing.Load() {
 		h.mu.Unlock()
 		return
 	}
@@ -455,7 +455,7 @@ func (h *Handler) sweep() {
 	}
 	h.writeBack()
 	h.mu.Lock()
-	if !h.closed && (len(h.sessions) > 0 || len(h.pendingDeletes) > 0) {
+	if !h.closing.Load() && (len(h.sessions) > 0 || len(h.pendingDeletes) > 0) {
 		h.janitor = time.AfterFunc(h.sweepInterval(), h.sweep)
 	} else {
 		h.janitor = nil

@@ -152,7 +152,7 @@ func (h *Handler) admitSession(w http.ResponseWriter, r *http.Request, s *sessio
 	h.mu.Lock()
 	var evicted []*session
 	status, refusal := http.StatusServiceUnavailable, errShuttingDown
-	if !h.closed && !h.drain {
+	if !h.draining() {
 		evicted, status, refusal = h.admitLocked(key)
 	}
 	if refusal != nil {

@@ -203,7 +203,7 @@ func (h *Handler) restore(ctx context.Context, sid, principal, clientKey string)
 	}
 	var evicted []*session
 	var refusal error
-	if h.closed || h.drain {
+	if h.draining() {
 		refusal = errShuttingDown
 	} else if ev, _, ref := h.admitLocked(clientKey); ref != nil {
 		evicted, refusal = ev, ref
@@ -244,7 +244,7 @@ func (h *Handler) storeUp() {
 func (h *Handler) deleteLater(id string) {
 	h.mu.Lock()
 	h.pendingDeletes = append(h.pendingDeletes, id)
-	if h.janitor == nil && !h.closed {
+	if h.janitor == nil && !h.closing.Load() {
 		h.janitor = time.AfterFunc(h.sweepInterval(), h.sweep)
 	}
 	h.mu.Unlock()
