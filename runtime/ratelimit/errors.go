@@ -20,8 +20,10 @@ const Code = -32010
 
 // Refused returns the error of a request over limit (a description,
 // "10 requests/s, burst 20" say), which may be retried after retryAfter.
+// The data carries retryAfter in whole milliseconds rounded up, so that a
+// client waiting exactly that long finds its token there.
 func Refused(limit string, retryAfter time.Duration) *jsonrpc.Error {
-	ms := max(retryAfter.Milliseconds(), 1)
+	ms := max(int64((retryAfter+time.Millisecond-1)/time.Millisecond), 1)
 	var e wire.Encoder
 	e.ObjectStart()
 	e.Field("retryAfterMs")

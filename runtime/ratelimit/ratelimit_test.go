@@ -82,4 +82,20 @@ func TestRateLimitedError(t *testing.T) {
 	if _, ok := RetryAfter(errors.New("x")); ok {
 		t.Error("RetryAfter of another error")
 	}
+	// The wait is rounded up, never down: a client sleeping the
+	// advertised time must find its token (a wait of 1,999.0001 ms
+	// advertised as 1,999 ms made the next request fail once more).
+	for _, c := range []struct {
+		d    time.Duration
+		want time.Duration
+	}{
+		{1999*time.Millisecond + 100*time.Nanosecond, 2000 * time.Millisecond},
+		{2 * time.Second, 2 * time.Second},
+		{time.Nanosecond, time.Millisecond},
+		{0, time.Millisecond},
+	} {
+		if d, _ := RetryAfter(Refused("x", c.d)); d != c.want {
+			t.Errorf("Refused(%v): RetryAfter = %v, want %v", c.d, d, c.want)
+		}
+	}
 }
