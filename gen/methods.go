@@ -343,6 +343,9 @@ func (g *generator) serveFunc(f *jen.File, m *schema.Method) {
 // protocol emits the method table and Mount.
 func (g *generator) protocol(f *jen.File) {
 	dict := jen.Dict{}
+	// clientDict: what only a server sends, as a client receives it
+	// (protocol.Protocol.ClientTable), in a package for both ends.
+	clientDict := jen.Dict{}
 	for _, m := range g.spec.Methods {
 		gm := goMethod(m)
 		// received: the package's side can receive m (--side).
@@ -356,8 +359,16 @@ func (g *generator) protocol(f *jen.File) {
 		fields := jen.Dict{
 			jen.Id("Name"): jen.Id(methodConst(m)),
 		}
+		// receiving: the fields that receive m, in the table (rx) or, for
+		// what only a client receives in a package for both ends, in the
+		// client's table alone.
+		rx := fields
+		clientOnly := g.opts.Side == "" && !m.SentBy(schema.Client)
+		if clientOnly {
+			rx = jen.Dict{}
+		}
 		if received {
-			fields[jen.Id("ValidateParams")] = jen.Id("validate" + gm + "Params")
+			rx[jen.Id("ValidateParams")] = jen.Id("validate" + gm + "Params")
 		}
 		if m.Kind == schema.Notification {
 			fields[jen.Id("Notification")] = jen.True()
@@ -377,14 +388,14 @@ func (g *generator) protocol(f *jen.File) {
 		roleFields(m, fields)
 		if handled(m) {
 			if received {
-				fields[jen.Id("Serve")] = jen.Id("serve" + gm)
-				fields[jen.Id("Implemented")] = jen.Id("implements" + gm)
+				rx[jen.Id("Serve")] = jen.Id("serve" + gm)
+				rx[jen.Id("Implemented")] = jen.Id("implements" + gm)
 				params, results := g.signature(m)
 				iface := jen.Interface(jen.Id(gm).Params(params...).Params(results...))
-				fields[jen.Id("HandlerType")] = jen.Qual("reflect", "TypeFor").Types(iface).Call()
+				rx[jen.Id("HandlerType")] = jen.Qual("reflect", "TypeFor").Types(iface).Call()
 				// The name a constant, so the linker keeps methods of this
 				// name only (protocol.Method.HandlerMethod).
-				fields[jen.Id("HandlerMethod")] = jen.Func().Params(jen.Id("t").Qual("reflect", "Type")).
+				rx[jen.Id("HandlerMethod")] = jen.Func().Params(jen.Id("t").Qual("reflect", "Type")).
 					Params(jen.Qual("reflect", "Method"), jen.Bool()).
 					Block(jen.Return(jen.Id("t").Dot("MethodByName").Call(jen.Lit(gm))))
 			}
@@ -393,6 +404,16 @@ func (g *generator) protocol(f *jen.File) {
 			}
 		}
 		dict[jen.Id(methodConst(m))] = jen.Values(fields)
+		if clientOnly && len(rx) > 0 {
+			whole := jen.Dict{}
+			for k, v := range fields {
+				whole[k] = v
+			}
+			for k, v := range rx {
+				whole[k] = v
+			}
+			clientDict[jen.Id(methodConst(m))] = jen.Values(whole)
+		}
 	}
 	pfields := jen.Dict{
 		jen.Id("Revision"): jen.Id("Revision"),
@@ -463,8 +484,22 @@ func (g *generator) protocol(f *jen.File) {
 			pfields[jen.Id(field)] = jen.Index().String().Values(names...)
 		}
 	}
+	if len(clientDict) > 0 {
+		pfields[jen.Id("ClientTable")] = jen.Id("clientTable").Values()
+	}
 	f.Comment("descriptor is this revision's method table for the runtime.")
 	f.Var().Id("descriptor").Op("=").Op("&").Qual(protoPkg, "Protocol").Values(pfields)
+	if len(clientDict) > 0 {
+		f.Comment("clientTable completes descriptor for clients (protocol.Protocol.ClientTable):")
+		f.Comment("how a client checks, decodes and answers what only a server sends. The")
+		f.Comment("runtime asks for it only on a client (protocol.Protocol.ForClient), so the")
+		f.Comment("linker leaves it, and the code it reaches, out of a server.")
+		f.Type().Id("clientTable").Struct()
+		f.Comment("ClientMethods implements protocol.ClientTable.")
+		f.Func().Params(jen.Id("clientTable")).Id("ClientMethods").Params().Map(jen.String()).Op("*").Qual(protoPkg, "Method").Block(
+			jen.Return(jen.Map(jen.String()).Op("*").Qual(protoPkg, "Method").Values(clientDict)),
+		)
+	}
 	f.Comment("Protocol describes this revision to the runtime. It must not be modified.")
 	f.Func().Id("Protocol").Params().Op("*").Qual(protoPkg, "Protocol").Block(jen.Return(jen.Id("descriptor")))
 	f.Comment("Mount mounts this revision, served by handler. On a server")

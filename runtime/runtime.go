@@ -97,3 +97,13 @@ const SupportsGeneratedVersion9 = true
 // versions 3 to 9; for those the signature of a handler's methods is not
 // checked (a pointer receiver still is).
 const SupportsGeneratedVersion10 = true
+
+// SupportsGeneratedVersion11 is referenced by code generated for version
+// 11 of the contract: in a package for both ends, how a client checks,
+// decodes and answers what only a server sends (elicitation/create,
+// sampling/createMessage, roots/list, the server's notifications) is
+// left out of the method table and given behind an interface
+// (protocol.Protocol.ClientTable) that only clients call, so a server
+// program links no more of it than one generated with --side server. The
+// runtime still builds versions 3 to 10.
+const SupportsGeneratedVersion11 = true

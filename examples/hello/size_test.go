@@ -74,3 +74,40 @@ func TestNoFullSchemaValidator(t *testing.T) {
 		}
 	}
 }
+
+// TestServerLinksNoClientSide: a server links none of what only a client
+// receives (elicitation/create, sampling/createMessage, roots/list and the
+// server's notifications): the generated packages give it behind
+// protocol.Protocol.ClientTable, which only mcp.Connect asks for, so the
+// default build is as small as one generated with --side server
+// (docs/size.md).
+func TestServerLinksNoClientSide(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "hello")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	var linked []string
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[len(f)-2] != "T" {
+			continue
+		}
+		sym := f[len(f)-1]
+		for _, s := range []string{".clientTable.ClientMethods", ".serveElicit", ".serveCreateMessage", ".serveListRoots", ".serveLoggingMessage"} {
+			if strings.HasSuffix(sym, s) {
+				linked = append(linked, sym)
+			}
+		}
+	}
+	if len(linked) > 0 {
+		t.Errorf("the server links the client side: %s", strings.Join(linked, ", "))
+	}
+	// The test sees the symbols it looks for when they are linked.
+	if !strings.Contains(string(out), "v20251125.serveCallTool") {
+		t.Errorf("no v20251125.serveCallTool in the server's symbols: the test's names are stale")
+	}
+}

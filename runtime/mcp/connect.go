@@ -27,10 +27,15 @@ func Connect(ctx context.Context, t ClientTransport, opts ClientOptions, mounts 
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	for _, m := range mounts {
+	// The revisions as a client uses them: with what only a client
+	// receives (Protocol.ClientTable), which servers do not link.
+	mounts = slices.Clone(mounts)
+	for i, m := range mounts {
 		if m.Protocol == nil {
 			return nil, errors.New("mcp: Connect: a mount has no protocol")
 		}
+		m.Protocol = m.Protocol.ForClient()
+		mounts[i] = m
 		if !m.Protocol.Serves(false) {
 			return nil, fmt.Errorf("mcp: Connect: revision %s was generated for servers only (mcpgen --side server): generate it with --side client or both to mount it on a client", m.Protocol.Revision)
 		}

@@ -199,64 +199,72 @@ func NewBridge(b Bridge, handler any, overrides ...any) (p *Protocol, h any) {
 	if b.AdaptClient != nil {
 		bh.clientAdapter = b.AdaptClient(handler)
 	}
-	// Every exported field of the client's Protocol but Methods
-	// (TestBridgeCopiesProtocol keeps this list whole).
-	p = &Protocol{
-		Revision:              b.Client.Revision,
-		Era:                   b.Client.Era,
-		Batches:               b.Client.Batches,
-		RetryOnClose:          b.Client.RetryOnClose,
-		Methods:               make(map[string]*Method, len(b.Client.Methods)),
-		Stamp:                 b.Client.Stamp,
-		ServerCapabilities:    b.Client.ServerCapabilities,
-		ClientCapabilities:    b.Client.ClientCapabilities,
-		InputRequired:         b.Client.InputRequired,
-		NoID:                  b.Client.NoID,
-		MissingCapabilityCode: b.Client.MissingCapabilityCode,
-		Tasks:                 b.Client.Tasks,
-		ResourceNotFoundCode:  b.Client.ResourceNotFoundCode,
-		ToolError:             b.Client.ToolError,
-		Members:               b.Client.Members,
-		MemberTable:           b.Client.MemberTable,
-		Side:                  b.Client.Side,
-	}
+	p = b.Client.copyWith(make(map[string]*Method, len(b.Client.Methods)))
 	if b.Calls != nil || b.Values != nil {
 		p.Converter = &Converter{Handlers: b.Handlers, Calls: b.Calls, Values: b.Values}
 	}
 	for name, md := range b.Client.Methods {
-		bm := *md
-		if md.Serve != nil && md.Feature == 0 {
-			var converted bool
-			switch {
-			case md.FromClient:
-				converted = slices.Contains(b.Methods, name)
-			case md.FromServer && bh.clientAdapter != nil:
-				converted = slices.Contains(b.ServerMethods, name)
-			default:
-				p.Methods[name] = &bm
-				continue
-			}
-			bm.HandlerType = nil // the bridged handler is checked against each revision (CheckHandlers, CheckClientHandlers)
-			bm.Implemented = bridgedImplemented(md, b.Handlers.Methods[name], converted)
-			bm.Serve = bridgedServe(md)
-		}
-		p.Methods[name] = &bm
+		p.Methods[name] = bh.method(name, md, b.Handlers)
+	}
+	if b.Client.ClientTable != nil {
+		// The client's entries are bridged when a client asks for them
+		// (ForClient), so that a server does not link them.
+		p.ClientTable = bridgedClient{bh}
 	}
 	return p, bh
+}
+
+// method is the bridged revision's entry for md, the client revision's
+// entry of method name; handlers is the handlers' revision.
+func (h *bridged) method(name string, md *Method, handlers *Protocol) *Method {
+	bm := *md
+	if md.Serve == nil || md.Feature != 0 {
+		return &bm
+	}
+	var converted bool
+	switch {
+	case md.FromClient:
+		converted = slices.Contains(h.b.Methods, name)
+	case md.FromServer && h.clientAdapter != nil:
+		converted = slices.Contains(h.b.ServerMethods, name)
+	default:
+		return &bm
+	}
+	bm.HandlerType = nil // the bridged handler is checked against each revision (CheckHandlers, CheckClientHandlers)
+	bm.Implemented = bridgedImplemented(md, handlers.Methods[name], converted)
+	bm.Serve = bridgedServe(md)
+	return &bm
+}
+
+// bridgedClient is the ClientTable of a bridged revision: the entries
+// the client revision's ClientTable completes, bridged.
+type bridgedClient struct{ h *bridged }
+
+// ClientMethods implements ClientTable.
+func (c bridgedClient) ClientMethods() map[string]*Method {
+	b := c.h.b
+	client, handlers := b.Client.ForClient(), b.Handlers.ForClient()
+	out := make(map[string]*Method)
+	for name, md := range client.Methods {
+		if md != b.Client.Methods[name] {
+			out[name] = c.h.method(name, md, handlers)
+		}
+	}
+	return out
 }
 
 // CheckHandlers is what a server checks of a bridged handler: its
 // methods' signatures, against the revision each is written for.
 func (h *bridged) CheckHandlers() error {
-	return h.check(func(md *Method) bool { return md.FromClient })
+	return h.check(h.b.Handlers, h.b.Client, func(md *Method) bool { return md.FromClient })
 }
 
-// check checks the handler and the overrides, against the revision each
-// is written for, for the methods served picks.
-func (h *bridged) check(served func(*Method) bool) error {
-	errs := []error{CheckHandler(h.b.Handlers, h.handler, served)}
+// check checks the handler against handlers and the overrides against
+// client, the revision each is written for, for the methods served picks.
+func (h *bridged) check(handlers, client *Protocol, served func(*Method) bool) error {
+	errs := []error{CheckHandler(handlers, h.handler, served)}
 	for _, o := range h.overrides {
-		errs = append(errs, CheckHandler(h.b.Client, o, served))
+		errs = append(errs, CheckHandler(client, o, served))
 	}
 	return errors.Join(errs...)
 }
@@ -264,7 +272,7 @@ func (h *bridged) check(served func(*Method) bool) error {
 // CheckClientHandlers is what a client checks of a bridged handler (its
 // server-to-client methods), as CheckHandlers is for a server.
 func (h *bridged) CheckClientHandlers() error {
-	return h.check(func(md *Method) bool { return md.FromServer })
+	return h.check(h.b.Handlers.ForClient(), h.b.Client.ForClient(), func(md *Method) bool { return md.FromServer })
 }
 
 // answering is the value answering the client session's input requests

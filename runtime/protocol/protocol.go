@@ -80,13 +80,84 @@ type Protocol struct {
 	// Members is MemberTable as the map generated code before version 7
 	// writes (built by code at program start); it wins when set.
 	Members map[string][]string
-	index   struct {
+	// ClientTable completes Methods for clients. Generated code (version
+	// 11 on) leaves out of Methods how a client checks, decodes and
+	// answers what only a server sends (elicitation/create,
+	// sampling/createMessage, roots/list, the server's notifications) and
+	// gives it here, behind an interface: the linker keeps that code only
+	// in programs that call ForClient (mcp.Connect does), so a server
+	// does not link what it never receives. Nil when Methods is whole.
+	ClientTable ClientTable
+	index       struct {
 		once   sync.Once
 		byRole [numRoles]*Method
+	}
+	// clientView is ForClient's Protocol, made once.
+	clientView struct {
+		once sync.Once
+		p    *Protocol
 	}
 	memberIndex struct {
 		once sync.Once
 		m    map[string][]string
+	}
+}
+
+// ClientTable is what Protocol.ClientTable holds: the complete entries
+// of the methods a client receives from a server.
+type ClientTable interface {
+	// ClientMethods returns, by method string, the entries of Methods
+	// with what a client needs to receive them: Serve, Implemented,
+	// HandlerType, HandlerMethod, ValidateParams.
+	ClientMethods() map[string]*Method
+}
+
+// ForClient returns p as a client uses it: the same revision, with the
+// entries of ClientTable in Methods. It is p itself when p has no
+// ClientTable, and the same Protocol on every call. Code that reads
+// Methods on the client's side (mcp.Connect, bridges) calls it; a server
+// never needs to.
+func (p *Protocol) ForClient() *Protocol {
+	if p.ClientTable == nil {
+		return p
+	}
+	p.clientView.once.Do(func() {
+		cm := p.ClientTable.ClientMethods()
+		q := p.copyWith(make(map[string]*Method, len(p.Methods)))
+		for name, md := range p.Methods {
+			if c := cm[name]; c != nil {
+				md = c
+			}
+			q.Methods[name] = md
+		}
+		q.Converter = p.Converter
+		p.clientView.p = q
+	})
+	return p.clientView.p
+}
+
+// copyWith is a new Protocol with every exported field of p but Methods
+// (methods instead), Converter and ClientTable (TestBridgeCopiesProtocol keeps this
+// list whole).
+func (p *Protocol) copyWith(methods map[string]*Method) *Protocol {
+	return &Protocol{
+		Revision:              p.Revision,
+		Era:                   p.Era,
+		Batches:               p.Batches,
+		RetryOnClose:          p.RetryOnClose,
+		Methods:               methods,
+		Stamp:                 p.Stamp,
+		ServerCapabilities:    p.ServerCapabilities,
+		ClientCapabilities:    p.ClientCapabilities,
+		InputRequired:         p.InputRequired,
+		NoID:                  p.NoID,
+		MissingCapabilityCode: p.MissingCapabilityCode,
+		Tasks:                 p.Tasks,
+		ResourceNotFoundCode:  p.ResourceNotFoundCode,
+		ToolError:             p.ToolError,
+		Members:               p.Members,
+		MemberTable:           p.MemberTable,
+		Side:                  p.Side,
 	}
 }
 
