@@ -72,6 +72,7 @@ var memberTable = []protocol.DefMembers{
 // descriptor is this revision's method table for the runtime.
 var descriptor = &protocol.Protocol{
 	ClientCapabilities: []string{"experimental"},
+	ClientTable:        clientTable{},
 	Era:                protocol.Stateless,
 	MemberTable:        memberTable,
 	Methods: map[string]*protocol.Method{
@@ -85,19 +86,10 @@ var descriptor = &protocol.Protocol{
 			ValidateParams: validateCancelledParams,
 		},
 		MethodNotificationsMessage: {
-			FromServer: true,
-			HandlerMethod: func(t reflect.Type) (reflect.Method, bool) {
-				return t.MethodByName("LoggingMessage")
-			},
-			HandlerType: reflect.TypeFor[interface {
-				LoggingMessage(ctx context.Context, params *LoggingMessageNotificationParams) error
-			}](),
-			Implemented:    implementsLoggingMessage,
-			Name:           MethodNotificationsMessage,
-			Notification:   true,
-			Role:           protocol.RoleLog,
-			Serve:          serveLoggingMessage,
-			ValidateParams: validateLoggingMessageParams,
+			FromServer:   true,
+			Name:         MethodNotificationsMessage,
+			Notification: true,
+			Role:         protocol.RoleLog,
 		},
 		MethodServerDiscover: {
 			Cacheable:      true,
@@ -149,6 +141,31 @@ var descriptor = &protocol.Protocol{
 	ServerCapabilities:   []string{"logging", "tools"},
 	Stamp:                stamp,
 	ToolError:            toolError,
+}
+
+// clientTable completes descriptor for clients (protocol.Protocol.ClientTable):
+// how a client checks, decodes and answers what only a server sends. The
+// runtime asks for it only on a client (protocol.Protocol.ForClient), so the
+// linker leaves it, and the code it reaches, out of a server.
+type clientTable struct{}
+
+// ClientMethods implements protocol.ClientTable.
+func (clientTable) ClientMethods() map[string]*protocol.Method {
+	return map[string]*protocol.Method{MethodNotificationsMessage: {
+		FromServer: true,
+		HandlerMethod: func(t reflect.Type) (reflect.Method, bool) {
+			return t.MethodByName("LoggingMessage")
+		},
+		HandlerType: reflect.TypeFor[interface {
+			LoggingMessage(ctx context.Context, params *LoggingMessageNotificationParams) error
+		}](),
+		Implemented:    implementsLoggingMessage,
+		Name:           MethodNotificationsMessage,
+		Notification:   true,
+		Role:           protocol.RoleLog,
+		Serve:          serveLoggingMessage,
+		ValidateParams: validateLoggingMessageParams,
+	}}
 }
 
 // Protocol describes this revision to the runtime. It must not be modified.
