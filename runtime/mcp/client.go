@@ -220,9 +220,11 @@ func (cs *ClientSession) Stateless() bool { return cs.era.kind() == protocol.Sta
 func (cs *ClientSession) ServerResult() wire.Raw { return cs.result }
 
 // Protocol is the mounted revision the session speaks (a bridge's when
-// it speaks through one); nil before it opens. It implements
-// protocol.Speaker, through which generated Client types convert their
-// calls.
+// it speaks through one), as a client uses it: its ForClient, which is
+// not the generated package's Protocol() itself when that keeps its
+// client entries apart (compare revisions, not pointers); nil before it
+// opens. It implements protocol.Speaker, through which generated Client
+// types convert their calls.
 func (cs *ClientSession) Protocol() *protocol.Protocol {
 	if cs.mount == nil {
 		return nil

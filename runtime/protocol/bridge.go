@@ -206,9 +206,12 @@ func NewBridge(b Bridge, handler any, overrides ...any) (p *Protocol, h any) {
 	for name, md := range b.Client.Methods {
 		p.Methods[name] = bh.method(name, md, b.Handlers)
 	}
-	if b.Client.ClientTable != nil {
+	if b.Client.ClientTable != nil || b.Handlers.ClientTable != nil {
 		// The client's entries are bridged when a client asks for them
-		// (ForClient), so that a server does not link them.
+		// (ForClient), so that a server does not link them. Either
+		// revision may hold them apart: the client's (its Serve) or the
+		// handlers' (whether the handler implements them), one
+		// generated before version 11 or --side client, the other not.
 		p.ClientTable = bridgedClient{bh}
 	}
 	return p, bh
@@ -237,7 +240,7 @@ func (h *bridged) method(name string, md *Method, handlers *Protocol) *Method {
 }
 
 // bridgedClient is the ClientTable of a bridged revision: the entries
-// the client revision's ClientTable completes, bridged.
+// the client's or the handlers' ClientTable completes, bridged.
 type bridgedClient struct{ h *bridged }
 
 // ClientMethods implements ClientTable.
@@ -246,7 +249,7 @@ func (c bridgedClient) ClientMethods() map[string]*Method {
 	client, handlers := b.Client.ForClient(), b.Handlers.ForClient()
 	out := make(map[string]*Method)
 	for name, md := range client.Methods {
-		if md != b.Client.Methods[name] {
+		if md != b.Client.Methods[name] || handlers.Methods[name] != b.Handlers.Methods[name] {
 			out[name] = c.h.method(name, md, handlers)
 		}
 	}

@@ -83,4 +83,20 @@ func TestForClient(t *testing.T) {
 	if md := bc.Methods["tools/list"]; md.Serve == nil || !md.Implemented(bh) {
 		t.Errorf("the bridged tools/list is not served through the bridge")
 	}
+
+	// A client revision with its table whole (generated before version
+	// 11, or --side client) bridged to handlers whose client entries are
+	// apart: the bridge still asks the handlers' ForClient whether the
+	// handler implements them.
+	whole := mk("2025-06-18")
+	whole.Methods["roots/list"] = whole.ClientTable.ClientMethods()["roots/list"]
+	whole.ClientTable = nil
+	b.Client = whole
+	bp, bh = NewBridge(b, handler{})
+	if bp.ClientTable == nil {
+		t.Fatal("no ClientTable on a bridge whose handlers' revision has one")
+	}
+	if md := bp.ForClient().Methods["roots/list"]; md.Serve == nil || !md.Implemented(bh) {
+		t.Errorf("roots/list of a whole client revision bridged to apart handlers: not served through the bridge")
+	}
 }
