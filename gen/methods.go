@@ -344,8 +344,10 @@ func (g *generator) serveFunc(f *jen.File, m *schema.Method) {
 func (g *generator) protocol(f *jen.File) {
 	dict := jen.Dict{}
 	// clientDict: what only a server sends, as a client receives it
-	// (protocol.Protocol.ClientTable), in a package for both ends.
-	clientDict := jen.Dict{}
+	// (protocol.Protocol.ClientTable), in a package for both ends;
+	// serverDict: what only a client sends, as a server receives it
+	// (ServerTable).
+	clientDict, serverDict := jen.Dict{}, jen.Dict{}
 	for _, m := range g.spec.Methods {
 		gm := goMethod(m)
 		// received: the package's side can receive m (--side).
@@ -359,12 +361,19 @@ func (g *generator) protocol(f *jen.File) {
 		fields := jen.Dict{
 			jen.Id("Name"): jen.Id(methodConst(m)),
 		}
-		// receiving: the fields that receive m, in the table (rx) or, for
-		// what only a client receives in a package for both ends, in the
-		// client's table alone.
+		// rx: the fields that receive m, in the table or, for what only
+		// one end receives in a package for both ends, in that end's
+		// table alone (apart).
 		rx := fields
-		clientOnly := g.opts.Side == "" && !m.SentBy(schema.Client)
-		if clientOnly {
+		var apart jen.Dict
+		switch {
+		case g.opts.Side != "":
+		case !m.SentBy(schema.Client):
+			apart = clientDict
+		case !m.SentBy(schema.Server):
+			apart = serverDict
+		}
+		if apart != nil {
 			rx = jen.Dict{}
 		}
 		if received {
@@ -404,15 +413,8 @@ func (g *generator) protocol(f *jen.File) {
 			}
 		}
 		dict[jen.Id(methodConst(m))] = jen.Values(fields)
-		if clientOnly && len(rx) > 0 {
-			whole := jen.Dict{}
-			for k, v := range fields {
-				whole[k] = v
-			}
-			for k, v := range rx {
-				whole[k] = v
-			}
-			clientDict[jen.Id(methodConst(m))] = jen.Values(whole)
+		if apart != nil && len(rx) > 0 {
+			apart[jen.Id(methodConst(m))] = jen.Values(rx)
 		}
 	}
 	pfields := jen.Dict{
@@ -487,17 +489,33 @@ func (g *generator) protocol(f *jen.File) {
 	if len(clientDict) > 0 {
 		pfields[jen.Id("ClientTable")] = jen.Id("clientTable").Values()
 	}
+	if len(serverDict) > 0 {
+		pfields[jen.Id("ServerTable")] = jen.Id("serverTable").Values()
+	}
 	f.Comment("descriptor is this revision's method table for the runtime.")
 	f.Var().Id("descriptor").Op("=").Op("&").Qual(protoPkg, "Protocol").Values(pfields)
 	if len(clientDict) > 0 {
 		f.Comment("clientTable completes descriptor for clients (protocol.Protocol.ClientTable):")
-		f.Comment("how a client checks, decodes and answers what only a server sends. The")
+		f.Comment("how a client checks, decodes and answers what only a server sends (the")
+		f.Comment("receiving fields of those entries; the runtime keeps the others). The")
 		f.Comment("runtime asks for it only on a client (protocol.Protocol.ForClient), so the")
 		f.Comment("linker leaves it, and the code it reaches, out of a server.")
 		f.Type().Id("clientTable").Struct()
 		f.Comment("ClientMethods implements protocol.ClientTable.")
 		f.Func().Params(jen.Id("clientTable")).Id("ClientMethods").Params().Map(jen.String()).Op("*").Qual(protoPkg, "Method").Block(
 			jen.Return(jen.Map(jen.String()).Op("*").Qual(protoPkg, "Method").Values(clientDict)),
+		)
+	}
+	if len(serverDict) > 0 {
+		f.Comment("serverTable completes descriptor for servers (protocol.Protocol.ServerTable):")
+		f.Comment("how a server checks, decodes and serves what only a client sends (the")
+		f.Comment("receiving fields of those entries; the runtime keeps the others). The")
+		f.Comment("runtime asks for it only on a server (protocol.Protocol.ForServer), so the")
+		f.Comment("linker leaves it, and the code it reaches, out of a client.")
+		f.Type().Id("serverTable").Struct()
+		f.Comment("ServerMethods implements protocol.ServerTable.")
+		f.Func().Params(jen.Id("serverTable")).Id("ServerMethods").Params().Map(jen.String()).Op("*").Qual(protoPkg, "Method").Block(
+			jen.Return(jen.Map(jen.String()).Op("*").Qual(protoPkg, "Method").Values(serverDict)),
 		)
 	}
 	f.Comment("Protocol describes this revision to the runtime. It must not be modified.")

@@ -103,7 +103,8 @@ const SupportsGeneratedVersion10 = true
 // decodes and answers what only a server sends (elicitation/create,
 // sampling/createMessage, roots/list, the server's notifications) is
 // left out of the method table and given behind an interface
-// (protocol.Protocol.ClientTable) that only clients call, so a server
-// program links no more of it than one generated with --side server. The
-// runtime still builds versions 3 to 10.
+// (protocol.Protocol.ClientTable) that only clients call, and what only a
+// client sends behind one only servers call (ServerTable), so a program
+// links no more of the end it does not play than one generated with
+// --side. The runtime still builds versions 3 to 10.
 const SupportsGeneratedVersion11 = true

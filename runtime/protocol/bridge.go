@@ -206,13 +206,16 @@ func NewBridge(b Bridge, handler any, overrides ...any) (p *Protocol, h any) {
 	for name, md := range b.Client.Methods {
 		p.Methods[name] = bh.method(name, md, b.Handlers)
 	}
+	// The entries either end keeps apart are bridged when that end asks
+	// for them (ForClient, ForServer), so that the other does not link
+	// them. Either revision may hold them apart: the client's (its Serve)
+	// or the handlers' (whether the handler implements them), one
+	// generated before version 11 or for one end, the other not.
 	if b.Client.ClientTable != nil || b.Handlers.ClientTable != nil {
-		// The client's entries are bridged when a client asks for them
-		// (ForClient), so that a server does not link them. Either
-		// revision may hold them apart: the client's (its Serve) or the
-		// handlers' (whether the handler implements them), one
-		// generated before version 11 or --side client, the other not.
 		p.ClientTable = bridgedClient{bh}
+	}
+	if b.Client.ServerTable != nil || b.Handlers.ServerTable != nil {
+		p.ServerTable = bridgedServer{bh}
 	}
 	return p, bh
 }
@@ -245,12 +248,26 @@ type bridgedClient struct{ h *bridged }
 
 // ClientMethods implements ClientTable.
 func (c bridgedClient) ClientMethods() map[string]*Method {
-	b := c.h.b
-	client, handlers := b.Client.ForClient(), b.Handlers.ForClient()
+	return c.h.view(c.h.b.Client.ForClient(), c.h.b.Handlers.ForClient())
+}
+
+// bridgedServer is bridgedClient's counterpart for servers (ServerTable).
+type bridgedServer struct{ h *bridged }
+
+// ServerMethods implements ServerTable.
+func (s bridgedServer) ServerMethods() map[string]*Method {
+	return s.h.view(s.h.b.Client.ForServer(), s.h.b.Handlers.ForServer())
+}
+
+// view bridges the entries of client, a view of the client revision,
+// that it or handlers, the same view of the handlers' revision, has
+// other than the revisions themselves.
+func (h *bridged) view(client, handlers *Protocol) map[string]*Method {
+	b := h.b
 	out := make(map[string]*Method)
 	for name, md := range client.Methods {
 		if md != b.Client.Methods[name] || handlers.Methods[name] != b.Handlers.Methods[name] {
-			out[name] = c.h.method(name, md, handlers)
+			out[name] = h.method(name, md, handlers)
 		}
 	}
 	return out
@@ -259,7 +276,7 @@ func (c bridgedClient) ClientMethods() map[string]*Method {
 // CheckHandlers is what a server checks of a bridged handler: its
 // methods' signatures, against the revision each is written for.
 func (h *bridged) CheckHandlers() error {
-	return h.check(h.b.Handlers, h.b.Client, func(md *Method) bool { return md.FromClient })
+	return h.check(h.b.Handlers.ForServer(), h.b.Client.ForServer(), func(md *Method) bool { return md.FromClient })
 }
 
 // check checks the handler against handlers and the overrides against

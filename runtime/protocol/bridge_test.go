@@ -13,10 +13,10 @@ import (
 // Protocol must be added there too, and here (Converter is the bridge's
 // own).
 func TestBridgeCopiesProtocol(t *testing.T) {
-	// copyWith copies these but Converter and ClientTable, which NewBridge
-	// and ForClient set themselves.
+	// copyWith copies these but Converter, ClientTable and ServerTable,
+	// which NewBridge, ForClient and ForServer set themselves.
 	copied := []string{"Revision", "Era", "Batches", "RetryOnClose", "Methods", "Stamp", "ServerCapabilities", "ClientCapabilities",
-		"InputRequired", "NoID", "MissingCapabilityCode", "Tasks", "ResourceNotFoundCode", "ToolError", "Converter", "Side", "MemberTable", "Members", "ClientTable"}
+		"InputRequired", "NoID", "MissingCapabilityCode", "Tasks", "ResourceNotFoundCode", "ToolError", "Converter", "Side", "MemberTable", "Members", "ClientTable", "ServerTable"}
 	var exported []string
 	for f := range reflect.TypeFor[Protocol]().Fields() {
 		if f.IsExported() {
@@ -28,75 +28,91 @@ func TestBridgeCopiesProtocol(t *testing.T) {
 	}
 }
 
-// clientTableOf is a ClientTable giving the entries of m.
-type clientTableOf map[string]*Method
+// tableOf is a ClientTable and ServerTable giving the entries of m.
+type tableOf map[string]*Method
 
-func (c clientTableOf) ClientMethods() map[string]*Method { return c }
+func (c tableOf) ClientMethods() map[string]*Method { return c }
+func (c tableOf) ServerMethods() map[string]*Method { return c }
 
-// TestForClient: ForClient is the Protocol with ClientTable's entries in
-// Methods, the same one every time; without a ClientTable, p itself. A
-// bridge of such a revision serves its handler's client methods only
-// through ForClient too.
+// TestForClient: ForClient (ForServer) is the Protocol with ClientTable's
+// (ServerTable's) entries in Methods, the same one every time; without
+// the table, p itself. A bridge of such revisions serves its handler's
+// methods only through those views too, whichever revision holds its
+// entries apart.
 func TestForClient(t *testing.T) {
 	serve := func(context.Context, any, wire.Raw) (wire.Marshaler, error) { return nil, nil }
 	yes := func(any) bool { return true }
+	// mk is a revision whose tools/list (a client sends it) and roots/list
+	// (a server sends it) are apart, and whose notification is whole.
 	mk := func(rev string) *Protocol {
 		return &Protocol{
 			Revision: rev,
 			Methods: map[string]*Method{
-				"tools/list":        {Name: "tools/list", FromClient: true, Serve: serve, Implemented: yes},
+				"tools/list":        {Name: "tools/list", FromClient: true, Role: RoleToolsList},
 				"roots/list":        {Name: "roots/list", FromServer: true, Role: RoleRoots},
 				"notifications/foo": {Name: "notifications/foo", FromServer: true, Notification: true},
 			},
-			ClientTable: clientTableOf{"roots/list": {Name: "roots/list", FromServer: true, Role: RoleRoots, Serve: serve, Implemented: yes}},
+			ClientTable: tableOf{"roots/list": {Name: "roots/list", FromServer: true, Role: RoleRoots, Serve: serve, Implemented: yes}},
+			ServerTable: tableOf{"tools/list": {Name: "tools/list", FromClient: true, Role: RoleToolsList, Serve: serve, Implemented: yes}},
 		}
 	}
-	p := mk("2025-11-25")
-	c := p.ForClient()
-	if c == p || c.ForClient() != c || p.ForClient() != c {
-		t.Fatalf("ForClient: %p, again %p, of p %p; want one Protocol other than p", c, c.ForClient(), p.ForClient())
+	// whole is mk with every entry in Methods (generated before version
+	// 11, or for one end).
+	whole := func(rev string) *Protocol {
+		p := mk(rev)
+		p.Methods["roots/list"] = p.ClientTable.ClientMethods()["roots/list"]
+		p.Methods["tools/list"] = p.ServerTable.ServerMethods()["tools/list"]
+		p.ClientTable, p.ServerTable = nil, nil
+		return p
 	}
-	if c.Methods["roots/list"].Serve == nil || p.Methods["roots/list"].Serve != nil {
-		t.Error("roots/list: the client's entry is not the ClientTable's, or p changed")
-	}
-	if c.Methods["tools/list"] != p.Methods["tools/list"] || c.Methods["notifications/foo"] != p.Methods["notifications/foo"] {
-		t.Error("the entries ClientTable lacks are not p's")
-	}
-	if c.Role(RoleRoots) != c.Methods["roots/list"] || c.Revision != p.Revision || c.ClientTable != nil {
-		t.Error("the client's Protocol: role index, revision or ClientTable wrong")
-	}
-	if q := (&Protocol{Revision: "x"}); q.ForClient() != q {
-		t.Error("ForClient of a Protocol without ClientTable is not itself")
-	}
+	for _, end := range []struct {
+		name, apart, other string
+		view               func(*Protocol) *Protocol
+	}{
+		{"client", "roots/list", "tools/list", (*Protocol).ForClient},
+		{"server", "tools/list", "roots/list", (*Protocol).ForServer},
+	} {
+		p := mk("2025-11-25")
+		c := end.view(p)
+		if c == p || end.view(c) != c || end.view(p) != c {
+			t.Fatalf("%s: view %p, again %p, of p %p; want one Protocol other than p", end.name, c, end.view(c), end.view(p))
+		}
+		if c.Methods[end.apart].Serve == nil || p.Methods[end.apart].Serve != nil {
+			t.Errorf("%s: %s: the view's entry is not the table's, or p changed", end.name, end.apart)
+		}
+		if c.Methods[end.other] != p.Methods[end.other] || c.Methods["notifications/foo"] != p.Methods["notifications/foo"] {
+			t.Errorf("%s: the entries the table lacks are not p's", end.name)
+		}
+		if c.Role(c.Methods[end.apart].Role) != c.Methods[end.apart] || c.Revision != p.Revision {
+			t.Errorf("%s: the view's role index or revision is wrong", end.name)
+		}
+		if q := (&Protocol{Revision: "x"}); end.view(q) != q {
+			t.Errorf("%s: the view of a Protocol without the table is not itself", end.name)
+		}
 
-	type handler struct{}
-	b := Bridge{Client: mk("2025-11-25"), Handlers: mk("2026-07-28"), Adapt: func(h any) any { return h },
-		AdaptClient: func(h any) any { return h }, Methods: []string{"tools/list"}, ServerMethods: []string{"roots/list"}}
-	bp, bh := NewBridge(b, handler{})
-	if bp.Methods["roots/list"].Serve != nil || bp.ClientTable == nil {
-		t.Fatal("the bridged revision has its client entries in Methods, or no ClientTable")
-	}
-	bc := bp.ForClient()
-	if md := bc.Methods["roots/list"]; md.Serve == nil || !md.Implemented(bh) {
-		t.Errorf("the bridged client's roots/list is not served through the bridge")
-	}
-	if md := bc.Methods["tools/list"]; md.Serve == nil || !md.Implemented(bh) {
-		t.Errorf("the bridged tools/list is not served through the bridge")
-	}
-
-	// A client revision with its table whole (generated before version
-	// 11, or --side client) bridged to handlers whose client entries are
-	// apart: the bridge still asks the handlers' ForClient whether the
-	// handler implements them.
-	whole := mk("2025-06-18")
-	whole.Methods["roots/list"] = whole.ClientTable.ClientMethods()["roots/list"]
-	whole.ClientTable = nil
-	b.Client = whole
-	bp, bh = NewBridge(b, handler{})
-	if bp.ClientTable == nil {
-		t.Fatal("no ClientTable on a bridge whose handlers' revision has one")
-	}
-	if md := bp.ForClient().Methods["roots/list"]; md.Serve == nil || !md.Implemented(bh) {
-		t.Errorf("roots/list of a whole client revision bridged to apart handlers: not served through the bridge")
+		type handler struct{}
+		for _, revs := range []struct {
+			name             string
+			client, handlers *Protocol
+		}{
+			{"both apart", mk("2025-11-25"), mk("2026-07-28")},
+			// The bridge asks the handlers' view whether the handler
+			// implements a method even when the client revision is whole.
+			{"client whole", whole("2025-06-18"), mk("2026-07-28")},
+			{"handlers whole", mk("2025-11-25"), whole("2026-07-28")},
+		} {
+			b := Bridge{Client: revs.client, Handlers: revs.handlers, Adapt: func(h any) any { return h },
+				AdaptClient: func(h any) any { return h }, Methods: []string{"tools/list"}, ServerMethods: []string{"roots/list"}}
+			bp, bh := NewBridge(b, handler{})
+			if bp.ClientTable == nil || bp.ServerTable == nil {
+				t.Fatalf("%s, %s: the bridged revision lacks a table", end.name, revs.name)
+			}
+			if revs.client.ClientTable != nil && bp.Methods[end.apart].Serve != nil {
+				t.Errorf("%s, %s: the bridged revision has %s whole in Methods", end.name, revs.name, end.apart)
+			}
+			if md := end.view(bp).Methods[end.apart]; md.Serve == nil || !md.Implemented(bh) {
+				t.Errorf("%s, %s: the bridged %s is not served through the bridge", end.name, revs.name, end.apart)
+			}
+		}
 	}
 }

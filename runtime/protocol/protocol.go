@@ -88,32 +88,46 @@ type Protocol struct {
 	// in programs that call ForClient (mcp.Connect does), so a server
 	// does not link what it never receives. Nil when Methods is whole.
 	ClientTable ClientTable
+	// ServerTable is ClientTable's counterpart: how a server checks,
+	// decodes and serves what only a client sends (tools/call,
+	// resources/read, …), which only ForServer asks for (mcp.NewServer
+	// does), so that a client does not link it. Nil when Methods is
+	// whole.
+	ServerTable ServerTable
 	index       struct {
 		once   sync.Once
 		byRole [numRoles]*Method
-	}
-	// clientView is ForClient's Protocol, made once.
-	clientView struct {
-		once sync.Once
-		p    *Protocol
 	}
 	memberIndex struct {
 		once sync.Once
 		m    map[string][]string
 	}
+	// clientView and serverView are ForClient's and ForServer's
+	// Protocols, each made once.
+	clientView, serverView view
 }
 
 // ClientTable is what Protocol.ClientTable holds: the complete entries
 // of the methods a client receives from a server.
 type ClientTable interface {
-	// ClientMethods returns, by method string, the entries of Methods
-	// with what a client needs to receive them: Serve, Implemented,
-	// HandlerType, HandlerMethod, ValidateParams.
+	// ClientMethods returns, by method string, what a client needs to
+	// receive the methods Methods has without it: their Serve,
+	// Implemented, HandlerType, HandlerMethod and ValidateParams (the
+	// other fields of these entries are not read).
 	ClientMethods() map[string]*Method
 }
 
-// ForClient returns p as a client uses it: the same revision, with the
-// entries of ClientTable in Methods. It is p itself when p has no
+// ServerTable is what Protocol.ServerTable holds: the complete entries
+// of the methods a server receives from a client.
+type ServerTable interface {
+	// ServerMethods returns, by method string, what a server needs to
+	// receive the methods Methods has without it, as ClientMethods does
+	// for a client.
+	ServerMethods() map[string]*Method
+}
+
+// ForClient returns p as a client uses it: the same revision, with what
+// ClientTable gives in the entries of Methods. It is p itself when p has no
 // ClientTable, and the same Protocol on every call. Code that reads
 // Methods on the client's side (mcp.Connect, bridges) calls it; a server
 // never needs to.
@@ -121,24 +135,61 @@ func (p *Protocol) ForClient() *Protocol {
 	if p.ClientTable == nil {
 		return p
 	}
-	p.clientView.once.Do(func() {
-		cm := p.ClientTable.ClientMethods()
+	return p.clientView.of(p, func() map[string]*Method {
+		return p.ClientTable.ClientMethods()
+	})
+}
+
+// ForServer returns p as a server uses it: the same revision, with what
+// ServerTable gives in the entries of Methods. It is p itself when p has no
+// ServerTable, and the same Protocol on every call. Code that reads
+// Methods on the server's side (mcp.NewServer, bridges) calls it; a
+// client never needs to.
+func (p *Protocol) ForServer() *Protocol {
+	if p.ServerTable == nil {
+		return p
+	}
+	return p.serverView.of(p, func() map[string]*Method {
+		return p.ServerTable.ServerMethods()
+	})
+}
+
+// view is a Protocol made from another once (ForClient, ForServer).
+type view struct {
+	once sync.Once
+	p    *Protocol
+}
+
+// of is p with the receiving fields of the entries table returns set in
+// copies of its Methods' entries, made on the first call. The other end's table stays, so that a view of a view is
+// whole.
+func (v *view) of(p *Protocol, table func() map[string]*Method) *Protocol {
+	v.once.Do(func() {
+		t := table()
 		q := p.copyWith(make(map[string]*Method, len(p.Methods)))
 		for name, md := range p.Methods {
-			if c := cm[name]; c != nil {
-				md = c
+			if e := t[name]; e != nil {
+				m := *md
+				m.Serve, m.Implemented, m.ValidateParams = e.Serve, e.Implemented, e.ValidateParams
+				m.HandlerType, m.HandlerMethod = e.HandlerType, e.HandlerMethod
+				md = &m
 			}
 			q.Methods[name] = md
 		}
 		q.Converter = p.Converter
-		p.clientView.p = q
+		if v == &p.clientView {
+			q.ServerTable = p.ServerTable
+		} else {
+			q.ClientTable = p.ClientTable
+		}
+		v.p = q
 	})
-	return p.clientView.p
+	return v.p
 }
 
 // copyWith is a new Protocol with every exported field of p but Methods
-// (methods instead), Converter and ClientTable (TestBridgeCopiesProtocol keeps this
-// list whole).
+// (methods instead), Converter, ClientTable and ServerTable
+// (TestBridgeCopiesProtocol keeps this list whole).
 func (p *Protocol) copyWith(methods map[string]*Method) *Protocol {
 	return &Protocol{
 		Revision:              p.Revision,

@@ -92,59 +92,42 @@ var descriptor = &protocol.Protocol{
 			Role:         protocol.RoleLog,
 		},
 		MethodServerDiscover: {
-			Cacheable:      true,
-			Feature:        protocol.FeatureDiscover,
-			FromClient:     true,
-			Name:           MethodServerDiscover,
-			Role:           protocol.RoleDiscover,
-			ValidateParams: validateDiscoverParams,
+			Cacheable:  true,
+			Feature:    protocol.FeatureDiscover,
+			FromClient: true,
+			Name:       MethodServerDiscover,
+			Role:       protocol.RoleDiscover,
 		},
 		MethodToolsCall: {
 			FromClient: true,
-			HandlerMethod: func(t reflect.Type) (reflect.Method, bool) {
-				return t.MethodByName("CallTool")
-			},
-			HandlerType: reflect.TypeFor[interface {
-				CallTool(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error)
-			}](),
-			Implemented: implementsCallTool,
-			Name:        MethodToolsCall,
-			NameParam:   "name",
+			Name:       MethodToolsCall,
+			NameParam:  "name",
 			NewResult: func() protocol.Result {
 				return new(CallToolResult)
 			},
-			Role:           protocol.RoleToolsCall,
-			Serve:          serveCallTool,
-			ValidateParams: validateCallToolParams,
+			Role: protocol.RoleToolsCall,
 		},
 		MethodToolsList: {
 			Cacheable:  true,
 			FromClient: true,
-			HandlerMethod: func(t reflect.Type) (reflect.Method, bool) {
-				return t.MethodByName("ListTools")
-			},
-			HandlerType: reflect.TypeFor[interface {
-				ListTools(ctx context.Context, params *PaginatedRequestParams) (*ListToolsResult, error)
-			}](),
-			Implemented: implementsListTools,
-			Name:        MethodToolsList,
+			Name:       MethodToolsList,
 			NewResult: func() protocol.Result {
 				return new(ListToolsResult)
 			},
-			Role:           protocol.RoleToolsList,
-			Serve:          serveListTools,
-			ValidateParams: validateListToolsParams,
+			Role: protocol.RoleToolsList,
 		},
 	},
 	ResourceNotFoundCode: jsonrpc.CodeInvalidParams,
 	Revision:             Revision,
 	ServerCapabilities:   []string{"logging", "tools"},
+	ServerTable:          serverTable{},
 	Stamp:                stamp,
 	ToolError:            toolError,
 }
 
 // clientTable completes descriptor for clients (protocol.Protocol.ClientTable):
-// how a client checks, decodes and answers what only a server sends. The
+// how a client checks, decodes and answers what only a server sends (the
+// receiving fields of those entries; the runtime keeps the others). The
 // runtime asks for it only on a client (protocol.Protocol.ForClient), so the
 // linker leaves it, and the code it reaches, out of a server.
 type clientTable struct{}
@@ -152,7 +135,6 @@ type clientTable struct{}
 // ClientMethods implements protocol.ClientTable.
 func (clientTable) ClientMethods() map[string]*protocol.Method {
 	return map[string]*protocol.Method{MethodNotificationsMessage: {
-		FromServer: true,
 		HandlerMethod: func(t reflect.Type) (reflect.Method, bool) {
 			return t.MethodByName("LoggingMessage")
 		},
@@ -160,12 +142,45 @@ func (clientTable) ClientMethods() map[string]*protocol.Method {
 			LoggingMessage(ctx context.Context, params *LoggingMessageNotificationParams) error
 		}](),
 		Implemented:    implementsLoggingMessage,
-		Name:           MethodNotificationsMessage,
-		Notification:   true,
-		Role:           protocol.RoleLog,
 		Serve:          serveLoggingMessage,
 		ValidateParams: validateLoggingMessageParams,
 	}}
+}
+
+// serverTable completes descriptor for servers (protocol.Protocol.ServerTable):
+// how a server checks, decodes and serves what only a client sends (the
+// receiving fields of those entries; the runtime keeps the others). The
+// runtime asks for it only on a server (protocol.Protocol.ForServer), so the
+// linker leaves it, and the code it reaches, out of a client.
+type serverTable struct{}
+
+// ServerMethods implements protocol.ServerTable.
+func (serverTable) ServerMethods() map[string]*protocol.Method {
+	return map[string]*protocol.Method{
+		MethodServerDiscover: {ValidateParams: validateDiscoverParams},
+		MethodToolsCall: {
+			HandlerMethod: func(t reflect.Type) (reflect.Method, bool) {
+				return t.MethodByName("CallTool")
+			},
+			HandlerType: reflect.TypeFor[interface {
+				CallTool(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error)
+			}](),
+			Implemented:    implementsCallTool,
+			Serve:          serveCallTool,
+			ValidateParams: validateCallToolParams,
+		},
+		MethodToolsList: {
+			HandlerMethod: func(t reflect.Type) (reflect.Method, bool) {
+				return t.MethodByName("ListTools")
+			},
+			HandlerType: reflect.TypeFor[interface {
+				ListTools(ctx context.Context, params *PaginatedRequestParams) (*ListToolsResult, error)
+			}](),
+			Implemented:    implementsListTools,
+			Serve:          serveListTools,
+			ValidateParams: validateListToolsParams,
+		},
+	}
 }
 
 // Protocol describes this revision to the runtime. It must not be modified.
