@@ -494,30 +494,8 @@ func (g *generator) protocol(f *jen.File) {
 	}
 	f.Comment("descriptor is this revision's method table for the runtime.")
 	f.Var().Id("descriptor").Op("=").Op("&").Qual(protoPkg, "Protocol").Values(pfields)
-	if len(clientDict) > 0 {
-		f.Comment("clientTable completes descriptor for clients (protocol.Protocol.ClientTable):")
-		f.Comment("how a client checks, decodes and answers what only a server sends (the")
-		f.Comment("receiving fields of those entries; the runtime keeps the others). The")
-		f.Comment("runtime asks for it only on a client (protocol.Protocol.ForClient), so the")
-		f.Comment("linker leaves it, and the code it reaches, out of a server.")
-		f.Type().Id("clientTable").Struct()
-		f.Comment("ClientMethods implements protocol.ClientTable.")
-		f.Func().Params(jen.Id("clientTable")).Id("ClientMethods").Params().Map(jen.String()).Op("*").Qual(protoPkg, "Method").Block(
-			jen.Return(jen.Map(jen.String()).Op("*").Qual(protoPkg, "Method").Values(clientDict)),
-		)
-	}
-	if len(serverDict) > 0 {
-		f.Comment("serverTable completes descriptor for servers (protocol.Protocol.ServerTable):")
-		f.Comment("how a server checks, decodes and serves what only a client sends (the")
-		f.Comment("receiving fields of those entries; the runtime keeps the others). The")
-		f.Comment("runtime asks for it only on a server (protocol.Protocol.ForServer), so the")
-		f.Comment("linker leaves it, and the code it reaches, out of a client.")
-		f.Type().Id("serverTable").Struct()
-		f.Comment("ServerMethods implements protocol.ServerTable.")
-		f.Func().Params(jen.Id("serverTable")).Id("ServerMethods").Params().Map(jen.String()).Op("*").Qual(protoPkg, "Method").Block(
-			jen.Return(jen.Map(jen.String()).Op("*").Qual(protoPkg, "Method").Values(serverDict)),
-		)
-	}
+	sideTable(f, "client", "server", "checks, decodes and answers", clientDict)
+	sideTable(f, "server", "client", "checks, decodes and serves", serverDict)
 	f.Comment("Protocol describes this revision to the runtime. It must not be modified.")
 	f.Func().Id("Protocol").Params().Op("*").Qual(protoPkg, "Protocol").Block(jen.Return(jen.Id("descriptor")))
 	f.Comment("Mount mounts this revision, served by handler. On a server")
@@ -533,6 +511,30 @@ func (g *generator) protocol(f *jen.File) {
 	if irr != "" {
 		g.inputRequired(f, irr)
 	}
+}
+
+// sideTable emits the table of the receiving fields of what only end
+// receives (clientTable for "client", serverTable for "server";
+// protocol.Protocol.ClientTable and ServerTable), when there is any: what
+// the other end never runs, reached only through the interface method
+// that only end's runtime calls, so that the linker leaves it out of the
+// other's programs.
+func sideTable(f *jen.File, end, other, does string, dict jen.Dict) {
+	if len(dict) == 0 {
+		return
+	}
+	End := strings.ToUpper(end[:1]) + end[1:]
+	typ := end + "Table"
+	f.Commentf("%s completes descriptor for %ss (protocol.Protocol.%sTable):", typ, end, End)
+	f.Commentf("how a %s %s what only a %s sends (the", end, does, other)
+	f.Comment("receiving fields of those entries; the runtime keeps the others). The")
+	f.Commentf("runtime asks for it only on a %s (protocol.Protocol.For%s), so the", end, End)
+	f.Commentf("linker leaves it, and the code it reaches, out of a %s.", other)
+	f.Type().Id(typ).Struct()
+	f.Commentf("%sMethods implements protocol.%sTable.", End, End)
+	f.Func().Params(jen.Id(typ)).Id(End+"Methods").Params().Map(jen.String()).Op("*").Qual(protoPkg, "Method").Block(
+		jen.Return(jen.Map(jen.String()).Op("*").Qual(protoPkg, "Method").Values(dict)),
+	)
 }
 
 // newResult is the function that makes a new, empty complete result of m
