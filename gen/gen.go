@@ -66,10 +66,10 @@ type Options struct {
 	ProtocolVersion string
 	// Side is the end of a connection the package serves: "server",
 	// "client", or "" for both. A package for one side describes to the
-	// runtime only what that side receives, so the code that serves the
-	// other side's requests is unreachable and the linker leaves it out
-	// of the program (a smaller binary); the package can then be mounted
-	// on that side only.
+	// runtime only what that side receives and can be mounted on that
+	// side only. A package for both keeps what only one end receives
+	// apart (protocol.Protocol.ClientTable, ServerTable), so the linker
+	// leaves the end a program does not play out of it either way.
 	Side string
 }
 

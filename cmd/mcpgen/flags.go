@@ -57,7 +57,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.overrides, "overrides", "", "a facts file stating what the revision does not (README: upgrading to a new revision); also read by --check")
 	fs.StringArrayVar(&cfg.extensions, "extension", nil, "add the members of an extension mcpgen ships to the revision's types (repeatable): resumable (resumeToken/nextResumeToken, experimental)")
 	fs.StringVar(&cfg.protocol, "protocol-version", "", "the protocol version the package negotiates (default: the schema's LATEST_PROTOCOL_VERSION), e.g. DRAFT-2026-v1 for a draft that declares a published revision's version")
-	fs.StringVar(&cfg.side, "side", "both", "the end of a connection the package serves: server, client or both; a package for one side leaves out of the program the code that serves the other (a smaller binary) and mounts on that side only")
+	fs.StringVar(&cfg.side, "side", "both", "the end of a connection the package serves: server, client or both; a package for one side mounts on that side only (a package for both already leaves the end a program does not play out of its binary)")
 	fs.BoolVar(&cfg.version, "version", false, "print the mcpgen version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `mcpgen generates a Go package from one revision of the MCP specification schema.
