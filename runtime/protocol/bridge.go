@@ -248,7 +248,7 @@ type bridgedClient struct{ h *bridged }
 
 // ClientMethods implements ClientTable.
 func (c bridgedClient) ClientMethods() map[string]*Method {
-	return c.h.view(c.h.b.Client.ForClient(), c.h.b.Handlers.ForClient())
+	return c.h.entries(c.h.b.Client.ForClient(), c.h.b.Handlers.ForClient())
 }
 
 // bridgedServer is bridgedClient's counterpart for servers (ServerTable).
@@ -256,13 +256,13 @@ type bridgedServer struct{ h *bridged }
 
 // ServerMethods implements ServerTable.
 func (s bridgedServer) ServerMethods() map[string]*Method {
-	return s.h.view(s.h.b.Client.ForServer(), s.h.b.Handlers.ForServer())
+	return s.h.entries(s.h.b.Client.ForServer(), s.h.b.Handlers.ForServer())
 }
 
-// view bridges the entries of client, a view of the client revision,
+// entries bridges the entries of client, a view of the client revision,
 // that it or handlers, the same view of the handlers' revision, has
 // other than the revisions themselves.
-func (h *bridged) view(client, handlers *Protocol) map[string]*Method {
+func (h *bridged) entries(client, handlers *Protocol) map[string]*Method {
 	b := h.b
 	out := make(map[string]*Method)
 	for name, md := range client.Methods {

@@ -107,8 +107,8 @@ type Protocol struct {
 	clientView, serverView view
 }
 
-// ClientTable is what Protocol.ClientTable holds: the complete entries
-// of the methods a client receives from a server.
+// ClientTable is what Protocol.ClientTable holds: what a client needs to
+// receive the methods only a server sends.
 type ClientTable interface {
 	// ClientMethods returns, by method string, what a client needs to
 	// receive the methods Methods has without it: their Serve,
@@ -117,8 +117,8 @@ type ClientTable interface {
 	ClientMethods() map[string]*Method
 }
 
-// ServerTable is what Protocol.ServerTable holds: the complete entries
-// of the methods a server receives from a client.
+// ServerTable is what Protocol.ServerTable holds: what a server needs to
+// receive the methods only a client sends.
 type ServerTable interface {
 	// ServerMethods returns, by method string, what a server needs to
 	// receive the methods Methods has without it, as ClientMethods does
@@ -135,9 +135,7 @@ func (p *Protocol) ForClient() *Protocol {
 	if p.ClientTable == nil {
 		return p
 	}
-	return p.clientView.of(p, func() map[string]*Method {
-		return p.ClientTable.ClientMethods()
-	})
+	return p.clientView.of(p, p.ClientTable.ClientMethods)
 }
 
 // ForServer returns p as a server uses it: the same revision, with what
@@ -149,9 +147,7 @@ func (p *Protocol) ForServer() *Protocol {
 	if p.ServerTable == nil {
 		return p
 	}
-	return p.serverView.of(p, func() map[string]*Method {
-		return p.ServerTable.ServerMethods()
-	})
+	return p.serverView.of(p, p.ServerTable.ServerMethods)
 }
 
 // view is a Protocol made from another once (ForClient, ForServer).
@@ -161,8 +157,8 @@ type view struct {
 }
 
 // of is p with the receiving fields of the entries table returns set in
-// copies of its Methods' entries, made on the first call. The other end's table stays, so that a view of a view is
-// whole.
+// copies of its Methods' entries, made on the first call. The other
+// end's table stays, so that a view of a view is whole.
 func (v *view) of(p *Protocol, table func() map[string]*Method) *Protocol {
 	v.once.Do(func() {
 		t := table()
