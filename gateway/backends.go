@@ -450,6 +450,9 @@ func (sl *slot) log(ctx context.Context, level, logger string, data wire.Raw) {
 			}{level, logger, data})
 			_ = sl.key.session.Peer().Notify(ctx, "notifications/message", wire.Raw(params))
 		}
+	case !g.ready.Load():
+		// New has not made the front server yet: no front client to tell
+		// (a backend may notify while the gateway connects to it).
 	case g.o.Sharing == Shared:
 		g.srv.NotifyLog(ctx, level, logger, data)
 	default:
@@ -464,6 +467,9 @@ func (sl *slot) tellList(ctx context.Context, kind rt.ListKind) {
 	case sl.key.session != nil:
 		method := map[rt.ListKind]string{rt.ToolsList: "notifications/tools/list_changed", rt.PromptsList: "notifications/prompts/list_changed", rt.ResourcesList: "notifications/resources/list_changed"}[kind]
 		_ = sl.key.session.Peer().Notify(ctx, method, nil)
+	case !g.ready.Load():
+		// New has not made the front server yet: no front client to tell
+		// (a backend may notify while the gateway connects to it).
 	case g.o.Sharing == Shared:
 		g.srv.NotifyListChanged(ctx, kind)
 	default:
@@ -481,6 +487,9 @@ func (sl *slot) tellUpdated(ctx context.Context, uri string) {
 			params, _ := json.Marshal(map[string]string{"uri": uri})
 			_ = sl.key.session.Peer().Notify(ctx, "notifications/resources/updated", wire.Raw(params))
 		}
+	case !g.ready.Load():
+		// New has not made the front server yet: no front client to tell
+		// (a backend may notify while the gateway connects to it).
 	case g.o.Sharing == Shared:
 		g.srv.NotifyResourceUpdated(ctx, uri)
 	default:
