@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -36,11 +36,11 @@ func TestSessionsAcrossInstances(t *testing.T) {
 	redis := redistest.Start(t)
 	store := "EVERYTHING_REDIS=redis://" + redis.Addr + "/0"
 	var urls []string
-	var procs []*os.Process
+	var procs []*exec.Cmd
 	for range 3 {
 		cmd, u, _ := launchHTTP(t, store)
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		urls, procs = append(urls, u), append(procs, cmd.Process)
+		urls, procs = append(urls, u), append(procs, cmd)
 	}
 	proxy := rrproxy.New(urls, nil)
 	ps := serveProxy(t, proxy)
@@ -117,9 +117,15 @@ func TestSessionsAcrossInstances(t *testing.T) {
 		}
 	}
 	time.Sleep(100 * time.Millisecond) // the call is running there
-	if err := procs[victim].Kill(); err != nil {
+	if err := procs[victim].Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	// Kill only sends the signal: until the process is gone its listening
+	// socket still accepts connections, and a request the proxy sends
+	// there is reset after it was written (502, not sent on: it may have
+	// reached a live process). Once Wait returns the port refuses, and
+	// the proxy moves on to the next instance, as it does for a dead one.
+	_ = procs[victim].Wait()
 	select {
 	case err := <-inflight:
 		t.Logf("the call in flight on the killed instance: %v (nil: carried on elsewhere)", err)
