@@ -357,24 +357,35 @@ func (g *generator) decode(x *jen.Statement, gt *gotype, wrap func(jen.Code) jen
 
 // decodePage decodes into x the array of gt that a list method's result
 // pages through (a page of tools, say: the longest arrays a peer sends).
-// Its elements go on the decoder's stack for their type and come off it
-// in one slice of their number (wire.List), rather than growing the slice
-// as they arrive (about twice the bytes in all). Other arrays are short:
-// they grow, which costs no code per element type (wire.List's is a few
-// hundred bytes a type).
+// Each element is decoded in place in the slice wire.List returns, which a
+// pooled decoder starts at the length of the last page of the type: one
+// allocation of the right size, no element copied. Other arrays are
+// short: they grow, which costs no code per element type (wire.List's is
+// a few hundred bytes a type).
 func (g *generator) decodePage(x *jen.Statement, gt *gotype, wrap func(jen.Code) jen.Code) []jen.Code {
-	inner := g.decode(jen.Id("el"), gt.elem, func(err jen.Code) jen.Code {
-		return jen.Qual(wirePkg, "WithIndex").Call(err, jen.Id("l").Dot("Len").Call())
+	inner := g.decode(g.inPlace(gt.elem), gt.elem, func(err jen.Code) jen.Code {
+		return jen.Qual(wirePkg, "WithIndex").Call(err, jen.Id("l").Dot("Len").Call().Op("-").Lit(1))
 	}, 1)
-	body := []jen.Code{jen.Var().Id("el").Add(g.typeCode(gt.elem))}
+	body := []jen.Code{jen.Id("el").Op(":=").Id("l").Dot("Next").Call()}
 	body = append(body, inner...)
-	body = append(body, jen.Id("l").Dot("Push").Call(jen.Id("el")), jen.Return(jen.Nil()))
+	body = append(body, jen.Return(jen.Nil()))
 	return []jen.Code{
 		jen.Id("l").Op(":=").Qual(wirePkg, "ListOf").Types(g.typeCode(gt.elem)).Call(jen.Id("d")),
 		jen.Err().Op(":=").Id("d").Dot("Array").Call(jen.Func().Params().Error().Block(body...)),
 		x.Clone().Op("=").Id("l").Dot("Take").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))),
 	}
+}
+
+// inPlace is what decode decodes an element of type gt into when el points
+// at it (wire.List.Next): el itself where decode calls a DecodeJSON method,
+// *el where it assigns.
+func (g *generator) inPlace(gt *gotype) *jen.Statement {
+	p := g.plain(gt)
+	if (p.named != nil && p.underlying().shape != shapeUnion) || p.shape == shapeStringOrInt {
+		return jen.Id("el")
+	}
+	return jen.Op("*").Id("el")
 }
 
 // paged reports the type of a list method's result: an object with a
@@ -423,15 +434,17 @@ func (g *generator) valueJSON(f *jen.File, n *named) {
 			),
 			jen.Id("e").Dot("ObjectEnd").Call(),
 		}
-		// The members go on the decoder's stack of entries of their type
-		// and come off it in one slice of their number (wire.List).
+		// Each member is decoded in place in the slice of entries
+		// wire.List returns (see decodePage).
 		entry := jen.Qual(wirePkg, "Entry").Types(g.typeCode(n.elem))
-		inner := g.decode(jen.Id("el"), n.elem, func(err jen.Code) jen.Code {
+		inner := g.decode(jen.Id("el").Dot("Value"), n.elem, func(err jen.Code) jen.Code {
 			return jen.Qual(wirePkg, "WithField").Call(err, jen.String().Call(jen.Id("key")))
 		}, 0)
-		body := append([]jen.Code{jen.Var().Id("el").Add(g.typeCode(n.elem))}, inner...)
-		body = append(body, jen.Id("l").Dot("Push").Call(entry.Clone().Values(jen.Dict{
-			jen.Id("Name"): jen.Id("d").Dot("Name").Call(jen.Id("key")), jen.Id("Value"): jen.Id("el")})), jen.Return(jen.Nil()))
+		body := []jen.Code{
+			jen.Id("el").Op(":=").Id("l").Dot("Next").Call(),
+			jen.Id("el").Dot("Name").Op("=").Id("d").Dot("Name").Call(jen.Id("key")),
+		}
+		body = append(append(body, inner...), jen.Return(jen.Nil()))
 		dec = []jen.Code{
 			jen.Id("l").Op(":=").Qual(wirePkg, "ListOf").Types(entry).Call(jen.Id("d")),
 			jen.Err().Op(":=").Id("d").Dot("Object").Call(jen.Func().Params(jen.Id("key").Index().Byte()).Error().Block(body...)),

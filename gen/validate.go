@@ -51,14 +51,16 @@ func (g *generator) validate(f *jen.File) error {
 			}
 		case shapeSlice:
 			body = g.check(jen.Id("v"), &gotype{shape: shapeSlice, elem: n.elem, t: n.t}, nil)
-		case shapeRawObject, shapeAnyJSON:
-			// Decoded values are valid; values a program set may not be.
-			bad, msg := jen.Op("!").Qual(wirePkg, "Valid").Call(jen.Id("v")), "not valid JSON"
-			if n.shape == shapeRawObject {
-				bad, msg = jen.Qual(wirePkg, "Raw").Call(jen.Id("v")).Dot("Kind").Call().Op("!=").Qual(wirePkg, "Object").Op("||").Add(bad), "not a valid JSON object"
-			}
-			body = []jen.Code{jen.If(jen.Len(jen.Id("v")).Op(">").Lit(0).Op("&&").Parens(bad)).Block(
-				jen.Id("c").Dot("Fail").Call(jen.Lit("type"), jen.Lit(msg)))}
+		case shapeRawObject:
+			// The schema's rule is the kind of value. Whether the bytes
+			// are JSON at all is the wire's to check, where they cross it:
+			// the decoder made these (so they are), or the encoder will
+			// write them and refuses what is not JSON, naming the member
+			// (before version 12 this rescanned every raw value).
+			body = []jen.Code{jen.If(jen.Len(jen.Id("v")).Op(">").Lit(0).Op("&&").Qual(wirePkg, "Raw").Call(jen.Id("v")).Dot("Kind").Call().Op("!=").Qual(wirePkg, "Object")).Block(
+				jen.Id("c").Dot("Fail").Call(jen.Lit("type"), jen.Lit("not a JSON object")))}
+		case shapeAnyJSON:
+			// Any JSON value: nothing for the schema to check (see above).
 		default:
 			body = g.check(jen.Id("v"), &gotype{shape: n.shape, t: n.t}, nil)
 		}
@@ -271,8 +273,8 @@ func (g *generator) namedNeeds(n *named) bool {
 		v = g.needsCheck(n.elem) || n.t.MaxItems != nil
 	case shapeString, shapeInt, shapeFloat:
 		v = g.needsCheck(&gotype{shape: n.shape, t: n.t})
-	case shapeRawObject, shapeAnyJSON:
-		v = true // a program may set invalid JSON
+	case shapeRawObject:
+		v = true // a program may set another kind of value
 	}
 	g.needs[n] = v
 	return v

@@ -108,3 +108,15 @@ const SupportsGeneratedVersion10 = true
 // links no more of the end it does not play than one generated with
 // --side. The runtime still builds versions 3 to 10.
 const SupportsGeneratedVersion11 = true
+
+// SupportsGeneratedVersion12 is referenced by code generated for version
+// 12 of the contract: generated decoders decode each element of a list
+// method's page, and each entry of an object whose member names are data,
+// in place in the slice wire.List returns (List.Next), which a pooled
+// decoder starts at the length of the last list of the type, rather than
+// copying each element onto a stack and off it again (List.Push, Take);
+// Validate checks the kind of a raw JSON value the schema constrains and
+// leaves its syntax to the encoder (wire.Encoder.RawValue refuses invalid
+// JSON naming the member) and the decoder, rather than rescanning it with
+// wire.Valid. The runtime still builds versions 3 to 11.
+const SupportsGeneratedVersion12 = true

@@ -33,9 +33,9 @@ type Decoder struct {
 	// when the input is not shared (see keep). Bytes once handed out are
 	// never written again, so a decoder may keep the tail between inputs.
 	text []byte
-	// lists are the element stacks of List, one per element type; only a
-	// decoder of the pool (pooled) keeps them between decodes.
-	lists  []releaser
+	// lists are the length hints of List (*lengthHint[T]), one per
+	// element type; only a decoder of the pool (pooled) keeps them.
+	lists  []any
 	pooled bool
 }
 

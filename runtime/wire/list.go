@@ -2,114 +2,120 @@ package wire
 
 import "unsafe"
 
-// A List collects the elements of an array being decoded on a stack the
-// Decoder keeps for their type, so that the array is allocated once, at
-// its final length, when it ends (Take) — not grown element by element,
-// which allocates about twice the final size in all and copies elements
-// several times. A pooled decoder (Unmarshal, UnmarshalShared) keeps its
-// stacks, so decoding the same shapes again allocates only the results.
-// Arrays of the same type nested in one another share a stack: each takes
-// its own elements off it when it ends.
+// A List collects the elements of an array (or the members of an object
+// whose names are data) being decoded, each decoded in place, in the slice
+// the list returns (Take): no element is copied after it is decoded. A
+// pooled decoder (Unmarshal, UnmarshalShared) remembers how many elements
+// the last list of each type held and makes the next one's slice that
+// long to start with, so decoding the same shapes again allocates each
+// slice once, at its final length, rather than growing it (which
+// allocates about twice the final size in all and copies every element
+// once or more). The first list of a type, and every list of a decoder
+// that is not pooled, grows as it goes.
 //
 // Generated decoders decode so the arrays a list method's result pages
 // through (the tools of tools/list: the longest arrays peers send; since
 // generated-code version 8) and the members of an object whose names are
 // data (entries, see Entry; since version 9); other arrays grow, as each
-// type a List is instantiated with adds a few hundred bytes of code:
+// type a List is instantiated with adds a few hundred bytes of code. Since
+// version 12 they decode each element in place (Next); earlier versions
+// decode it into a variable and Push it:
 //
 //	l := wire.ListOf[Tool](d)
 //	err := d.Array(func() error {
-//		var el Tool
-//		if err := el.DecodeJSON(d); err != nil {
-//			return wire.WithIndex(err, l.Len())
+//		if err := l.Next().DecodeJSON(d); err != nil {
+//			return wire.WithIndex(err, l.Len()-1)
 //		}
-//		l.Push(el)
 //		return nil
 //	})
-//	v.Tools = l.Take() // also after an error: the stack is left as found
+//	v.Tools = l.Take() // also after an error
 type List[T any] struct {
-	st   *stack[T] // the decoder's stack for T; nil: own is the list
-	own  []T
-	base int
+	s    []T
+	hint *lengthHint[T] // nil: the decoder keeps no hints
+	max  int            // the most elements the rest of the input can hold
 }
 
-// stack is a decoder's stack of elements of one type.
-type stack[T any] struct{ s []T }
+// lengthHint is a pooled decoder's memory of the length of the last list of
+// T it took (Decoder.lists holds one per type). It holds no memory of the
+// list: each list's slice is its result.
+type lengthHint[T any] struct{ n int }
 
-// release empties the stack of what a list that was never taken left
-// (none, with generated decoders) and returns the memory it holds, in
-// bytes.
-func (s *stack[T]) release() int {
-	if len(s.s) > 0 {
-		clear(s.s)
-		s.s = s.s[:0]
-	}
-	var zero T
-	return cap(s.s) * int(unsafe.Sizeof(zero))
-}
-
-// releaser is what every stack is to the decoder.
-type releaser interface{ release() int }
-
-// ListOf starts a list of T on d's stack for T. A decoder that is not
-// pooled (NewDecoder) keeps no stacks: its lists grow as they go.
+// ListOf starts a list of T. A decoder that is not pooled (NewDecoder)
+// keeps no hints: its lists grow as they go.
 func ListOf[T any](d *Decoder) List[T] {
+	// Each element takes at least two bytes of what is left ("1,"), so a
+	// hint left by a longer list allocates no more than the input can use.
+	l := List[T]{max: (len(d.buf)-d.pos)/2 + 1}
 	if !d.pooled {
-		return List[T]{own: []T{}}
+		return l
 	}
-	for i, l := range d.lists {
-		if st, ok := l.(*stack[T]); ok {
+	for i, r := range d.lists {
+		if h, ok := r.(*lengthHint[T]); ok {
 			if i > 0 {
 				// The types decoded often move to the front.
 				d.lists[i-1], d.lists[i] = d.lists[i], d.lists[i-1]
 			}
-			return List[T]{st: st, base: len(st.s)}
+			l.hint = h
+			return l
 		}
 	}
-	st := new(stack[T])
-	d.lists = append(d.lists, st)
-	return List[T]{st: st}
+	l.hint = new(lengthHint[T])
+	d.lists = append(d.lists, l.hint)
+	return l
 }
 
-// Len is the number of elements pushed so far.
-func (l *List[T]) Len() int {
-	if l.st == nil {
-		return len(l.own)
+// Len is the number of elements so far.
+func (l *List[T]) Len() int { return len(l.s) }
+
+// Next appends a zero element and returns it, to be decoded in place. The
+// pointer is good until the next call of Next, Push or Take.
+func (l *List[T]) Next() *T {
+	if len(l.s) == cap(l.s) {
+		l.grow()
 	}
-	return len(l.st.s) - l.base
+	l.s = l.s[:len(l.s)+1]
+	return &l.s[len(l.s)-1]
 }
 
-// Push appends an element.
+// Push appends an element (generated-code versions 8 to 11).
 func (l *List[T]) Push(v T) {
-	if l.st == nil {
-		l.own = append(l.own, v)
+	if len(l.s) == cap(l.s) {
+		l.grow()
+	}
+	l.s = append(l.s, v)
+}
+
+// grow makes room for one more element: the first time for as many as the
+// hint remembers (four without one), no more than the input can hold; then
+// as append grows.
+func (l *List[T]) grow() {
+	if l.s == nil {
+		n := 4
+		if l.hint != nil && l.hint.n > 0 {
+			n = l.hint.n
+		}
+		l.s = make([]T, 0, min(n, l.max))
 		return
 	}
-	l.st.s = append(l.st.s, v)
+	l.s = append(l.s, *new(T))[:len(l.s)]
 }
 
-// Take returns the elements pushed, in a slice of their number (empty, not
-// nil, for none), and takes them off the stack, clearing their places so
-// that the stack holds no references.
+// Take returns the elements, in a slice of their number (empty, not nil,
+// for none), and remembers that number for the next list of T. A slice
+// started long by a hint from a longer list is copied to one of the right
+// length, so a result does not hold much more memory than it uses.
 func (l *List[T]) Take() []T {
-	if l.st == nil {
-		return l.own
+	s := l.s
+	l.s = nil
+	if l.hint != nil {
+		l.hint.n = len(s)
 	}
-	s := l.st.s
-	out := make([]T, len(s)-l.base)
-	copy(out, s[l.base:])
-	clear(s[l.base:])
-	l.st.s = s[:l.base]
-	return out
-}
-
-// releaseLists empties d's stacks (see release) and returns the memory
-// they hold, in bytes: a pooled decoder whose stacks hold more than
-// maxPooled is dropped.
-func (d *Decoder) releaseLists() int {
-	n := 0
-	for _, l := range d.lists {
-		n += l.release()
+	if len(s) == 0 {
+		return []T{}
 	}
-	return n
+	var zero T
+	if cap(s) > 2*len(s)+4 && uintptr(cap(s)-len(s))*unsafe.Sizeof(zero) > 256 {
+		return append([]T(nil), s...)
+	}
+	return s
 }

@@ -3,11 +3,13 @@ package wire
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
-// tree is a value with arrays of its own type inside: nested lists share
-// the decoder's stack for tree.
+// tree is a value with arrays of its own type inside, decoded in place
+// (List.Next, generated-code version 12), and arrays of strings pushed
+// (List.Push, versions 8 to 11).
 type tree struct {
 	Name string
 	Kids []tree
@@ -25,11 +27,9 @@ func (v *tree) DecodeJSON(d *Decoder) error {
 		case "kids":
 			l := ListOf[tree](d)
 			err := d.Array(func() error {
-				var el tree
-				if err := el.DecodeJSON(d); err != nil {
-					return WithIndex(err, l.Len())
+				if err := l.Next().DecodeJSON(d); err != nil {
+					return WithIndex(err, l.Len()-1)
 				}
-				l.Push(el)
 				return nil
 			})
 			v.Kids = l.Take()
@@ -53,8 +53,8 @@ func (v *tree) DecodeJSON(d *Decoder) error {
 
 // TestList: arrays decoded through List come out whole and in order,
 // nested ones of the same type included, whether the decoder is pooled
-// (stacks kept between decodes) or not; after an error the stacks are
-// left as found, holding nothing.
+// (length hints kept between decodes) or not; an error inside a nested list
+// is reported at its place.
 func TestList(t *testing.T) {
 	const doc = `{"name":"root","tags":["a","b"],"kids":[
 		{"name":"k1","kids":[{"name":"k1.1","tags":[]},{"name":"k1.2","kids":[{"name":"k1.2.1"}]}],"tags":["c"]},
@@ -74,7 +74,7 @@ func TestList(t *testing.T) {
 		{"not pooled", func(b []byte, v *tree) error { return v.DecodeJSON(NewDecoder(b)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for range 3 { // again with the stacks a pooled decoder kept
+			for range 3 { // again with the hints a pooled decoder kept
 				var got tree
 				if err := tc.decode([]byte(doc), &got); err != nil {
 					t.Fatal(err)
@@ -86,43 +86,52 @@ func TestList(t *testing.T) {
 		})
 	}
 
-	// An error inside a nested list: reported at its place; the stacks
-	// are empty again and hold no references.
-	d := decPool.Get().(*Decoder)
-	d.Reset([]byte(`{"kids":[{"name":"a"},{"kids":[{"name":"b"},{"name":1}]}]}`))
 	var v tree
-	err := v.DecodeJSON(d)
+	err := Unmarshal([]byte(`{"kids":[{"name":"a"},{"kids":[{"name":"b"},{"name":1}]}]}`), &v)
 	var pe *PathError
 	if !errors.As(err, &pe) || pe.Pointer != "/kids/1/kids/1/name" {
 		t.Fatalf("err = %v, want one at /kids/1/kids/1/name", err)
 	}
-	for _, l := range d.lists {
-		st, ok := l.(*stack[tree])
-		if !ok {
-			continue
-		}
-		if len(st.s) != 0 {
-			t.Errorf("the stack holds %d elements after the decode", len(st.s))
-		}
-		for _, e := range st.s[:cap(st.s)] {
-			if e.Name != "" || e.Kids != nil {
-				t.Errorf("the stack still references %+v", e)
-			}
-		}
-	}
 }
 
-// TestListPoolLimit: a decoder counts the memory its stacks hold, which
-// unmarshal compares with maxPooled before pooling it again, so one huge
-// array does not pin its memory.
-func TestListPoolLimit(t *testing.T) {
-	d := &Decoder{pooled: true}
-	l := ListOf[[64]byte](d)
-	for range maxPooled/64 + 1 {
-		l.Push([64]byte{})
+// TestListLength: a pooled decoder starts a list at the length of the last
+// list of its type, so the same shape again allocates its slice once, at
+// its length; a hint left by a longer list costs no more than the input
+// can hold, and the result is cut to about its length.
+func TestListLength(t *testing.T) {
+	d := &Decoder{pooled: true, maxDepth: DefaultMaxDepth}
+	decode := func(doc []byte) []string {
+		t.Helper()
+		d.Reset(doc)
+		d.shared = true // strings are views: the list is all that allocates
+		l := ListOf[string](d)
+		err := d.Array(func() error {
+			s, err := d.Str()
+			*l.Next() = s
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Take()
 	}
-	l.Take()
-	if d.releaseLists() <= maxPooled {
-		t.Fatalf("stacks of %d bytes, want more than %d", d.releaseLists(), maxPooled)
+	long := []byte("[" + strings.Repeat(`"x",`, 999) + `"x"]`)
+	if got := decode(long); len(got) != 1000 {
+		t.Fatalf("len %d, want 1000", len(got))
+	}
+	if got := decode(long); len(got) != 1000 || cap(got) != 1000 {
+		t.Errorf("again: len %d cap %d, want one slice of 1000", len(got), cap(got))
+	}
+	if n := testing.AllocsPerRun(10, func() { decode(long) }); n != 1 {
+		t.Errorf("%v allocations for the same list again, want 1", n)
+	}
+	// After the long list, a short one: the hint is bounded by the input
+	// (9 bytes hold at most 5 elements).
+	if got := decode([]byte(`["a","b"]`)); len(got) != 2 || cap(got) > 5 {
+		t.Errorf("short after long: len %d cap %d", len(got), cap(got))
+	}
+	decode(long)
+	if got := decode([]byte(`[` + strings.Repeat(`"a",`, 99) + `"a"]`)); len(got) != 100 || cap(got) > 2*100+4 {
+		t.Errorf("100 after 1000: len %d cap %d, want the slice cut to about its length", len(got), cap(got))
 	}
 }

@@ -51,7 +51,7 @@ func unmarshal(b []byte, v Unmarshaler, shared bool) error {
 	}
 	d.Reset(nil)
 	d.shared = false
-	if cap(d.scratch) <= maxPooled && cap(d.keys) <= maxPooled && d.releaseLists() <= maxPooled {
+	if cap(d.scratch) <= maxPooled && cap(d.keys) <= maxPooled {
 		decPool.Put(d)
 	}
 	return err

@@ -513,14 +513,11 @@ func (v ClientCapabilitiesExperimental) EncodeJSON(e *wire.Encoder) {
 func (v *ClientCapabilitiesExperimental) DecodeJSON(d *wire.Decoder) error {
 	l := wire.ListOf[wire.Entry[ClientCapabilitiesExperimentalValue]](d)
 	err := d.Object(func(key []byte) error {
-		var el ClientCapabilitiesExperimentalValue
-		if err := el.DecodeJSON(d); err != nil {
+		el := l.Next()
+		el.Name = d.Name(key)
+		if err := el.Value.DecodeJSON(d); err != nil {
 			return wire.WithField(err, string(key))
 		}
-		l.Push(wire.Entry[ClientCapabilitiesExperimentalValue]{
-			Name:  d.Name(key),
-			Value: el,
-		})
 		return nil
 	})
 	*v = wire.Unique(l.Take())
@@ -1122,11 +1119,10 @@ func (v *ListToolsResult) DecodeJSON(d *wire.Decoder) error {
 			seen |= (1 << 2)
 			l := wire.ListOf[Tool](d)
 			err := d.Array(func() error {
-				var el Tool
+				el := l.Next()
 				if err := el.DecodeJSON(d); err != nil {
-					return wire.WithIndex(err, l.Len())
+					return wire.WithIndex(err, l.Len()-1)
 				}
-				l.Push(el)
 				return nil
 			})
 			v.Tools = l.Take()

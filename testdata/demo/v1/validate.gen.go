@@ -67,8 +67,8 @@ func (v CallToolRequestParamsArguments) Validate() error {
 }
 
 func (v CallToolRequestParamsArguments) validate(c *valid.Collector) {
-	if len(v) > 0 && (wire.Raw(v).Kind() != wire.Object || !wire.Valid(v)) {
-		c.Fail("type", "not a valid JSON object")
+	if len(v) > 0 && wire.Raw(v).Kind() != wire.Object {
+		c.Fail("type", "not a JSON object")
 	}
 }
 
@@ -118,8 +118,8 @@ func (v CallToolResultStructuredContent) Validate() error {
 }
 
 func (v CallToolResultStructuredContent) validate(c *valid.Collector) {
-	if len(v) > 0 && (wire.Raw(v).Kind() != wire.Object || !wire.Valid(v)) {
-		c.Fail("type", "not a valid JSON object")
+	if len(v) > 0 && wire.Raw(v).Kind() != wire.Object {
+		c.Fail("type", "not a JSON object")
 	}
 }
 
@@ -195,8 +195,8 @@ func (v ClientCapabilitiesExperimentalValue) Validate() error {
 }
 
 func (v ClientCapabilitiesExperimentalValue) validate(c *valid.Collector) {
-	if len(v) > 0 && (wire.Raw(v).Kind() != wire.Object || !wire.Valid(v)) {
-		c.Fail("type", "not a valid JSON object")
+	if len(v) > 0 && wire.Raw(v).Kind() != wire.Object {
+		c.Fail("type", "not a JSON object")
 	}
 }
 
@@ -493,8 +493,8 @@ func (v MetaObject) Validate() error {
 }
 
 func (v MetaObject) validate(c *valid.Collector) {
-	if len(v) > 0 && (wire.Raw(v).Kind() != wire.Object || !wire.Valid(v)) {
-		c.Fail("type", "not a valid JSON object")
+	if len(v) > 0 && wire.Raw(v).Kind() != wire.Object {
+		c.Fail("type", "not a JSON object")
 	}
 }
 
@@ -627,8 +627,8 @@ func (v ServerCapabilitiesLogging) Validate() error {
 }
 
 func (v ServerCapabilitiesLogging) validate(c *valid.Collector) {
-	if len(v) > 0 && (wire.Raw(v).Kind() != wire.Object || !wire.Valid(v)) {
-		c.Fail("type", "not a valid JSON object")
+	if len(v) > 0 && wire.Raw(v).Kind() != wire.Object {
+		c.Fail("type", "not a JSON object")
 	}
 }
 
@@ -760,8 +760,8 @@ func (v ToolInputSchemaProperties) Validate() error {
 }
 
 func (v ToolInputSchemaProperties) validate(c *valid.Collector) {
-	if len(v) > 0 && (wire.Raw(v).Kind() != wire.Object || !wire.Valid(v)) {
-		c.Fail("type", "not a valid JSON object")
+	if len(v) > 0 && wire.Raw(v).Kind() != wire.Object {
+		c.Fail("type", "not a JSON object")
 	}
 }
 
@@ -791,7 +791,7 @@ func (v ToolOutputSchemaProperties) Validate() error {
 }
 
 func (v ToolOutputSchemaProperties) validate(c *valid.Collector) {
-	if len(v) > 0 && (wire.Raw(v).Kind() != wire.Object || !wire.Valid(v)) {
-		c.Fail("type", "not a valid JSON object")
+	if len(v) > 0 && wire.Raw(v).Kind() != wire.Object {
+		c.Fail("type", "not a JSON object")
 	}
 }
