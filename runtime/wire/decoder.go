@@ -34,9 +34,8 @@ type Decoder struct {
 	// never written again, so a decoder may keep the tail between inputs.
 	text []byte
 	// lists are the length hints of List (*lengthHint[T]), one per
-	// element type; only a decoder of the pool (pooled) keeps them.
-	lists  []any
-	pooled bool
+	// element type.
+	lists []any
 }
 
 // NewDecoder returns a decoder reading b.

@@ -5,13 +5,13 @@ import "unsafe"
 // A List collects the elements of an array (or the members of an object
 // whose names are data) being decoded, each decoded in place, in the slice
 // the list returns (Take): no element is copied after it is decoded. A
-// pooled decoder (Unmarshal, UnmarshalShared) remembers how many elements
-// the last list of each type held and makes the next one's slice that
-// long to start with, so decoding the same shapes again allocates each
-// slice once, at its final length, rather than growing it (which
-// allocates about twice the final size in all and copies every element
-// once or more). The first list of a type, and every list of a decoder
-// that is not pooled, grows as it goes.
+// Decoder remembers how many elements the last list of each type held and
+// makes the next one's slice that long to start with, so decoding the same
+// shapes again — with a pooled decoder (Unmarshal, UnmarshalShared) or one
+// a connection keeps (jsonrpc.Parser) — allocates each slice once, at its
+// final length, rather than growing it (which allocates about twice the
+// final size in all and copies every element once or more). The first
+// list of a type grows as append grows a slice.
 //
 // Generated decoders decode so the arrays a list method's result pages
 // through (the tools of tools/list: the longest arrays peers send; since
@@ -31,24 +31,20 @@ import "unsafe"
 //	v.Tools = l.Take() // also after an error
 type List[T any] struct {
 	s    []T
-	hint *lengthHint[T] // nil: the decoder keeps no hints
+	hint *lengthHint[T] // the decoder's for T
 	max  int            // the most elements the rest of the input can hold
 }
 
-// lengthHint is a pooled decoder's memory of the length of the last list of
+// lengthHint is a decoder's memory of the length of the last list of
 // T it took (Decoder.lists holds one per type). It holds no memory of the
 // list: each list's slice is its result.
 type lengthHint[T any] struct{ n int }
 
-// ListOf starts a list of T. A decoder that is not pooled (NewDecoder)
-// keeps no hints: its lists grow as they go.
+// ListOf starts a list of T.
 func ListOf[T any](d *Decoder) List[T] {
 	// Each element takes at least two bytes of what is left ("1,"), so a
 	// hint left by a longer list allocates no more than the input can use.
 	l := List[T]{max: (len(d.buf)-d.pos)/2 + 1}
-	if !d.pooled {
-		return l
-	}
 	for i, r := range d.lists {
 		if h, ok := r.(*lengthHint[T]); ok {
 			if i > 0 {
@@ -86,15 +82,11 @@ func (l *List[T]) Push(v T) {
 }
 
 // grow makes room for one more element: the first time for as many as the
-// hint remembers (four without one), no more than the input can hold; then
-// as append grows.
+// hint remembers, no more than the input can hold; otherwise as append
+// grows a slice.
 func (l *List[T]) grow() {
-	if l.s == nil {
-		n := 4
-		if l.hint != nil && l.hint.n > 0 {
-			n = l.hint.n
-		}
-		l.s = make([]T, 0, min(n, l.max))
+	if l.s == nil && l.hint.n > 0 {
+		l.s = make([]T, 0, min(l.hint.n, l.max))
 		return
 	}
 	l.s = append(l.s, *new(T))[:len(l.s)]
@@ -107,9 +99,7 @@ func (l *List[T]) grow() {
 func (l *List[T]) Take() []T {
 	s := l.s
 	l.s = nil
-	if l.hint != nil {
-		l.hint.n = len(s)
-	}
+	l.hint.n = len(s)
 	if len(s) == 0 {
 		return []T{}
 	}

@@ -53,7 +53,7 @@ func (v *tree) DecodeJSON(d *Decoder) error {
 
 // TestList: arrays decoded through List come out whole and in order,
 // nested ones of the same type included, whether the decoder is pooled
-// (length hints kept between decodes) or not; an error inside a nested list
+// or made for the one input; an error inside a nested list
 // is reported at its place.
 func TestList(t *testing.T) {
 	const doc = `{"name":"root","tags":["a","b"],"kids":[
@@ -71,7 +71,7 @@ func TestList(t *testing.T) {
 	}{
 		{"pooled", func(b []byte, v *tree) error { return Unmarshal(b, v) }},
 		{"pooled, shared", func(b []byte, v *tree) error { return UnmarshalShared(b, v) }},
-		{"not pooled", func(b []byte, v *tree) error { return v.DecodeJSON(NewDecoder(b)) }},
+		{"NewDecoder", func(b []byte, v *tree) error { return v.DecodeJSON(NewDecoder(b)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for range 3 { // again with the hints a pooled decoder kept
@@ -94,12 +94,12 @@ func TestList(t *testing.T) {
 	}
 }
 
-// TestListLength: a pooled decoder starts a list at the length of the last
+// TestListLength: a decoder starts a list at the length of the last
 // list of its type, so the same shape again allocates its slice once, at
 // its length; a hint left by a longer list costs no more than the input
 // can hold, and the result is cut to about its length.
 func TestListLength(t *testing.T) {
-	d := &Decoder{pooled: true, maxDepth: DefaultMaxDepth}
+	d := new(Decoder) // as a connection's parser keeps one
 	decode := func(doc []byte) []string {
 		t.Helper()
 		d.Reset(doc)

@@ -63,7 +63,7 @@ const maxPooled = 1 << 20
 
 var (
 	encPool = sync.Pool{New: func() any { return &Encoder{buf: make([]byte, 0, 1024)} }}
-	decPool = sync.Pool{New: func() any { return &Decoder{maxDepth: DefaultMaxDepth, pooled: true} }}
+	decPool = sync.Pool{New: func() any { return &Decoder{maxDepth: DefaultMaxDepth} }}
 )
 
 // GetEncoder returns an empty encoder from a pool. Return it with PutEncoder
