@@ -29,9 +29,11 @@ import "unsafe"
 //		return nil
 //	})
 //	v.Tools = l.Take() // also after an error
+//
+// The zero List is ready to use: it keeps no hint and grows as append does.
 type List[T any] struct {
 	s    []T
-	hint *lengthHint[T] // the decoder's for T
+	hint *lengthHint[T] // the decoder's for T; nil in a zero List
 	max  int            // the most elements the rest of the input can hold
 }
 
@@ -85,7 +87,7 @@ func (l *List[T]) Push(v T) {
 // hint remembers, no more than the input can hold; otherwise as append
 // grows a slice.
 func (l *List[T]) grow() {
-	if l.s == nil && l.hint.n > 0 {
+	if l.s == nil && l.hint != nil && l.hint.n > 0 {
 		l.s = make([]T, 0, min(l.hint.n, l.max))
 		return
 	}
@@ -99,7 +101,9 @@ func (l *List[T]) grow() {
 func (l *List[T]) Take() []T {
 	s := l.s
 	l.s = nil
-	l.hint.n = len(s)
+	if l.hint != nil {
+		l.hint.n = len(s)
+	}
 	if len(s) == 0 {
 		return []T{}
 	}

@@ -135,3 +135,21 @@ func TestListLength(t *testing.T) {
 		t.Errorf("100 after 1000: len %d cap %d, want the slice cut to about its length", len(got), cap(got))
 	}
 }
+
+// TestListZero: a List not made by ListOf keeps no hint and works as a
+// slice grown by append.
+func TestListZero(t *testing.T) {
+	var l List[string]
+	if got := l.Take(); got == nil || len(got) != 0 {
+		t.Fatalf("empty zero List: %#v, want an empty slice", got)
+	}
+	for i := range 5 {
+		*l.Next() = strings.Repeat("x", i)
+	}
+	l.Push("pushed")
+	got := l.Take()
+	want := []string{"", "x", "xx", "xxx", "xxxx", "pushed"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
