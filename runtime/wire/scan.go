@@ -70,7 +70,29 @@ func skipPlain(buf []byte, i int) int {
 // opening quote). It returns the index of the closing quote and whether the
 // body holds escapes. It checks escapes, control characters and UTF-8, so a
 // string it accepts can be unescaped without further checks.
+//
+// Most strings in MCP messages are member names and short values of plain
+// ASCII: the loop here finds their closing quote eight bytes at a time with
+// a frame small enough to cost next to nothing; everything else (escapes,
+// non-ASCII, errors, the last bytes of the input) goes on in scanStringRest.
 func scanString(buf []byte, i int) (end int, escaped bool, err error) {
+	for ; i+8 <= len(buf); i += 8 {
+		if m := specialMask(binary.LittleEndian.Uint64(buf[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if buf[i] == '"' {
+				return i, false, nil
+			}
+			break
+		}
+	}
+	return scanStringRest(buf, i)
+}
+
+// scanStringRest is scanString from i, a byte that needs attention or the
+// last bytes of the input (the body before i is plain).
+//
+//go:noinline
+func scanStringRest(buf []byte, i int) (end int, escaped bool, err error) {
 	for {
 		i = skipPlain(buf, i)
 		if i >= len(buf) {
