@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unsafe"
 )
@@ -50,6 +51,9 @@ func (d *Decoder) Reset(b []byte) {
 	d.pos = 0
 	d.depth = 0
 	d.keys = d.keys[:0]
+	if d.maxDepth <= 0 {
+		d.maxDepth = DefaultMaxDepth // enter's fast path reads it
+	}
 }
 
 // SetMaxDepth sets the limit on nested arrays and objects (a top-level array
@@ -74,8 +78,21 @@ func (d *Decoder) ws() int {
 }
 
 // enter records one more level of nesting for the container at offset off.
+// Small enough to inline into Object and Array; the limit's default and the
+// error are tooDeep's.
 func (d *Decoder) enter(off int) error {
 	d.depth++
+	if d.depth > d.maxDepth {
+		return d.tooDeep(off)
+	}
+	return nil
+}
+
+// tooDeep is enter past maxDepth: an error, unless maxDepth is unset (a
+// zero Decoder's) and the depth is within DefaultMaxDepth.
+//
+//go:noinline
+func (d *Decoder) tooDeep(off int) error {
 	max := d.maxDepth
 	if max <= 0 {
 		max = DefaultMaxDepth
@@ -160,7 +177,10 @@ func (d *Decoder) Object(fn func(key []byte) error) error {
 		if d.pos == i {
 			return errMemberNotConsumed(i, key)
 		}
-		d.keys = d.keys[:mark]
+		if escaped {
+			// fn left the stack as it found it: only this key to pop.
+			d.keys = d.keys[:mark]
+		}
 		i = skipSpace(buf, d.pos)
 		if i < len(buf) {
 			switch buf[i] {
@@ -273,16 +293,25 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 // the decoder shares its input (SetShared) and the string has no escapes:
 // then it is a view of the input.
 func (d *Decoder) Str() (string, error) {
+	// StrBytes spelled out: the decoders' most frequent call after Object.
 	buf := d.buf
-	start := d.ws()
-	b, err := d.StrBytes()
+	i := d.ws()
+	if i >= len(buf) || buf[i] != '"' {
+		return "", d.mismatch(i, "string")
+	}
+	end, escaped, err := scanString(buf, i+1)
 	if err != nil {
 		return "", err
 	}
-	if d.shared && len(b) > 0 && &b[0] == &buf[start+1] {
-		return unsafe.String(&b[0], len(b)), nil
+	d.pos = end + 1
+	if escaped {
+		d.scratch = unescape(d.scratch[:0], buf[i+1:end])
+		return d.keepString(d.scratch), nil
 	}
-	return d.keepString(b), nil
+	if d.shared && end > i+1 {
+		return unsafe.String(&buf[i+1], end-i-1), nil
+	}
+	return d.keepString(buf[i+1 : end]), nil
 }
 
 // Copies of strings and raw values up to textAlone bytes are cut from
@@ -483,6 +512,30 @@ var numberCont = [256]bool{'.': true, 'e': true, 'E': true,
 
 // Bool consumes true or false.
 func (d *Decoder) Bool() (bool, error) {
+	// Compact JSON has the literal at d.pos, followed by at least one byte
+	// when it is a member or an element: four bytes compared at once;
+	// whitespace, the end of the input and errors are boolRest's.
+	buf, i := d.buf, d.pos
+	if i >= 0 && i+5 <= len(buf) {
+		switch binary.LittleEndian.Uint32(buf[i:]) {
+		case 't' | 'r'<<8 | 'u'<<16 | 'e'<<24:
+			d.pos = i + 4
+			return true, nil
+		case 'f' | 'a'<<8 | 'l'<<16 | 's'<<24:
+			if buf[i+4] == 'e' {
+				d.pos = i + 5
+				return false, nil
+			}
+		}
+	}
+	return d.boolRest()
+}
+
+// boolRest is Bool after whitespace, for false, and for what is not a
+// boolean.
+//
+//go:noinline
+func (d *Decoder) boolRest() (bool, error) {
 	buf := d.buf
 	i := d.ws()
 	if i < len(buf) {
@@ -609,7 +662,15 @@ func (d *Decoder) skipObject(i int) (int, error) {
 		if i >= len(buf) || buf[i] != ':' {
 			return 0, errExpected(buf, i, "':' after object key")
 		}
-		if i, err = d.skip(skipSpace(buf, i+1)); err != nil {
+		// Most members of raw objects (tool arguments, schemas) are
+		// strings: scanned here rather than through skip.
+		if i = skipSpace(buf, i+1); i < len(buf) && buf[i] == '"' {
+			end, _, err = scanString(buf, i+1)
+			i = end + 1
+		} else {
+			i, err = d.skip(i)
+		}
+		if err != nil {
 			return 0, err
 		}
 		i = skipSpace(buf, i)

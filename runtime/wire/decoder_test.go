@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -330,6 +331,46 @@ func TestBoolNull(t *testing.T) {
 		if got != tt.want || d.End() != nil {
 			t.Errorf("Bool(%q) = %v", tt.in, got)
 		}
+	}
+	// Inside a container the literal is followed by more input (Bool's
+	// four-byte fast path); a literal cut short is still an error.
+	for _, tt := range []struct {
+		in   string
+		want []bool
+		msg  string
+	}{
+		{in: "[true,false,true]", want: []bool{true, false, true}},
+		{in: "[ false , true ]", want: []bool{false, true}},
+		{in: "[fals]", msg: "invalid literal, expected false"},
+		{in: "[falsy]", msg: "invalid literal, expected false"},
+		{in: "[trUe]", msg: "invalid literal, expected true"},
+	} {
+		d := NewDecoder([]byte(tt.in))
+		var got []bool
+		err := d.Array(func() error {
+			b, err := d.Bool()
+			got = append(got, b)
+			return err
+		})
+		if tt.msg != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("%s: error %v, want %q", tt.in, err, tt.msg)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	// And as a member's value, followed by ',' or '}'.
+	d := NewDecoder([]byte(`{"a":true,"b":false}`))
+	var members []bool
+	if err := d.Object(func([]byte) error {
+		b, err := d.Bool()
+		members = append(members, b)
+		return err
+	}); err != nil || !reflect.DeepEqual(members, []bool{true, false}) {
+		t.Errorf("members: %v, %v", members, err)
 	}
 	for _, tt := range []struct{ in, kind, msg string }{
 		{in: "null"},
