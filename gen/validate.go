@@ -175,7 +175,7 @@ func (g *generator) check(x *jen.Statement, gt *gotype, member *string) []jen.Co
 		if u.shape == shapeUnion {
 			return enter([]jen.Code{jen.Id("validate"+u.named.name).Call(jen.Id("c"), x)})
 		}
-		return enter([]jen.Code{x.Clone().Dot("validate").Call(jen.Id("c"))})
+		return ifAny(x, u.shape, member, enter([]jen.Code{x.Clone().Dot("validate").Call(jen.Id("c"))}))
 	}
 	t := gt.t
 	var out []jen.Code
@@ -207,10 +207,27 @@ func (g *generator) check(x *jen.Statement, gt *gotype, member *string) []jen.Co
 			loop := jen.For(jen.Id(i).Op(":=").Range().Add(x.Clone())).Block(
 				append(append([]jen.Code{jen.Id("c").Dot("EnterIndex").Call(jen.Id(i))}, elem...), jen.Id("c").Dot("Leave").Call())...,
 			)
-			out = append(out, enter([]jen.Code{loop})...)
+			out = append(out, ifAny(x, shapeSlice, member, enter([]jen.Code{loop}))...)
 		}
 	}
 	return out
+}
+
+// ifAny puts the checks of member x behind len(x) > 0 when x is an array,
+// a raw object or an object of typed members, whose empty value has nothing
+// to fail (maxItems is the only count rule the model keeps, and it is checked
+// outside; a minItems or minProperties added to schema.Type must be checked
+// here too): an absent _meta or an empty icons list then costs no Enter and
+// Leave.
+func ifAny(x *jen.Statement, sh shape, member *string, checks []jen.Code) []jen.Code {
+	if member == nil || len(checks) == 0 {
+		return checks
+	}
+	switch sh {
+	case shapeSlice, shapeRawObject, shapeMap:
+		return []jen.Code{jen.If(jen.Len(x.Clone()).Op(">").Lit(0)).Block(checks...)}
+	}
+	return checks
 }
 
 func numLit(sh shape, v float64) jen.Code {

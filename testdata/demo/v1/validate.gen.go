@@ -50,9 +50,11 @@ func (v *CallToolRequestParams) validate(c *valid.Collector) {
 		v.Meta.validate(c)
 		c.Leave()
 	}
-	c.Enter("arguments")
-	v.Arguments.validate(c)
-	c.Leave()
+	if len(v.Arguments) > 0 {
+		c.Enter("arguments")
+		v.Arguments.validate(c)
+		c.Leave()
+	}
 	if v.absent&(1<<0) != 0 && !(v.Name != "") {
 		c.FailMember("name", "required", "required member is missing")
 	}
@@ -89,13 +91,15 @@ func (v *CallToolResult) validate(c *valid.Collector) {
 	if v.Content == nil && v.absent&(1<<0) != 0 {
 		c.FailMember("content", "required", "required member is missing")
 	} else {
-		c.Enter("content")
-		for i := range v.Content {
-			c.EnterIndex(i)
-			validateContentBlock(c, v.Content[i])
+		if len(v.Content) > 0 {
+			c.Enter("content")
+			for i := range v.Content {
+				c.EnterIndex(i)
+				validateContentBlock(c, v.Content[i])
+				c.Leave()
+			}
 			c.Leave()
 		}
-		c.Leave()
 	}
 	if v.absent&(1<<1) != 0 && !(v.ResultType != "") {
 		c.FailMember("resultType", "required", "required member is missing")
@@ -104,9 +108,11 @@ func (v *CallToolResult) validate(c *valid.Collector) {
 		v.ResultType.validate(c)
 		c.Leave()
 	}
-	c.Enter("structuredContent")
-	v.StructuredContent.validate(c)
-	c.Leave()
+	if len(v.StructuredContent) > 0 {
+		c.Enter("structuredContent")
+		v.StructuredContent.validate(c)
+		c.Leave()
+	}
 }
 
 // Validate checks v against the schema and reports every violation as a
@@ -162,9 +168,11 @@ func (v *ClientCapabilities) Validate() error {
 }
 
 func (v *ClientCapabilities) validate(c *valid.Collector) {
-	c.Enter("experimental")
-	v.Experimental.validate(c)
-	c.Leave()
+	if len(v.Experimental) > 0 {
+		c.Enter("experimental")
+		v.Experimental.validate(c)
+		c.Leave()
+	}
 }
 
 // Validate checks v against the schema and reports every violation as a
@@ -416,13 +424,15 @@ func (v *ListToolsResult) validate(c *valid.Collector) {
 	if v.Tools == nil && v.absent&(1<<2) != 0 {
 		c.FailMember("tools", "required", "required member is missing")
 	} else {
-		c.Enter("tools")
-		for i := range v.Tools {
-			c.EnterIndex(i)
-			v.Tools[i].validate(c)
+		if len(v.Tools) > 0 {
+			c.Enter("tools")
+			for i := range v.Tools {
+				c.EnterIndex(i)
+				v.Tools[i].validate(c)
+				c.Leave()
+			}
 			c.Leave()
 		}
-		c.Leave()
 	}
 	if v.absent&(1<<3) != 0 && !(v.TTLMs != 0) {
 		c.FailMember("ttlMs", "required", "required member is missing")
@@ -613,9 +623,11 @@ func (v *ServerCapabilities) Validate() error {
 }
 
 func (v *ServerCapabilities) validate(c *valid.Collector) {
-	c.Enter("logging")
-	v.Logging.validate(c)
-	c.Leave()
+	if len(v.Logging) > 0 {
+		c.Enter("logging")
+		v.Logging.validate(c)
+		c.Leave()
+	}
 }
 
 // Validate checks v against the schema and reports every violation as a
@@ -697,9 +709,11 @@ func (v *TextContent) Validate() error {
 }
 
 func (v *TextContent) validate(c *valid.Collector) {
-	c.Enter("_meta")
-	v.Meta.validate(c)
-	c.Leave()
+	if len(v.Meta) > 0 {
+		c.Enter("_meta")
+		v.Meta.validate(c)
+		c.Leave()
+	}
 	if v.absent&(1<<0) != 0 && !(v.Text != "") {
 		c.FailMember("text", "required", "required member is missing")
 	}
@@ -743,9 +757,11 @@ func (v *ToolInputSchema) Validate() error {
 }
 
 func (v *ToolInputSchema) validate(c *valid.Collector) {
-	c.Enter("properties")
-	v.Properties.validate(c)
-	c.Leave()
+	if len(v.Properties) > 0 {
+		c.Enter("properties")
+		v.Properties.validate(c)
+		c.Leave()
+	}
 	if v.absent&(1<<0) != 0 {
 		c.FailMember("type", "required", "required member is missing")
 	}
@@ -774,9 +790,11 @@ func (v *ToolOutputSchema) Validate() error {
 }
 
 func (v *ToolOutputSchema) validate(c *valid.Collector) {
-	c.Enter("properties")
-	v.Properties.validate(c)
-	c.Leave()
+	if len(v.Properties) > 0 {
+		c.Enter("properties")
+		v.Properties.validate(c)
+		c.Leave()
+	}
 	if v.absent&(1<<0) != 0 {
 		c.FailMember("type", "required", "required member is missing")
 	}
