@@ -166,8 +166,10 @@ func (g *generator) structJSON(f *jen.File, n *named) error {
 			}
 			body = append(body, g.decode(x, fl.gt, wrap, 0)...)
 		case modePtr:
+			// Cut from a block the decoder keeps for the type (the
+			// annotations of each tool of a page), see wire.New.
 			body = append(body,
-				x.Clone().Op("=").New(g.typeCode(fl.gt)),
+				x.Clone().Op("=").Qual(wirePkg, "New").Types(g.typeCode(fl.gt)).Call(jen.Id("d")),
 				jen.If(jen.Err().Op(":=").Add(x.Clone()).Dot("DecodeJSON").Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))),
 			)
 		case modeOpt:
@@ -336,6 +338,9 @@ func (g *generator) decode(x *jen.Statement, gt *gotype, wrap func(jen.Code) jen
 	case shapeAnyJSON:
 		return scalar("Raw")
 	case shapeSlice:
+		if p := g.plain(gt.elem); p.named == nil && scalarShape(p.shape) {
+			return g.decodeList(x, gt, wrap, depth)
+		}
 		i := fmt.Sprintf("i%d", depth)
 		elem := x.Clone().Index(jen.Len(x.Clone()).Op("-").Lit(1))
 		inner := g.decode(elem, gt.elem, func(err jen.Code) jen.Code {
@@ -359,33 +364,60 @@ func (g *generator) decode(x *jen.Statement, gt *gotype, wrap func(jen.Code) jen
 // pages through (a page of tools, say: the longest arrays a peer sends).
 // Each element is decoded in place in the slice wire.List returns, which a
 // pooled decoder starts at the length of the last page of the type: one
-// allocation of the right size, no element copied. Other arrays are
-// short: they grow, which costs no code per element type (wire.List's is
-// a few hundred bytes a type).
+// allocation of the right size, no element copied. Arrays of scalars
+// decode in place too (decodeList: one wire.List per underlying type);
+// other arrays are short: they grow, which costs no code per element type
+// (wire.List's is a few hundred bytes a type).
 func (g *generator) decodePage(x *jen.Statement, gt *gotype, wrap func(jen.Code) jen.Code) []jen.Code {
-	inner := g.decode(g.inPlace(gt.elem), gt.elem, func(err jen.Code) jen.Code {
-		return jen.Qual(wirePkg, "WithIndex").Call(err, jen.Id("l").Dot("Len").Call().Op("-").Lit(1))
-	}, 1)
-	body := []jen.Code{jen.Id("el").Op(":=").Id("l").Dot("Next").Call()}
+	return g.decodeInPlace(x, gt, wrap, "l", "el", 1)
+}
+
+// decodeInPlace decodes the array of gt into x in a wire.List named l,
+// each element in place at el; the element's decoder runs at depth.
+func (g *generator) decodeInPlace(x *jen.Statement, gt *gotype, wrap func(jen.Code) jen.Code, l, el string, depth int) []jen.Code {
+	inner := g.decode(g.inPlace(gt.elem, el), gt.elem, func(err jen.Code) jen.Code {
+		return jen.Qual(wirePkg, "WithIndex").Call(err, jen.Id(l).Dot("Len").Call().Op("-").Lit(1))
+	}, depth)
+	body := []jen.Code{jen.Id(el).Op(":=").Id(l).Dot("Next").Call()}
 	body = append(body, inner...)
 	body = append(body, jen.Return(jen.Nil()))
 	return []jen.Code{
-		jen.Id("l").Op(":=").Qual(wirePkg, "ListOf").Types(g.typeCode(gt.elem)).Call(jen.Id("d")),
+		jen.Id(l).Op(":=").Qual(wirePkg, "ListOf").Types(g.typeCode(gt.elem)).Call(jen.Id("d")),
 		jen.Err().Op(":=").Id("d").Dot("Array").Call(jen.Func().Params().Error().Block(body...)),
-		x.Clone().Op("=").Id("l").Dot("Take").Call(),
+		x.Clone().Op("=").Id(l).Dot("Take").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))),
 	}
+}
+
+// scalarShape reports the shapes whose arrays decode in place
+// (decodeList): a wire.List of each costs its code once, whatever the
+// array (Go makes one instantiation per underlying type).
+func scalarShape(s shape) bool {
+	switch s {
+	case shapeString, shapeEnum, shapeInt, shapeFloat, shapeBool, shapeAnyJSON:
+		return true
+	}
+	return false
+}
+
+// decodeList decodes into x an array of scalars (the required members of a
+// tool's input schema) in place: a reused decoder cuts the slice from a
+// block for the element type, so the arrays of the tools of a page cost no
+// allocation each. Names carry depth: a list may be decoded within
+// another's element.
+func (g *generator) decodeList(x *jen.Statement, gt *gotype, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
+	return g.decodeInPlace(x, gt, wrap, fmt.Sprintf("l%d", depth), fmt.Sprintf("el%d", depth), depth+1)
 }
 
 // inPlace is what decode decodes an element of type gt into when el points
 // at it (wire.List.Next): el itself where decode calls a DecodeJSON method,
 // *el where it assigns.
-func (g *generator) inPlace(gt *gotype) *jen.Statement {
+func (g *generator) inPlace(gt *gotype, el string) *jen.Statement {
 	p := g.plain(gt)
 	if (p.named != nil && p.underlying().shape != shapeUnion) || p.shape == shapeStringOrInt {
-		return jen.Id("el")
+		return jen.Id(el)
 	}
-	return jen.Op("*").Id("el")
+	return jen.Op("*").Id(el)
 }
 
 // paged reports the type of a list method's result: an object with a

@@ -120,3 +120,13 @@ const SupportsGeneratedVersion11 = true
 // JSON naming the member) and the decoder, rather than rescanning it with
 // wire.Valid. The runtime still builds versions 3 to 11.
 const SupportsGeneratedVersion12 = true
+
+// SupportsGeneratedVersion13 is referenced by code generated for version
+// 13 of the contract: generated decoders take the pointer members of a
+// struct from wire.New, which a reused decoder cuts from a block for the
+// type (the input schema and annotations of each tool of a page), and
+// decode arrays of strings, numbers and booleans in place in a wire.List
+// (the required members of each tool's input schema), so a tools/list page
+// of 100 tools decodes in 11 allocations rather than 405. The runtime
+// still builds versions 3 to 12.
+const SupportsGeneratedVersion13 = true

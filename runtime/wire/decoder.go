@@ -34,9 +34,11 @@ type Decoder struct {
 	// when the input is not shared (see keep). Bytes once handed out are
 	// never written again, so a decoder may keep the tail between inputs.
 	text []byte
-	// lists are the length hints of List (*lengthHint[T]), one per
-	// element type.
-	lists []any
+	// types are what the decoder remembers of the types it decoded
+	// lists (List) and pointer members (New) of, see typeMemory: made
+	// when the decoder is Reset after an input, so a decoder used once
+	// remembers nothing.
+	types *typeTable
 }
 
 // NewDecoder returns a decoder reading b.
@@ -44,12 +46,19 @@ func NewDecoder(b []byte) *Decoder {
 	return &Decoder{buf: b, maxDepth: DefaultMaxDepth}
 }
 
-// Reset makes the decoder read b from the start, keeping its nesting limit and
-// reusing its scratch space, so a pooled decoder does not allocate.
+// Reset makes the decoder read b from the start, keeping its nesting limit,
+// its scratch space and what it remembers of the types it decoded (see
+// List and New), so a pooled decoder allocates little. A decoder
+// remembers types from its second input on: one that reads a single
+// input (a parser an HTTP request makes) makes no table for them.
 func (d *Decoder) Reset(b []byte) {
-	d.buf = b
 	d.pos = 0
 	d.depth = 0
+	if d.types == nil && d.buf != nil {
+		// Reused: from its second input on, a decoder remembers types.
+		d.types = new(typeTable)
+	}
+	d.buf = b
 	d.keys = d.keys[:0]
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth // enter's fast path reads it

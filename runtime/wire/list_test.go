@@ -2,9 +2,11 @@ package wire
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // tree is a value with arrays of its own type inside, decoded in place
@@ -151,5 +153,189 @@ func TestListZero(t *testing.T) {
 	want := []string{"", "x", "xx", "xxx", "xxxx", "pushed"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// item has a pointer member, decoded with New as generated code decodes
+// one (version 13).
+type item struct {
+	Name string
+	Info *info
+	Tags []string
+}
+
+type info struct {
+	Size  int64
+	Notes string
+}
+
+func (v *info) DecodeJSON(d *Decoder) error {
+	*v = info{}
+	return d.Object(func(key []byte) error {
+		switch string(key) {
+		case "size":
+			n, err := d.Int64()
+			v.Size = n
+			return WithField(err, "size")
+		case "notes":
+			s, err := d.Str()
+			v.Notes = s
+			return WithField(err, "notes")
+		}
+		return d.Skip()
+	})
+}
+
+func (v *item) DecodeJSON(d *Decoder) error {
+	*v = item{}
+	return d.Object(func(key []byte) error {
+		switch string(key) {
+		case "name":
+			s, err := d.Str()
+			v.Name = s
+			return WithField(err, "name")
+		case "info":
+			v.Info = New[info](d)
+			return WithField(v.Info.DecodeJSON(d), "info")
+		case "tags":
+			l := ListOf[string](d)
+			err := d.Array(func() error {
+				s, err := d.Str()
+				*l.Next() = s
+				return err
+			})
+			v.Tags = l.Take()
+			return WithField(err, "tags")
+		}
+		return d.Skip()
+	})
+}
+
+// items decodes an array of item the way a list method's page is.
+func items(d *Decoder) ([]item, error) {
+	l := ListOf[item](d)
+	err := d.Array(func() error { return l.Next().DecodeJSON(d) })
+	return l.Take(), err
+}
+
+// TestNew: values New returns and short lists are cut from blocks a
+// reused decoder keeps per type, so a page of elements with a pointer
+// member and a short array each costs a few allocations, not two per
+// element; every value is zero when handed out and none shares memory
+// with another, whatever the caller does with it afterwards; a decoder
+// used once remembers nothing and allocates each value.
+func TestNew(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 100 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"name":"n%d","info":{"size":%d,"notes":"note %d"},"tags":["a%d","b%d"]}`, i, i, i, i, i)
+	}
+	b.WriteString("]")
+	doc := []byte(b.String())
+	check := func(t *testing.T, got []item) {
+		t.Helper()
+		if len(got) != 100 {
+			t.Fatalf("len %d, want 100", len(got))
+		}
+		seen := map[*info]bool{}
+		for i, n := range got {
+			if n.Info == nil || n.Info.Size != int64(i) || n.Info.Notes != fmt.Sprintf("note %d", i) || seen[n.Info] {
+				t.Fatalf("element %d: info %+v (shared: %v)", i, n.Info, seen[n.Info])
+			}
+			seen[n.Info] = true
+			if want := []string{fmt.Sprintf("a%d", i), fmt.Sprintf("b%d", i)}; !reflect.DeepEqual(n.Tags, want) || cap(n.Tags) != 2 {
+				t.Fatalf("element %d: tags %q cap %d, want %q cap 2", i, n.Tags, cap(n.Tags), want)
+			}
+		}
+	}
+	d := new(Decoder)
+	d.Reset(doc) // a reused decoder, as a pool's or a connection's
+	first, err := items(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, first)
+	// Appending to a taken list or writing through a pointer must not
+	// reach what the next decode is handed.
+	for i := range first {
+		first[i].Tags = append(first[i].Tags, "more")
+		*first[i].Info = info{Size: -1, Notes: "changed"}
+	}
+	d.Reset(doc)
+	second, err := items(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, second)
+	for i := range first {
+		if first[i].Info.Size != -1 || len(first[i].Tags) != 3 {
+			t.Fatalf("first decode's element %d changed by the second: %+v", i, first[i])
+		}
+	}
+	d.SetShared(true) // strings are views: only the lists and New allocate
+	if n := testing.AllocsPerRun(20, func() {
+		d.Reset(doc)
+		if _, err := items(d); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 6 {
+		t.Errorf("%v allocations a page of 100 elements, want at most 6 (a slice of 100, blocks of New and of the short lists; 3 when measured)", n)
+	}
+	// A decoder used once allocates each value itself.
+	one := NewDecoder([]byte(`{"name":"x","info":{"size":1},"tags":["t"]}`))
+	var n item
+	if err := n.DecodeJSON(one); err != nil || n.Info == nil || n.Info.Size != 1 || !reflect.DeepEqual(n.Tags, []string{"t"}) {
+		t.Fatalf("one-off decode: %+v, %v", n, err)
+	}
+	if one.types != nil {
+		t.Error("a decoder used once remembers types")
+	}
+}
+
+// TestNewBlocks: blocks grow from what the first value needs to
+// blockBytes, and a list that is shorter than the length it was started
+// at gives the rest back when it is the last cut from the block.
+func TestNewBlocks(t *testing.T) {
+	d := new(Decoder)
+	d.Reset([]byte("{}"))
+	d.Reset([]byte(strings.Repeat(" ", 1<<16))) // the second input: d remembers types
+	var last *info
+	size := int(unsafe.Sizeof(info{}))
+	for i := range 3 * blockBytes / size {
+		p := New[info](d)
+		if *p != (info{}) {
+			t.Fatalf("value %d not zero: %+v", i, *p)
+		}
+		if p == last {
+			t.Fatalf("value %d handed out twice", i)
+		}
+		last = p
+	}
+	m := d.memory(typeKey[info]())
+	if m.made != blockBytes/size {
+		t.Errorf("block length %d, want %d (blockBytes)", m.made, blockBytes/size)
+	}
+	d.Reset([]byte(`["a","b","c","d","e","f","g","h"]`))
+	l := ListOf[string](d)
+	for range 8 {
+		*l.Next() = "x"
+	}
+	l.Take() // remembers 8
+	d.Reset([]byte(`["a","b","c","d","e","f","g","h"]`))
+	sm := d.memory(typeKey[string]())
+	before := sm.next
+	l = ListOf[string](d)
+	*l.Next() = "only"
+	if got := l.Take(); len(got) != 1 || cap(got) != 1 {
+		t.Fatalf("short list: len %d cap %d, want 1 1", len(got), cap(got))
+	}
+	if sm.next != before+1 {
+		t.Errorf("block after a list of 1 cut at 8: next %d, want %d (the 7 unused given back)", sm.next, before+1)
+	}
+	if p := New[struct{}](d); p == nil {
+		t.Error("New of a zero-size type is nil")
 	}
 }
