@@ -14,6 +14,7 @@ import (
 // (List.Push, versions 8 to 11).
 type tree struct {
 	Name string
+	Info *info // New (version 13)
 	Kids []tree
 	Tags []string
 }
@@ -26,6 +27,9 @@ func (v *tree) DecodeJSON(d *Decoder) error {
 			s, err := d.Str()
 			v.Name = s
 			return WithField(err, "name")
+		case "info":
+			v.Info = New[info](d)
+			return WithField(v.Info.DecodeJSON(d), "info")
 		case "kids":
 			l := ListOf[tree](d)
 			err := d.Array(func() error {
@@ -156,14 +160,7 @@ func TestListZero(t *testing.T) {
 	}
 }
 
-// item has a pointer member, decoded with New as generated code decodes
-// one (version 13).
-type item struct {
-	Name string
-	Info *info
-	Tags []string
-}
-
+// info is the type of tree's pointer member.
 type info struct {
 	Size  int64
 	Notes string
@@ -186,34 +183,9 @@ func (v *info) DecodeJSON(d *Decoder) error {
 	})
 }
 
-func (v *item) DecodeJSON(d *Decoder) error {
-	*v = item{}
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "name":
-			s, err := d.Str()
-			v.Name = s
-			return WithField(err, "name")
-		case "info":
-			v.Info = New[info](d)
-			return WithField(v.Info.DecodeJSON(d), "info")
-		case "tags":
-			l := ListOf[string](d)
-			err := d.Array(func() error {
-				s, err := d.Str()
-				*l.Next() = s
-				return err
-			})
-			v.Tags = l.Take()
-			return WithField(err, "tags")
-		}
-		return d.Skip()
-	})
-}
-
-// items decodes an array of item the way a list method's page is.
-func items(d *Decoder) ([]item, error) {
-	l := ListOf[item](d)
+// trees decodes an array of tree the way a list method's page is.
+func trees(d *Decoder) ([]tree, error) {
+	l := ListOf[tree](d)
 	err := d.Array(func() error { return l.Next().DecodeJSON(d) })
 	return l.Take(), err
 }
@@ -235,7 +207,7 @@ func TestNew(t *testing.T) {
 	}
 	b.WriteString("]")
 	doc := []byte(b.String())
-	check := func(t *testing.T, got []item) {
+	check := func(t *testing.T, got []tree) {
 		t.Helper()
 		if len(got) != 100 {
 			t.Fatalf("len %d, want 100", len(got))
@@ -253,7 +225,7 @@ func TestNew(t *testing.T) {
 	}
 	d := new(Decoder)
 	d.Reset(doc) // a reused decoder, as a pool's or a connection's
-	first, err := items(d)
+	first, err := trees(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +237,7 @@ func TestNew(t *testing.T) {
 		*first[i].Info = info{Size: -1, Notes: "changed"}
 	}
 	d.Reset(doc)
-	second, err := items(d)
+	second, err := trees(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +250,7 @@ func TestNew(t *testing.T) {
 	d.SetShared(true) // strings are views: only the lists and New allocate
 	if n := testing.AllocsPerRun(20, func() {
 		d.Reset(doc)
-		if _, err := items(d); err != nil {
+		if _, err := trees(d); err != nil {
 			t.Fatal(err)
 		}
 	}); n > 6 {
@@ -286,7 +258,7 @@ func TestNew(t *testing.T) {
 	}
 	// A decoder used once allocates each value itself.
 	one := NewDecoder([]byte(`{"name":"x","info":{"size":1},"tags":["t"]}`))
-	var n item
+	var n tree
 	if err := n.DecodeJSON(one); err != nil || n.Info == nil || n.Info.Size != 1 || !reflect.DeepEqual(n.Tags, []string{"t"}) {
 		t.Fatalf("one-off decode: %+v, %v", n, err)
 	}
