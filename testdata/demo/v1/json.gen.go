@@ -59,7 +59,7 @@ func (v *CallToolRequest) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(wire.ConstMismatch("\"tools/call\""), "method")
 			}
 		case "params":
-			v.Params = new(CallToolRequestParams)
+			v.Params = wire.New[CallToolRequestParams](d)
 			if err := v.Params.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "params")
 			}
@@ -117,7 +117,7 @@ func (v *CallToolRequestParams) DecodeJSON(d *wire.Decoder) error {
 	if err := d.Object(func(key []byte) error {
 		switch string(key) {
 		case "_meta":
-			v.Meta = new(RequestMetaObject)
+			v.Meta = wire.New[RequestMetaObject](d)
 			if err := v.Meta.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "_meta")
 			}
@@ -229,7 +229,7 @@ func (v *CallToolResult) DecodeJSON(d *wire.Decoder) error {
 	if err := d.Object(func(key []byte) error {
 		switch string(key) {
 		case "_meta":
-			v.Meta = new(ResultMetaObject)
+			v.Meta = wire.New[ResultMetaObject](d)
 			if err := v.Meta.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "_meta")
 			}
@@ -362,7 +362,7 @@ func (v *CancelledNotification) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(wire.ConstMismatch("\"notifications/cancelled\""), "method")
 			}
 		case "params":
-			v.Params = new(CancelledNotificationParams)
+			v.Params = wire.New[CancelledNotificationParams](d)
 			if err := v.Params.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "params")
 			}
@@ -714,7 +714,7 @@ func (v *DiscoverRequest) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(wire.ConstMismatch("\"server/discover\""), "method")
 			}
 		case "params":
-			v.Params = new(RequestParams)
+			v.Params = wire.New[RequestParams](d)
 			if err := v.Params.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "params")
 			}
@@ -795,7 +795,7 @@ func (v *DiscoverResult) DecodeJSON(d *wire.Decoder) error {
 	if err := d.Object(func(key []byte) error {
 		switch string(key) {
 		case "_meta":
-			v.Meta = new(ResultMetaObject)
+			v.Meta = wire.New[ResultMetaObject](d)
 			if err := v.Meta.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "_meta")
 			}
@@ -805,7 +805,7 @@ func (v *DiscoverResult) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "cacheScope")
 			}
 		case "capabilities":
-			v.Capabilities = new(ServerCapabilities)
+			v.Capabilities = wire.New[ServerCapabilities](d)
 			if err := v.Capabilities.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "capabilities")
 			}
@@ -823,17 +823,18 @@ func (v *DiscoverResult) DecodeJSON(d *wire.Decoder) error {
 			}
 		case "supportedVersions":
 			seen |= (1 << 3)
-			v.SupportedVersions = []string{}
-			if err := d.Array(func() error {
-				i0 := len(v.SupportedVersions)
-				v.SupportedVersions = append(v.SupportedVersions, *new(string))
+			l0 := wire.ListOf[string](d)
+			err := d.Array(func() error {
+				el0 := l0.Next()
 				val, err := d.Str()
 				if err != nil {
-					return wire.WithIndex(err, i0)
+					return wire.WithIndex(err, l0.Len()-1)
 				}
-				v.SupportedVersions[len(v.SupportedVersions)-1] = val
+				*el0 = val
 				return nil
-			}); err != nil {
+			})
+			v.SupportedVersions = l0.Take()
+			if err != nil {
 				return wire.WithField(err, "supportedVersions")
 			}
 		case "ttlMs":
@@ -1017,7 +1018,7 @@ func (v *ListToolsRequest) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(wire.ConstMismatch("\"tools/list\""), "method")
 			}
 		case "params":
-			v.Params = new(PaginatedRequestParams)
+			v.Params = wire.New[PaginatedRequestParams](d)
 			if err := v.Params.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "params")
 			}
@@ -1094,7 +1095,7 @@ func (v *ListToolsResult) DecodeJSON(d *wire.Decoder) error {
 	if err := d.Object(func(key []byte) error {
 		switch string(key) {
 		case "_meta":
-			v.Meta = new(ResultMetaObject)
+			v.Meta = wire.New[ResultMetaObject](d)
 			if err := v.Meta.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "_meta")
 			}
@@ -1229,7 +1230,7 @@ func (v *LoggingMessageNotification) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(wire.ConstMismatch("\"notifications/message\""), "method")
 			}
 		case "params":
-			v.Params = new(LoggingMessageNotificationParams)
+			v.Params = wire.New[LoggingMessageNotificationParams](d)
 			if err := v.Params.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "params")
 			}
@@ -1385,7 +1386,7 @@ func (v *PaginatedRequestParams) DecodeJSON(d *wire.Decoder) error {
 	if err := d.Object(func(key []byte) error {
 		switch string(key) {
 		case "_meta":
-			v.Meta = new(RequestMetaObject)
+			v.Meta = wire.New[RequestMetaObject](d)
 			if err := v.Meta.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "_meta")
 			}
@@ -1448,12 +1449,12 @@ func (v *RequestMetaObject) DecodeJSON(d *wire.Decoder) error {
 	if err := d.Object(func(key []byte) error {
 		switch string(key) {
 		case "io.modelcontextprotocol/clientCapabilities":
-			v.ClientCapabilities = new(ClientCapabilities)
+			v.ClientCapabilities = wire.New[ClientCapabilities](d)
 			if err := v.ClientCapabilities.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "io.modelcontextprotocol/clientCapabilities")
 			}
 		case "io.modelcontextprotocol/clientInfo":
-			v.ClientInfo = new(Implementation)
+			v.ClientInfo = wire.New[Implementation](d)
 			if err := v.ClientInfo.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "io.modelcontextprotocol/clientInfo")
 			}
@@ -1509,7 +1510,7 @@ func (v *RequestParams) DecodeJSON(d *wire.Decoder) error {
 	if err := d.Object(func(key []byte) error {
 		switch string(key) {
 		case "_meta":
-			v.Meta = new(RequestMetaObject)
+			v.Meta = wire.New[RequestMetaObject](d)
 			if err := v.Meta.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "_meta")
 			}
@@ -1563,7 +1564,7 @@ func (v *Result) DecodeJSON(d *wire.Decoder) error {
 	if err := d.Object(func(key []byte) error {
 		switch string(key) {
 		case "_meta":
-			v.Meta = new(ResultMetaObject)
+			v.Meta = wire.New[ResultMetaObject](d)
 			if err := v.Meta.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "_meta")
 			}
@@ -1618,7 +1619,7 @@ func (v *ResultMetaObject) DecodeJSON(d *wire.Decoder) error {
 	if err := d.Object(func(key []byte) error {
 		switch string(key) {
 		case "io.modelcontextprotocol/serverInfo":
-			v.ServerInfo = new(Implementation)
+			v.ServerInfo = wire.New[Implementation](d)
 			if err := v.ServerInfo.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "io.modelcontextprotocol/serverInfo")
 			}
@@ -1697,7 +1698,7 @@ func (v *ServerCapabilities) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "logging")
 			}
 		case "tools":
-			v.Tools = new(ServerCapabilitiesTools)
+			v.Tools = wire.New[ServerCapabilitiesTools](d)
 			if err := v.Tools.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "tools")
 			}
@@ -1962,7 +1963,7 @@ func (v *Tool) DecodeJSON(d *wire.Decoder) error {
 			v.Description.Value = val
 			v.Description.Set = true
 		case "inputSchema":
-			v.InputSchema = new(ToolInputSchema)
+			v.InputSchema = wire.New[ToolInputSchema](d)
 			if err := v.InputSchema.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "inputSchema")
 			}
@@ -1974,7 +1975,7 @@ func (v *Tool) DecodeJSON(d *wire.Decoder) error {
 			}
 			v.Name = val
 		case "outputSchema":
-			v.OutputSchema = new(ToolOutputSchema)
+			v.OutputSchema = wire.New[ToolOutputSchema](d)
 			if err := v.OutputSchema.DecodeJSON(d); err != nil {
 				return wire.WithField(err, "outputSchema")
 			}
@@ -2040,17 +2041,18 @@ func (v *ToolInputSchema) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "properties")
 			}
 		case "required":
-			v.Required = []string{}
-			if err := d.Array(func() error {
-				i0 := len(v.Required)
-				v.Required = append(v.Required, *new(string))
+			l0 := wire.ListOf[string](d)
+			err := d.Array(func() error {
+				el0 := l0.Next()
 				val, err := d.Str()
 				if err != nil {
-					return wire.WithIndex(err, i0)
+					return wire.WithIndex(err, l0.Len()-1)
 				}
-				v.Required[len(v.Required)-1] = val
+				*el0 = val
 				return nil
-			}); err != nil {
+			})
+			v.Required = l0.Take()
+			if err != nil {
 				return wire.WithField(err, "required")
 			}
 		case "type":
@@ -2151,17 +2153,18 @@ func (v *ToolOutputSchema) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "properties")
 			}
 		case "required":
-			v.Required = []string{}
-			if err := d.Array(func() error {
-				i0 := len(v.Required)
-				v.Required = append(v.Required, *new(string))
+			l0 := wire.ListOf[string](d)
+			err := d.Array(func() error {
+				el0 := l0.Next()
 				val, err := d.Str()
 				if err != nil {
-					return wire.WithIndex(err, i0)
+					return wire.WithIndex(err, l0.Len()-1)
 				}
-				v.Required[len(v.Required)-1] = val
+				*el0 = val
 				return nil
-			}); err != nil {
+			})
+			v.Required = l0.Take()
+			if err != nil {
 				return wire.WithField(err, "required")
 			}
 		case "type":
