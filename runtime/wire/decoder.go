@@ -151,17 +151,26 @@ func (d *Decoder) Object(fn func(key []byte) error) error {
 		if i >= len(buf) || buf[i] != '"' {
 			return errExpected(buf, i, "string for object key")
 		}
-		end, escaped, err := scanString(buf, i+1)
-		if err != nil {
-			return err
+		at := i // the key's opening quote
+		// scanString, with its common case inlined: most names are
+		// plain ASCII that firstSpecial crosses to the closing quote.
+		end, escaped := firstSpecial(buf, i+1), false
+		if end < 0 || buf[end] != '"' {
+			var err error
+			if end, escaped, err = scanStringRest(buf, end); err != nil {
+				return err
+			}
 		}
-		key := buf[i+1 : end]
+		// buf[i+1:end] without its checks: end is the index of the
+		// key's closing quote, after i and inside buf.
+		key := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), i+1)), end-i-1)
 		// Escaped keys are unescaped onto a stack rather than into scratch:
 		// fn may decode strings (and nested objects) while key must stay
 		// intact. Growing the stack reallocates, but earlier keys keep
 		// pointing at the old array, which is no longer written to.
-		mark := len(d.keys)
+		mark := 0
 		if escaped {
+			mark = len(d.keys)
 			d.keys = unescape(d.keys, key)
 			key = d.keys[mark:]
 		}
@@ -175,7 +184,9 @@ func (d *Decoder) Object(fn func(key []byte) error) error {
 			return err
 		}
 		if d.pos == i {
-			return errMemberNotConsumed(i, key)
+			// The key again, from its quote: key itself is not kept
+			// past fn (three fewer values saved across each call).
+			return errMemberNotConsumed(buf, at, i)
 		}
 		if escaped {
 			// fn left the stack as it found it: only this key to pop.
@@ -248,11 +259,20 @@ func errNotConsumed(off int, what string) error {
 	return &UsageError{Offset: off, Msg: "wire: callback returned without consuming the value of " + what}
 }
 
-// errMemberNotConsumed is errNotConsumed for the value of the object member
-// key (quoted here, not in Object's frame).
+// errMemberNotConsumed is errNotConsumed for the value at off of the object
+// member whose key's opening quote is buf[at] (the key is read again and
+// quoted here, not in Object's frame).
 //
 //go:noinline
-func errMemberNotConsumed(off int, key []byte) error {
+func errMemberNotConsumed(buf []byte, at, off int) error {
+	end, escaped, err := scanString(buf, at+1)
+	if err != nil { // not reached: Object scanned this key before
+		return errNotConsumed(off, "object member")
+	}
+	key := buf[at+1 : end]
+	if escaped {
+		key = unescape(nil, key)
+	}
 	return errNotConsumed(off, "object member "+strconv.Quote(string(key)))
 }
 
@@ -301,9 +321,13 @@ func (d *Decoder) Str() (string, error) {
 	if i >= len(buf) || buf[i] != '"' {
 		return "", d.mismatch(i, "string")
 	}
-	end, escaped, err := scanString(buf, i+1)
-	if err != nil {
-		return "", err
+	// scanString with its common case inlined, as in Object.
+	end, escaped := firstSpecial(buf, i+1), false
+	if end < 0 || buf[end] != '"' {
+		var err error
+		if end, escaped, err = scanStringRest(buf, end); err != nil {
+			return "", err
+		}
 	}
 	d.pos = end + 1
 	if escaped {
@@ -351,8 +375,17 @@ func (d *Decoder) keep(b []byte) []byte {
 
 // keepString is keep for a string.
 func (d *Decoder) keepString(b []byte) string {
-	if len(b) == 0 {
+	n := len(b)
+	if n == 0 {
 		return ""
+	}
+	if start := len(d.text); n <= textAlone && n <= cap(d.text)-start {
+		// keep's common case, with less to do: the copy fits the block,
+		// and reslicing d.text itself stores only its length (no
+		// pointer, so no write barrier).
+		d.text = d.text[:start+n]
+		copy(d.text[start:], b)
+		return unsafe.String(&d.text[start], n)
 	}
 	k := d.keep(b)
 	return unsafe.String(&k[0], len(k))
@@ -656,9 +689,13 @@ func (d *Decoder) skipObject(i int) (int, error) {
 		if i >= len(buf) || buf[i] != '"' {
 			return 0, errExpected(buf, i, "string for object key")
 		}
-		end, _, err := scanString(buf, i+1)
-		if err != nil {
-			return 0, err
+		// scanString's common case inlined, as in Object.
+		end := firstSpecial(buf, i+1)
+		if end < 0 || buf[end] != '"' {
+			var err error
+			if end, _, err = scanStringRest(buf, end); err != nil {
+				return 0, err
+			}
 		}
 		i = skipSpace(buf, end+1)
 		if i >= len(buf) || buf[i] != ':' {
@@ -666,8 +703,11 @@ func (d *Decoder) skipObject(i int) (int, error) {
 		}
 		// Most members of raw objects (tool arguments, schemas) are
 		// strings: scanned here rather than through skip.
+		var err error
 		if i = skipSpace(buf, i+1); i < len(buf) && buf[i] == '"' {
-			end, _, err = scanString(buf, i+1)
+			if end = firstSpecial(buf, i+1); end < 0 || buf[end] != '"' {
+				end, _, err = scanStringRest(buf, end)
+			}
 			i = end + 1
 		} else {
 			i, err = d.skip(i)

@@ -503,6 +503,18 @@ func TestObjectCallbackErrors(t *testing.T) {
 	d.Reset([]byte(`{"a" : 1}`))
 	err = d.Object(func([]byte) error { d.Peek(); return nil })
 	checkErr(t, "unconsumed", err, "usage", `without consuming the value of object member "a"`)
+	// The key is read again for the message: escaped, after other members.
+	d.Reset([]byte(`{"x":2, "\u0061\"b" :1}`))
+	err = d.Object(func(k []byte) error {
+		if string(k) == "x" {
+			return d.Skip()
+		}
+		return nil
+	})
+	checkErr(t, "unconsumed escaped", err, "usage", `without consuming the value of object member "a\"b"`)
+	if ue, ok := err.(*UsageError); !ok || ue.Offset != 21 {
+		t.Errorf("unconsumed escaped: %#v, want a UsageError at offset 21", err)
+	}
 
 	d.Reset([]byte(`[ 1]`))
 	err = d.Array(func() error { return nil })
