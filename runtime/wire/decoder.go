@@ -411,7 +411,7 @@ func (d *Decoder) Name(key []byte) string {
 			return unsafe.String(unsafe.SliceData(key), len(key))
 		}
 	}
-	if s, ok := commonNames[string(key)]; ok {
+	if s, ok := commonNames.get(key); ok {
 		return s
 	}
 	return d.keepString(key)
@@ -420,9 +420,8 @@ func (d *Decoder) Name(key []byte) string {
 // commonNames are the member names Name returns without allocating: the
 // JSON Schema keywords tool schemas are made of, and frequent MCP names.
 // Read-only after initialization.
-var commonNames = func() map[string]string {
-	m := map[string]string{}
-	for _, s := range []string{
+var commonNames = func() (t nameTable) {
+	for _, s := range [...]string{
 		"type", "properties", "required", "description", "title", "items", "enum", "const",
 		"default", "additionalProperties", "$defs", "definitions", "$ref", "$schema", "$id",
 		"$anchor", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "format", "pattern",
@@ -431,10 +430,43 @@ var commonNames = func() map[string]string {
 		"patternProperties", "propertyNames", "prefixItems", "contains", "dependentRequired",
 		"_meta", "name", "text", "uri", "mimeType", "annotations", "x-mcp-header",
 	} {
-		m[s] = s
+		i := nameSlot([]byte(s))
+		for t[i] != "" {
+			i = (i + 1) % len(t)
+		}
+		t[i] = s
 	}
-	return m
+	return t
 }()
+
+// nameTable is an open-addressed set of names (linear probing), less than
+// half full so that a miss ends at an empty slot within a probe or two. A
+// map lookup cost four times as much for the keys of a tool's properties
+// ("path", "depth"), which Name looks up for every tool of a tools/list
+// result decoded without SetShared.
+type nameTable [1 << nameBits]string
+
+const nameBits = 7
+
+// get returns the name in t equal to key, which is not empty.
+func (t *nameTable) get(key []byte) (string, bool) {
+	for i := nameSlot(key); t[i] != ""; i = (i + 1) % len(t) {
+		if t[i] == string(key) {
+			return t[i], true
+		}
+	}
+	return "", false
+}
+
+// nameSlot is where a non-empty name's probe starts in a nameTable: its
+// length and first, middle and last bytes (which tell apart minItems and
+// maxItems, minimum and maximum), mixed by a Fibonacci multiplier whose
+// top bits pick the slot.
+func nameSlot(key []byte) int {
+	n := len(key)
+	x := uint32(n) | uint32(key[0])<<8 | uint32(key[n/2])<<16 | uint32(key[n-1])<<24
+	return int(x * 0x9e3779b1 >> (32 - nameBits))
+}
 
 // SetShared tells the decoder that its input is never modified and lives
 // as long as whatever is decoded from it: Str and Raw then return views of

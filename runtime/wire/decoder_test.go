@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // errKind names the error's type for table checks.
@@ -764,6 +765,45 @@ func TestErrorConsumption(t *testing.T) {
 	}
 	if _, err := d.Float64(); err != nil || d.End() != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNameTable checks Name's common names: each is found (whatever slot its
+// probe started at) and returned as the table's own string, with no copy;
+// names that are not in it, including near misses, are copied.
+func TestNameTable(t *testing.T) {
+	n := 0
+	for i, s := range commonNames {
+		if s == "" {
+			continue
+		}
+		n++
+		got, ok := commonNames.get([]byte(s))
+		if !ok || unsafe.StringData(got) != unsafe.StringData(commonNames[i]) {
+			t.Errorf("get(%q) = %q, %v: want the table's own string", s, got, ok)
+		}
+	}
+	if n == 0 || 2*n > len(commonNames) {
+		t.Errorf("%d names in %d slots, want some and at most half", n, len(commonNames))
+	}
+	for _, s := range []string{"path", "depth", "typ", "types", "Type", "minItem", "maxitems", "x", "$"} {
+		if got, ok := commonNames.get([]byte(s)); ok {
+			t.Errorf("get(%q) = %q, want a miss", s, got)
+		}
+	}
+	d := NewDecoder([]byte(`{}`))
+	key := []byte("maxItems")
+	if got := d.Name(key); got != "maxItems" || unsafe.StringData(got) == unsafe.SliceData(key) {
+		t.Errorf("Name(maxItems) = %q, want the common name, not a view of the key", got)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _ = d.Name(key) }); allocs != 0 {
+		t.Errorf("Name of a common name: %v allocs, want 0", allocs)
+	}
+	key = []byte("path")
+	got := d.Name(key)
+	key[0] = 'm'
+	if got != "path" {
+		t.Errorf("Name(path) = %q after its key changed, want a copy", got)
 	}
 }
 
