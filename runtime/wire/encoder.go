@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Encoder appends compact JSON to an internal buffer.
@@ -194,7 +194,8 @@ func (e *Encoder) Str(s string) {
 // StrBytes writes b as a JSON string, like Str.
 func (e *Encoder) StrBytes(b []byte) {
 	e.sep()
-	e.buf = appendString(e.buf, b)
+	// A string view of b, only read while it is appended.
+	e.buf = appendString(e.buf, unsafe.String(unsafe.SliceData(b), len(b)))
 	e.comma = true
 }
 
@@ -319,7 +320,7 @@ func appendFloat(b []byte, f float64) []byte {
 // backslash-escaped, control characters use \b \f \n \r \t or \u00XX,
 // U+2028 and U+2029 are escaped (they break JavaScript embedding) and each
 // invalid UTF-8 byte becomes \ufffd.
-func appendString[S string | []byte](dst []byte, s S) []byte {
+func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	i := plainPrefix(s)
 	if i == len(s) { // fast path: nothing to escape
@@ -352,8 +353,7 @@ func appendString[S string | []byte](dst []byte, s S) []byte {
 			i += plainPrefix(s[i:])
 			continue
 		}
-		// A string conversion of at most 4 bytes stays on the stack.
-		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
@@ -372,20 +372,7 @@ func appendString[S string | []byte](dst []byte, s S) []byte {
 }
 
 // plainPrefix returns the length of the longest prefix of s made of plain
-// bytes, eight at a time while possible.
-func plainPrefix[S string | []byte](s S) int {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		// One bounds check for w; the compiler merges the loads into one.
-		w := s[i : i+8]
-		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		if m := specialMask(x); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for i < len(s) && plain[s[i]] {
-		i++
-	}
-	return i
+// bytes: skipPlain over a view of s, eight bytes at a time while possible.
+func plainPrefix(s string) int {
+	return skipPlain(unsafe.Slice(unsafe.StringData(s), len(s)), 0)
 }
