@@ -421,7 +421,7 @@ func (d *Decoder) Name(key []byte) string {
 // JSON Schema keywords tool schemas are made of, and frequent MCP names.
 // Read-only after initialization.
 var commonNames = func() (t nameTable) {
-	for _, s := range [...]string{
+	names := [...]string{
 		"type", "properties", "required", "description", "title", "items", "enum", "const",
 		"default", "additionalProperties", "$defs", "definitions", "$ref", "$schema", "$id",
 		"$anchor", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "format", "pattern",
@@ -429,7 +429,11 @@ var commonNames = func() (t nameTable) {
 		"minItems", "maxItems", "uniqueItems", "examples", "deprecated", "readOnly", "writeOnly",
 		"patternProperties", "propertyNames", "prefixItems", "contains", "dependentRequired",
 		"_meta", "name", "text", "uri", "mimeType", "annotations", "x-mcp-header",
-	} {
+	}
+	// At most half full, checked when compiling (a negative constant
+	// does not convert to uint): the probes below and in get end.
+	const _ = uint(len(t)/2 - len(names))
+	for _, s := range names {
 		i := nameSlot([]byte(s))
 		for t[i] != "" {
 			i = (i + 1) % len(t)
