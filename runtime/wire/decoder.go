@@ -296,9 +296,13 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 	if i >= len(buf) || buf[i] != '"' {
 		return nil, d.mismatch(i, "string")
 	}
-	end, escaped, err := scanString(buf, i+1)
-	if err != nil {
-		return nil, err
+	// scanString with its common case inlined, as in Object.
+	end, escaped := firstSpecial(buf, i+1), false
+	if end < 0 || buf[end] != '"' {
+		var err error
+		if end, escaped, err = scanStringRest(buf, end); err != nil {
+			return nil, err
+		}
 	}
 	d.pos = end + 1
 	if !escaped {
