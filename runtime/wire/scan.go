@@ -70,7 +70,8 @@ func skipPlain(buf []byte, i int) int {
 // firstSpecial looks at buf from i eight bytes at a time: it returns the
 // index of the first non-plain byte it finds, or, when fewer than eight
 // bytes are left before finding one, ^j (negative) for the index j where
-// they start. Small enough to inline (Object does, for member names).
+// they start. Small enough to inline: Object, Str, StrBytes and skipObject
+// do, for member names and string values.
 func firstSpecial(buf []byte, i int) int {
 	p := unsafe.Pointer(unsafe.SliceData(buf))
 	for ; i+8 <= len(buf); i += 8 {
