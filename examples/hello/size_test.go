@@ -111,3 +111,40 @@ func TestServerLinksNoClientSide(t *testing.T) {
 		t.Errorf("no v20251125.serveCallTool in the server's symbols: the test's names are stale")
 	}
 }
+
+// TestNoJSONDecoder: a server links no encoding/json decoder unless it asks
+// for one. Once it is reachable, the linker keeps the UnmarshalJSON method
+// of every generated type stored in an interface (each calls wire.Unmarshal)
+// and what they reach: 0.33 MB of this server (docs/size.md). The runtime
+// reads what it decodes (tool schemas included) with wire.
+func TestNoJSONDecoder(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "hello")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	var linked []string
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[len(f)-2] != "T" {
+			continue
+		}
+		sym := f[len(f)-1]
+		if strings.HasPrefix(sym, "encoding/json.(*decodeState).") || strings.HasSuffix(sym, ").UnmarshalJSON") {
+			linked = append(linked, sym)
+		}
+	}
+	if len(linked) > 0 {
+		if len(linked) > 10 {
+			linked = append(linked[:10], "…")
+		}
+		t.Errorf("the server links encoding/json's decoder or UnmarshalJSON methods (go build -ldflags=-dumpdep says from where): %s", strings.Join(linked, ", "))
+	}
+	// The test sees the symbols it looks for when they are linked.
+	if !strings.Contains(string(out), "v20251125.(*CallToolRequestParams).DecodeJSON") {
+		t.Errorf("no v20251125.(*CallToolRequestParams).DecodeJSON in the server's symbols: the test's names are stale")
+	}
+}

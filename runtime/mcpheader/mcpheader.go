@@ -9,7 +9,6 @@ package mcpheader
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -277,10 +276,19 @@ func Params(inputSchema []byte) ([]Param, error) {
 	if len(inputSchema) == 0 {
 		return nil, nil
 	}
-	var root any
-	if err := json.Unmarshal(inputSchema, &root); err != nil {
+	d := wire.NewDecoder(inputSchema)
+	root, err := tree(d)
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
 		return nil, err
 	}
+	return paramsOf(root)
+}
+
+// paramsOf is Params of a schema decoded by tree.
+func paramsOf(root any) ([]Param, error) {
 	var out []Param
 	if err := scanHeaders(root, nil, true, &out); err != nil {
 		return nil, err
@@ -292,6 +300,35 @@ func Params(inputSchema []byte) ([]Param, error) {
 		}
 	}
 	return out, nil
+}
+
+// tree decodes the JSON value at d as scanHeaders walks it: an object as
+// a map[string]any (the last member of a name winning, as JSON Schema
+// validators read it), an array as []any, a string as a string, and any
+// other value as nil (a number or a boolean is neither a header name nor
+// a type).
+func tree(d *wire.Decoder) (any, error) {
+	switch d.Peek() {
+	case wire.Object:
+		m := map[string]any{}
+		err := d.Object(func(key []byte) error {
+			v, err := tree(d)
+			m[string(key)] = v
+			return err
+		})
+		return m, err
+	case wire.Array:
+		a := []any{}
+		err := d.Array(func() error {
+			v, err := tree(d)
+			a = append(a, v)
+			return err
+		})
+		return a, err
+	case wire.String:
+		return d.Str()
+	}
+	return nil, d.Skip()
 }
 
 // scanHeaders walks a schema; chain reports that v is reached from the root

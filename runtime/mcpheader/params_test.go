@@ -30,6 +30,15 @@ func TestParamHeaders(t *testing.T) {
 		{name: "under $defs", schema: `{"$defs":{"d":{"type":"string","x-mcp-header":"D"}}}`, bad: true},
 		{name: "on the root", schema: `{"type":"string","x-mcp-header":"Root"}`, bad: true},
 		{name: "not a string", schema: `{"properties":{"s":{"type":"string","x-mcp-header":5}}}`, bad: true},
+		{name: "null annotation", schema: `{"properties":{"s":{"type":"string","x-mcp-header":null}}}`, bad: true},
+		{name: "null schema", schema: `null`, want: "[]"},
+		{name: "a number among the types", schema: `{"properties":{"s":{"type":["string",1],"x-mcp-header":"S"}}}`, bad: true},
+		{name: "the last of a name wins", schema: `{"properties":{"s":{"type":"number","x-mcp-header":"A","type":"string","x-mcp-header":"B"}}}`, want: "[{B [s] string}]"},
+		{name: "an escaped name", schema: `{"properties":{"s\u00e9":{"type":"boolean","x-mcp-he\u0061der":"E"}}}`, want: "[{E [sé] boolean}]"},
+		{name: "a number beyond float64", schema: `{"properties":{"n":{"type":"integer","maximum":1e400,"x-mcp-header":"N"}}}`, want: "[{N [n] integer}]"},
+		{name: "not JSON", schema: `{"properties":{"s":{"type":"string","x-mcp-header":"S"}}`, bad: true},
+		{name: "trailing data", schema: `{} {}`, bad: true},
+		{name: "invalid UTF-8", schema: "{\"properties\":{\"s\xff\":{\"type\":\"string\",\"x-mcp-header\":\"S\"}}}", bad: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := mcpheader.Params([]byte(tc.schema))

@@ -2,7 +2,7 @@ package toolschema
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,7 +51,7 @@ var annotationKeywords = map[string]string{
 
 // annotation reports whether keyword k with value v is an annotation
 // whose value has the type the meta-schema asks.
-func annotation(k string, v json.RawMessage) bool {
+func annotation(k string, v wire.Raw) bool {
 	want, ok := annotationKeywords[k]
 	if !ok {
 		return false
@@ -60,35 +60,36 @@ func annotation(k string, v json.RawMessage) bool {
 	case "":
 		return true
 	case "string":
-		var s string
-		return json.Unmarshal(v, &s) == nil
+		_, ok := str(v)
+		return ok
 	case "boolean":
-		var b bool
-		return json.Unmarshal(v, &b) == nil
+		_, ok := boolean(v)
+		return ok
 	default: // array
-		var a []json.RawMessage
-		return json.Unmarshal(v, &a) == nil && a != nil
+		return kind(v) == wire.Array
 	}
 }
 
 // compileFlat recognizes a flat schema; nil means "leave it to the full
-// validator".
+// validator". The schema is read with wire, as JSON Schema validators read
+// one: the last member of a name wins. A keyword's value must have the
+// type the meta-schema asks (null is no string, boolean, array or
+// schema), so that a flat schema is one jsonschema compiles.
 func compileFlat(raw []byte) *flatSchema {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(raw, &top) != nil {
+	top, ok := members(raw)
+	if !ok {
 		return nil
 	}
 	fs := &flatSchema{props: map[string]flatProp{}}
 	for k, v := range top {
 		switch k {
 		case "type":
-			var t string
-			if json.Unmarshal(v, &t) != nil || t != "object" {
+			if t, ok := str(v); !ok || t != "object" {
 				return nil
 			}
 		case "properties":
-			var props map[string]map[string]json.RawMessage
-			if json.Unmarshal(v, &props) != nil {
+			props, ok := members(v)
+			if !ok {
 				return nil
 			}
 			for name, p := range props {
@@ -101,19 +102,18 @@ func compileFlat(raw []byte) *flatSchema {
 		case "required":
 			// Unique names, as the meta-schema asks; no more than check
 			// tracks.
-			if json.Unmarshal(v, &fs.required) != nil || fs.required == nil || len(fs.required) > 64 ||
+			if fs.required, ok = strs(v); !ok || len(fs.required) > 64 ||
 				len(slices.Compact(slices.Sorted(slices.Values(fs.required)))) != len(fs.required) {
 				return nil
 			}
 		case "additionalProperties":
-			var b bool
-			if json.Unmarshal(v, &b) != nil {
+			b, ok := boolean(v)
+			if !ok {
 				return nil
 			}
 			fs.closed = !b
 		case "$schema":
-			var s string
-			if json.Unmarshal(v, &s) != nil || (s != "" && s != "https://json-schema.org/draft/2020-12/schema" && s != "http://json-schema.org/draft-07/schema#") {
+			if s, ok := str(v); !ok || (s != "" && s != "https://json-schema.org/draft/2020-12/schema" && s != "http://json-schema.org/draft-07/schema#") {
 				return nil
 			}
 		default:
@@ -132,12 +132,18 @@ func compileFlat(raw []byte) *flatSchema {
 	return fs
 }
 
-func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
+// flatProperty reads the schema of one property (raw JSON); false when it
+// is not one the flat checker handles.
+func flatProperty(raw wire.Raw) (flatProp, bool) {
 	fp := flatProp{minLen: -1, maxLen: -1}
+	p, ok := members(raw)
+	if !ok {
+		return fp, false
+	}
 	for k, v := range p {
 		switch k {
 		case "type":
-			if json.Unmarshal(v, &fp.kind) != nil {
+			if fp.kind, ok = str(v); !ok {
 				return fp, false
 			}
 			switch fp.kind {
@@ -146,7 +152,7 @@ func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
 				return fp, false
 			}
 		case "enum":
-			if json.Unmarshal(v, &fp.enum) != nil || len(fp.enum) == 0 {
+			if fp.enum, ok = strs(v); !ok || len(fp.enum) == 0 {
 				return fp, false
 			}
 		case "minLength", "maxLength":
@@ -190,6 +196,70 @@ func flatProperty(p map[string]json.RawMessage) (flatProp, bool) {
 	}
 	return fp, true
 }
+
+// members reads a JSON object's members by name, the last of a name
+// winning; false when raw is not one object.
+func members(raw []byte) (map[string]wire.Raw, bool) {
+	d := wire.NewDecoder(raw)
+	if d.Peek() != wire.Object {
+		return nil, false
+	}
+	m := map[string]wire.Raw{}
+	err := d.Object(func(key []byte) error {
+		v, err := d.Raw()
+		m[string(key)] = v
+		return err
+	})
+	if err != nil || d.End() != nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// kind is the kind of the JSON value v (one valid value: members read it).
+func kind(v wire.Raw) wire.Kind { return wire.NewDecoder(v).Peek() }
+
+// str is the string v holds; false when v is not a string.
+func str(v wire.Raw) (string, bool) {
+	d := wire.NewDecoder(v)
+	if d.Peek() != wire.String {
+		return "", false
+	}
+	s, err := d.Str()
+	return s, err == nil
+}
+
+// boolean is the boolean v holds; false when v is not one.
+func boolean(v wire.Raw) (b, ok bool) {
+	d := wire.NewDecoder(v)
+	if d.Peek() != wire.Bool {
+		return false, false
+	}
+	b, err := d.Bool()
+	return b, err == nil
+}
+
+// strs are the strings of v, an array of strings (not nil when empty);
+// false when v is anything else.
+func strs(v wire.Raw) ([]string, bool) {
+	d := wire.NewDecoder(v)
+	if d.Peek() != wire.Array {
+		return nil, false
+	}
+	out := []string{}
+	err := d.Array(func() error {
+		if d.Peek() != wire.String {
+			return errNotString
+		}
+		s, err := d.Str()
+		out = append(out, s)
+		return err
+	})
+	return out, err == nil
+}
+
+// errNotString stops strs at a member that is not a string.
+var errNotString = errors.New("toolschema: not a string")
 
 // numberLiteral is v's literal when v is a JSON number; false for anything
 // else.

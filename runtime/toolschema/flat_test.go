@@ -3,6 +3,8 @@
 package toolschema
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -79,6 +81,10 @@ func TestFlatSchemaCompiles(t *testing.T) {
 		{`{"type":"object","properties":{"a":{"type":"string","title":["x"]}}}`, false},
 		{`{"type":"object","properties":{"a":{"type":"string"}},"required":["a","a"]}`, false},
 		{`{"type":"object","required":null}`, false},
+		// The last member of a name wins, as in jsonschema's reading.
+		{`{"type":"string","type":"object","properties":{"a":{"type":5,"type":"string"}}}`, true},
+		{`{"type":"object","type":"string"}`, false},
+		{`{"type":"object","properties":{"a":{"type":"string"}},"properties":{"a":{"type":"string","oneOf":[]}}}`, false},
 	} {
 		got := compileFlat([]byte(tc.schema)) != nil
 		if got != tc.flat {
@@ -97,6 +103,69 @@ func TestFlatSchemaCompiles(t *testing.T) {
 		// says it does not check it (a program with one compiles it there).
 		if _, err := Compile([]byte(tc.schema), true); !tc.flat && !errors.Is(err, ErrNotChecked) {
 			t.Errorf("%s: Compile: %v, want ErrNotChecked", tc.schema, err)
+		}
+	}
+}
+
+// TestFlatSchemaNulls: null is no string, boolean, array or schema, so a
+// keyword whose value is null makes a schema jsonschema refuses, and one
+// the flat checker must not take (encoding/json, which read schemas
+// before, reads null into a string, a boolean or a slice as its zero value
+// without an error).
+func TestFlatSchemaNulls(t *testing.T) {
+	for _, sc := range []string{
+		`{"type":null}`,
+		`{"type":"object","description":null}`,
+		`{"type":"object","deprecated":null}`,
+		`{"type":"object","$schema":null}`,
+		`{"type":"object","properties":null}`,
+		`{"type":"object","properties":{"a":null}}`,
+		`{"type":"object","properties":{"a":{"type":null}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","title":null}}}`,
+		`{"type":"object","required":["a",null]}`,
+		`{"type":"object","additionalProperties":null}`,
+	} {
+		if compileFlat([]byte(sc)) != nil {
+			t.Errorf("%s: taken as flat", sc)
+		}
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		if err := c.AddResource("s.json", strings.NewReader(sc)); err != nil {
+			continue // refused as it is read
+		}
+		if _, err := c.Compile("s.json"); err == nil {
+			t.Errorf("%s: jsonschema compiles it", sc)
+		}
+	}
+}
+
+// TestFlatEnumOfStringsOnly: an enum with a value that is not a string is
+// left to the full validator (read as "", a null among the values made the
+// flat checker accept "", which jsonschema refuses).
+func TestFlatEnumOfStringsOnly(t *testing.T) {
+	for _, sc := range []string{
+		`{"type":"object","properties":{"a":{"type":"string","enum":["a",null]}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","enum":["a",1]}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","enum":null}}}`,
+	} {
+		if compileFlat([]byte(sc)) != nil {
+			t.Errorf("%s: taken as flat", sc)
+		}
+	}
+}
+
+// TestCompileNotJSON: a schema that is not JSON is an error saying where,
+// not "not flat" (ErrNotChecked), whether or not a full validator is
+// registered.
+func TestCompileNotJSON(t *testing.T) {
+	for _, tc := range []struct{ schema, want string }{
+		{`{"type":"object"`, "offset 16"},
+		{"{\"type\":\"object\",\"title\":\"\xff\"}", "invalid UTF-8"},
+		{`{"type":"object"} {}`, "offset 18"},
+	} {
+		_, err := Compile([]byte(tc.schema), true)
+		if err == nil || errors.Is(err, ErrNotChecked) || !strings.Contains(err.Error(), "not JSON") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error saying it is not JSON (%s)", tc.schema, err, tc.want)
 		}
 	}
 }
@@ -137,6 +206,66 @@ func FuzzFlatSchema(f *testing.F) {
 		got := fs.check(args) == ""
 		if got != want {
 			t.Fatalf("args %s: flat %v (%s), jsonschema %v", args, got, fs.check(args), want)
+		}
+	})
+}
+
+// decodeAny decodes JSON as jsonschema wants it: numbers as json.Number.
+func decodeAny(data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
+}
+
+// FuzzCompileFlat: a schema the flat checker takes is one jsonschema
+// compiles, and the two agree on arguments; no schema makes it panic.
+func FuzzCompileFlat(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"object","properties":{"a":{"type":"string","enum":["x","y"],"minLength":1}},"required":["a"],"additionalProperties":false}`,
+		`{"type":"object","properties":{"n":{"type":"integer","minimum":-1,"exclusiveMaximum":1e1,"description":"d"}},"$schema":"https://json-schema.org/draft/2020-12/schema"}`,
+		`{"type":"object","title":"t","examples":[{}],"deprecated":false,"x-mcp-header":5}`,
+		`{"type":"object","type":"object","properties":{"a":{"type":5,"type":"boolean"}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","enum":["a",null]}}}`,
+		`{"type":"object","description":null}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	args := []string{`{}`, `{"a":"x"}`, `{"a":""}`, `{"a":1}`, `{"a":true}`, `{"a":null}`, `{"n":0}`, `{"n":10}`, `{"n":-1.5}`, `{"b":1}`, `[]`}
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		fs := compileFlat(schema)
+		if fs == nil {
+			return
+		}
+		var ref *jsonschema.Schema
+		func() {
+			// jsonschema v5 panics on exponents beyond ±1e6 (a nil
+			// big.Rat) in a schema too.
+			defer func() {
+				if recover() != nil {
+					ref = nil
+				}
+			}()
+			c := jsonschema.NewCompiler()
+			c.Draft = jsonschema.Draft2020
+			if err := c.AddResource("s.json", bytes.NewReader(schema)); err != nil {
+				t.Fatalf("flat, but jsonschema does not read it: %v\n%s", err, schema)
+			}
+			var err error
+			if ref, err = c.Compile("s.json"); err != nil {
+				t.Fatalf("flat, but jsonschema does not compile it: %v\n%s", err, schema)
+			}
+		}()
+		if ref == nil {
+			return
+		}
+		for _, a := range args {
+			v, _ := decodeAny([]byte(a))
+			want := ref.Validate(v) == nil
+			if got := fs.check([]byte(a)) == ""; got != want {
+				t.Fatalf("schema %s, args %s: flat %v (%s), jsonschema %v", schema, a, got, fs.check([]byte(a)), want)
+			}
 		}
 	})
 }

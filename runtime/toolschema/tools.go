@@ -1,7 +1,6 @@
 package toolschema
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -193,44 +192,37 @@ func learn(l Learning) map[string]*Tool {
 			log.Warn("toolschema: listing tools to learn their schemas failed", "err", err)
 			return out
 		}
-		var page struct {
-			Tools []struct {
-				Name         string          `json:"name"`
-				InputSchema  json.RawMessage `json:"inputSchema"`
-				OutputSchema json.RawMessage `json:"outputSchema"`
-			} `json:"tools"`
-			NextCursor string `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(data, &page); err != nil {
+		page, err := readPage(data)
+		if err != nil {
 			log.Warn("toolschema: the tool list does not decode", "err", err)
 			return out
 		}
-		for _, tool := range page.Tools {
+		for _, tool := range page.tools {
 			t := &Tool{}
 			if l.Schemas {
-				t.In = compileLogged(log, tool.Name, "input", tool.InputSchema)
-				t.Out = compileLogged(log, tool.Name, "output", tool.OutputSchema)
+				t.In = compileLogged(log, tool.name, "input", tool.in)
+				t.Out = compileLogged(log, tool.name, "output", tool.out)
 			}
 			if l.Headers {
-				hs, err := mcpheader.Params(tool.InputSchema)
+				hs, err := mcpheader.Params(tool.in)
 				if err != nil {
-					log.Warn("toolschema: tool has an invalid x-mcp-header annotation; its headers are not checked", "tool", tool.Name, "err", err)
+					log.Warn("toolschema: tool has an invalid x-mcp-header annotation; its headers are not checked", "tool", tool.name, "err", err)
 				}
 				t.Headers = hs
 			}
-			out[tool.Name] = t
+			out[tool.name] = t
 		}
-		if page.NextCursor == "" {
+		if page.next == "" {
 			break
 		}
-		cursor = page.NextCursor
+		cursor = page.next
 	}
 	return out
 }
 
 // compileLogged compiles one tool schema; one that does not compile, or
 // that this build cannot check, is logged and not checked.
-func compileLogged(log *slog.Logger, tool, kind string, raw json.RawMessage) *Schema {
+func compileLogged(log *slog.Logger, tool, kind string, raw wire.Raw) *Schema {
 	s, err := Compile(raw, kind == "input")
 	switch {
 	case errors.Is(err, ErrNotChecked):
@@ -239,4 +231,63 @@ func compileLogged(log *slog.Logger, tool, kind string, raw json.RawMessage) *Sc
 		log.Warn("toolschema: tool schema does not compile; not checked", "tool", tool, "schema", kind, "err", fmt.Sprint(err))
 	}
 	return s
+}
+
+// listPage is what learn reads of a ListToolsResult.
+type listPage struct {
+	tools []pageTool
+	next  string // nextCursor
+}
+
+// pageTool is what learn reads of a Tool.
+type pageTool struct {
+	name    string
+	in, out wire.Raw // inputSchema, outputSchema
+}
+
+// readPage reads a ListToolsResult, JSON the server encoded.
+func readPage(data []byte) (listPage, error) {
+	var p listPage
+	d := wire.NewDecoder(data)
+	err := d.Object(func(key []byte) error {
+		switch string(key) {
+		case "tools":
+			if d.Peek() == wire.Null {
+				return d.Null()
+			}
+			return d.Array(func() error {
+				var t pageTool
+				err := d.Object(func(key []byte) error {
+					var err error
+					switch string(key) {
+					case "name":
+						t.name, err = d.Str()
+					case "inputSchema":
+						t.in, err = d.Raw()
+					case "outputSchema":
+						t.out, err = d.Raw()
+					default:
+						err = d.Skip()
+					}
+					return err
+				})
+				if err == nil {
+					p.tools = append(p.tools, t)
+				}
+				return err
+			})
+		case "nextCursor":
+			if d.Peek() == wire.Null {
+				return d.Null()
+			}
+			var err error
+			p.next, err = d.Str()
+			return err
+		}
+		return d.Skip()
+	})
+	if err == nil {
+		err = d.End()
+	}
+	return p, err
 }

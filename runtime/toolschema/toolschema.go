@@ -23,10 +23,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // Schema is a compiled tool schema.
@@ -50,10 +51,10 @@ type Full interface {
 
 // FullSchema is a schema a Full validator compiled.
 type FullSchema interface {
-	// Check checks v, a JSON value decoded by encoding/json with numbers as
-	// json.Number: "" when it conforms, else its violations,
-	// "/location: message" each, "; " between them.
-	Check(v any) string
+	// Check checks value, one JSON value: "" when it conforms (or is not
+	// JSON: what decodes it reports that), else its violations,
+	// "/location: message" each, "; " between them (ListViolations).
+	Check(value []byte) string
 }
 
 // full is the validator Register registered: set while packages
@@ -79,11 +80,15 @@ func Register(f Full) {
 func Registered() bool { return full.Load() != nil }
 
 // Compile compiles a tool's input schema (input) or output schema: nil and
-// no error for an empty or null one (nothing to check), ErrNotChecked for
-// one that is not flat when no full validator is registered.
+// no error for an empty or null one (nothing to check), an error naming
+// where for one that is not JSON, ErrNotChecked for one that is not flat
+// when no full validator is registered.
 func Compile(raw []byte, input bool) (*Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return nil, nil
+	}
+	if err := validJSON(raw); err != nil {
+		return nil, fmt.Errorf("toolschema: the schema is not JSON: %w", err)
 	}
 	s := &Schema{}
 	// A flat schema, input or output (structuredContent is an object as
@@ -122,21 +127,15 @@ func (s *Schema) Check(value []byte) string {
 	if s.flat != nil {
 		return s.flat.check(value)
 	}
-	v, err := decodeAny(value)
-	if err != nil {
-		return ""
-	}
-	return s.full.Check(v)
+	return s.full.Check(value)
 }
 
-// decodeAny decodes JSON the way jsonschema wants it: numbers as
-// json.Number.
-func decodeAny(data []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, fmt.Errorf("toolschema: %w", err)
+// validJSON is nil when raw is one JSON value (as the wire decoder reads
+// it: UTF-8, nesting bounded), else what is wrong and where.
+func validJSON(raw []byte) error {
+	d := wire.NewDecoder(raw)
+	if err := d.Skip(); err != nil {
+		return err
 	}
-	return v, nil
+	return d.End()
 }

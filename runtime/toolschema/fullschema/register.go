@@ -4,6 +4,7 @@ package fullschema
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -40,7 +41,11 @@ type schema struct{ s *jsonschema.Schema }
 
 // Check implements toolschema.FullSchema: every leaf of jsonschema's tree
 // of causes is a violation, listed with its instance location.
-func (s schema) Check(v any) (violations string) {
+func (s schema) Check(value []byte) (violations string) {
+	v, err := decodeAny(value)
+	if err != nil {
+		return "" // not JSON: the decoder of what it is says so
+	}
 	// jsonschema panics on a number whose exponent is beyond ±1e6 (its
 	// big.Rat is nil): a peer's value, so a violation, not a crash.
 	defer func() {
@@ -48,7 +53,7 @@ func (s schema) Check(v any) (violations string) {
 			violations = "/: a number is too large to check (exponent beyond ±1e6)"
 		}
 	}()
-	err := s.s.Validate(v)
+	err = s.s.Validate(v)
 	if err == nil {
 		return ""
 	}
@@ -73,4 +78,16 @@ func (s schema) Check(v any) (violations string) {
 	}
 	walk(ve)
 	return toolschema.ListViolations(problems)
+}
+
+// decodeAny decodes JSON the way jsonschema wants it: numbers as
+// json.Number.
+func decodeAny(data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
