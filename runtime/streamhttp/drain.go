@@ -200,7 +200,7 @@ func (h *Handler) sessionsLocked() []*session {
 }
 
 // busy counts the requests in progress: stateless ones and the stateful
-// handlers still owing an answer.
+// handlers still owing an answer, or handing it to their stream.
 func (h *Handler) busy() int {
 	n := h.live.len()
 	h.mu.Lock()
@@ -208,7 +208,7 @@ func (h *Handler) busy() int {
 	h.mu.Unlock()
 	for _, s := range sessions {
 		s.mu.Lock()
-		n += len(s.inflight)
+		n += len(s.inflight) + int(s.answering.Load())
 		s.mu.Unlock()
 	}
 	return n

@@ -240,6 +240,9 @@ type Handler struct {
 	parsers sync.Pool      // *jsonrpc.Parser, interning the server's methods
 	wg      sync.WaitGroup // handlers of stateful requests
 	workers *workers       // run them
+	// answering, when set (by tests), runs between the end of a stateful
+	// request's handler and its answer on the stream.
+	answering func()
 
 	hooks atomic.Pointer[serverHooks] // last ListenAndServe seen
 

@@ -378,6 +378,10 @@ func TestDrain(t *testing.T) {
 			}
 			ts.srv = srv
 			h := NewHandler(srv, Options{DrainTimeout: tt.timeout, KeepAlive: -1})
+			// A stateful answer waits between its handler and its stream
+			// long enough for the drain to look twice: the drain must wait
+			// for it (busy), not close the session under it.
+			h.answering = func() { time.Sleep(3 * drainPoll) }
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)

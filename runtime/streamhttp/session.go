@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/protocol"
@@ -35,12 +36,16 @@ type session struct {
 	client          *sessionSet
 	inAll, inClient *list.Element
 
-	mu         sync.Mutex
-	closed     bool
-	active     int // HTTP requests in progress on the session
-	uses       int // HTTP requests after initialize
-	lastUsed   time.Time
-	inflight   map[string]*inflightReq
+	mu       sync.Mutex
+	closed   bool
+	active   int // HTTP requests in progress on the session
+	uses     int // HTTP requests after initialize
+	lastUsed time.Time
+	inflight map[string]*inflightReq
+	// answering counts the requests taken out of inflight by their
+	// handler whose answer is not yet on its stream: a drain waits for
+	// them too (busy), or closing the session would lose the answer.
+	answering  atomic.Int32
 	calls      jsonrpc.Calls // the session's requests to the client
 	nextStream int
 	streams    map[string]*stream // streams that may still get events

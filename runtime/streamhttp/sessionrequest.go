@@ -246,11 +246,16 @@ func (s *session) serveStarted(ctx context.Context, cancel context.CancelFunc, m
 	mine := s.inflight[key] == ir
 	if mine {
 		delete(s.inflight, key)
+		s.answering.Add(1) // under s.mu, as the request leaves inflight
 	}
 	s.mu.Unlock()
 	if !mine {
 		entry.finish(nil)
 		return // a drain answered it
+	}
+	defer s.answering.Add(-1)
+	if s.h.answering != nil {
+		s.h.answering()
 	}
 	if ir.cancelled || s.ctx.Err() != nil {
 		entry.finish(nil)
