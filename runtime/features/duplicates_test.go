@@ -185,6 +185,32 @@ func TestHandBuiltToolNotCheckable(t *testing.T) {
 	}
 }
 
+// TestHandBuiltToolSchemaNotJSON: a tool whose inputSchema or
+// outputSchema is not one JSON object is refused by NewServer, naming the
+// tool, the schema and where it breaks — with or without argument checks,
+// since its listing would not be JSON either.
+func TestHandBuiltToolSchemaNotJSON(t *testing.T) {
+	call := func(context.Context, wire.Raw) (*features.Result, error) { return features.TextResult("ran"), nil }
+	for _, tc := range []struct {
+		tool features.Tool
+		want string
+	}{
+		{features.Tool{Name: "cut", InputSchema: wire.Raw(`{"type":"object","properties":{`), Call: call}, "tool cut: its inputSchema is not JSON: "},
+		{features.Tool{Name: "utf8", InputSchema: wire.Raw("{\"type\":\"object\",\"title\":\"\xff\"}"), Call: call}, "tool utf8: its inputSchema is not JSON: "},
+		{features.Tool{Name: "two", InputSchema: wire.Raw(`{"type":"object"} {}`), Call: call}, "tool two: its inputSchema is not JSON: "},
+		{features.Tool{Name: "null", InputSchema: wire.Raw(`null`), Call: call, ArgumentsChecked: true}, "tool null: its inputSchema is not a JSON object"},
+		{features.Tool{Name: "out", InputSchema: wire.Raw(`{"type":"object"}`), OutputSchema: wire.Raw(`{"type":"object",}`), Call: call}, "tool out: its outputSchema is not JSON: "},
+	} {
+		for _, off := range []bool{false, true} {
+			set := features.NewSet().AddTools(tc.tool)
+			_, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set}, DisableToolSchemas: off}, demo.Mount(nil))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s (DisableToolSchemas %v): %v, want an error containing %q", tc.tool.Name, off, err, tc.want)
+			}
+		}
+	}
+}
+
 // toolText returns a function calling a tool of srv with arguments (JSON)
 // and returning the text of its result, or the error's.
 func toolText(t *testing.T, srv *mcp.Server) func(name, args string) string {
