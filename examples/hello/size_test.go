@@ -82,21 +82,9 @@ func TestNoFullSchemaValidator(t *testing.T) {
 // default build is as small as one generated with --side server
 // (docs/size.md).
 func TestServerLinksNoClientSide(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "hello")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out, err := exec.Command("go", "tool", "nm", bin).Output()
-	if err != nil {
-		t.Fatalf("go tool nm: %v", err)
-	}
+	syms := codeSymbols(t)
 	var linked []string
-	for line := range strings.Lines(string(out)) {
-		f := strings.Fields(line)
-		if len(f) < 3 || f[len(f)-2] != "T" {
-			continue
-		}
-		sym := f[len(f)-1]
+	for _, sym := range syms {
 		for _, s := range []string{".clientTable.ClientMethods", ".serveElicit", ".serveCreateMessage", ".serveListRoots", ".serveLoggingMessage"} {
 			if strings.HasSuffix(sym, s) {
 				linked = append(linked, sym)
@@ -107,7 +95,7 @@ func TestServerLinksNoClientSide(t *testing.T) {
 		t.Errorf("the server links the client side: %s", strings.Join(linked, ", "))
 	}
 	// The test sees the symbols it looks for when they are linked.
-	if !strings.Contains(string(out), "v20251125.serveCallTool") {
+	if !slices.Contains(syms, "github.com/mcpgen/mcpgen/examples/hello/mcp/v20251125.serveCallTool") {
 		t.Errorf("no v20251125.serveCallTool in the server's symbols: the test's names are stale")
 	}
 }
@@ -118,21 +106,9 @@ func TestServerLinksNoClientSide(t *testing.T) {
 // and what they reach: 0.33 MB of this server (docs/size.md). The runtime
 // reads what it decodes (tool schemas included) with wire.
 func TestNoJSONDecoder(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "hello")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out, err := exec.Command("go", "tool", "nm", bin).Output()
-	if err != nil {
-		t.Fatalf("go tool nm: %v", err)
-	}
+	syms := codeSymbols(t)
 	var linked []string
-	for line := range strings.Lines(string(out)) {
-		f := strings.Fields(line)
-		if len(f) < 3 || f[len(f)-2] != "T" {
-			continue
-		}
-		sym := f[len(f)-1]
+	for _, sym := range syms {
 		if strings.HasPrefix(sym, "encoding/json.(*decodeState).") || strings.HasSuffix(sym, ").UnmarshalJSON") {
 			linked = append(linked, sym)
 		}
@@ -144,7 +120,28 @@ func TestNoJSONDecoder(t *testing.T) {
 		t.Errorf("the server links encoding/json's decoder or UnmarshalJSON methods (go build -ldflags=-dumpdep says from where): %s", strings.Join(linked, ", "))
 	}
 	// The test sees the symbols it looks for when they are linked.
-	if !strings.Contains(string(out), "v20251125.(*CallToolRequestParams).DecodeJSON") {
+	if !slices.Contains(syms, "github.com/mcpgen/mcpgen/examples/hello/mcp/v20251125.(*CallToolRequestParams).DecodeJSON") {
 		t.Errorf("no v20251125.(*CallToolRequestParams).DecodeJSON in the server's symbols: the test's names are stale")
 	}
+}
+
+// codeSymbols builds the server (into a temporary directory) and returns
+// the names of its functions (go tool nm's T symbols).
+func codeSymbols(t *testing.T) []string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "hello")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	var syms []string
+	for line := range strings.Lines(string(out)) {
+		if f := strings.Fields(line); len(f) >= 3 && f[len(f)-2] == "T" {
+			syms = append(syms, f[len(f)-1])
+		}
+	}
+	return syms
 }
