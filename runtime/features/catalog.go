@@ -93,11 +93,15 @@ func (s *Set) Attach(reg *mcp.Registry) error {
 }
 
 // declare declares the set's items to reg, which refuses one another
-// feature serves too.
+// feature serves too, after refusing any that cannot be served
+// (declared.go).
 func (s *Set) declare(reg *mcp.Registry, unchecked bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, t := range s.tools {
+		if err := toolProblem(t); err != nil {
+			return err
+		}
 		if err := s.checkable(t, unchecked); err != nil {
 			return err
 		}
@@ -106,16 +110,25 @@ func (s *Set) declare(reg *mcp.Registry, unchecked bool) error {
 		}
 	}
 	for _, p := range s.prompts {
+		if err := promptProblem(p); err != nil {
+			return err
+		}
 		if err := reg.Declare("prompt", p.Name); err != nil {
 			return err
 		}
 	}
 	for _, r := range s.resources {
+		if err := resourceProblem(r); err != nil {
+			return err
+		}
 		if err := reg.Declare("resource", r.URI); err != nil {
 			return err
 		}
 	}
 	for _, t := range s.templates {
+		if err := templateProblem(t); err != nil {
+			return err
+		}
 		if err := reg.Declare("template", t.URITemplate); err != nil {
 			return err
 		}

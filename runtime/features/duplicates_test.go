@@ -185,29 +185,56 @@ func TestHandBuiltToolNotCheckable(t *testing.T) {
 	}
 }
 
-// TestHandBuiltToolSchemaNotJSON: a tool whose inputSchema or
-// outputSchema is not one JSON object is refused by NewServer, naming the
-// tool, the schema and where it breaks — with or without argument checks,
-// since its listing would not be JSON either.
-func TestHandBuiltToolSchemaNotJSON(t *testing.T) {
+// TestUnservableItemsRefused: NewServer refuses an item no client could
+// use, or whose listing would not be JSON, naming it and what is wrong —
+// with or without argument checks; an item added later is answered with
+// a precise -32603 rather than a panic.
+func TestUnservableItemsRefused(t *testing.T) {
 	call := func(context.Context, wire.Raw) (*features.Result, error) { return features.TextResult("ran"), nil }
+	get := func(context.Context, map[string]string) (string, []features.Message, error) { return "", nil, nil }
+	read := func(context.Context, string) ([]features.Contents, error) { return nil, nil }
+	readT := func(context.Context, string, map[string]string) ([]features.Contents, error) { return nil, nil }
+	obj := wire.Raw(`{"type":"object"}`)
 	for _, tc := range []struct {
-		tool features.Tool
+		set  *features.Set
 		want string
 	}{
-		{features.Tool{Name: "cut", InputSchema: wire.Raw(`{"type":"object","properties":{`), Call: call}, "tool cut: its inputSchema is not JSON: "},
-		{features.Tool{Name: "utf8", InputSchema: wire.Raw("{\"type\":\"object\",\"title\":\"\xff\"}"), Call: call}, "tool utf8: its inputSchema is not JSON: "},
-		{features.Tool{Name: "two", InputSchema: wire.Raw(`{"type":"object"} {}`), Call: call}, "tool two: its inputSchema is not JSON: "},
-		{features.Tool{Name: "null", InputSchema: wire.Raw(`null`), Call: call, ArgumentsChecked: true}, "tool null: its inputSchema is not a JSON object"},
-		{features.Tool{Name: "out", InputSchema: wire.Raw(`{"type":"object"}`), OutputSchema: wire.Raw(`{"type":"object",}`), Call: call}, "tool out: its outputSchema is not JSON: "},
+		{features.NewSet().AddTools(features.Tool{Name: "cut", InputSchema: wire.Raw(`{"type":"object","properties":{`), Call: call}), "tool cut: its inputSchema is not JSON: syntax error at offset 31"},
+		{features.NewSet().AddTools(features.Tool{Name: "utf8", InputSchema: wire.Raw("{\"type\":\"object\",\"title\":\"\xff\"}"), Call: call}), "tool utf8: its inputSchema is not JSON: syntax error at offset 26: invalid UTF-8"},
+		{features.NewSet().AddTools(features.Tool{Name: "two", InputSchema: wire.Raw(`{"type":"object"} {}`), Call: call}), "tool two: its inputSchema is not JSON: "},
+		{features.NewSet().AddTools(features.Tool{Name: "null", InputSchema: wire.Raw(`null`), Call: call, ArgumentsChecked: true}), "tool null: its inputSchema is not a JSON object"},
+		{features.NewSet().AddTools(features.Tool{Name: "out", InputSchema: obj, OutputSchema: wire.Raw(`{"type":"object",}`), Call: call}), "tool out: its outputSchema is not JSON: "},
+		{features.NewSet().AddTools(features.Tool{Name: "meta", InputSchema: obj, Meta: wire.Raw(`[]`), Call: call}), "tool meta: its Meta is not a JSON object"},
+		{features.NewSet().AddTools(features.Tool{InputSchema: obj, Call: call}), "a tool has no Name"},
+		{features.NewSet().AddTools(features.Tool{Name: "nocall", InputSchema: obj}), "tool nocall has no Call"},
+		{features.NewSet().AddPrompts(features.Prompt{Get: get}), "a prompt has no Name"},
+		{features.NewSet().AddPrompts(features.Prompt{Name: "p"}), "prompt p has no Get"},
+		{features.NewSet().AddPrompts(features.Prompt{Name: "p", Get: get, Arguments: []features.PromptArgument{{Required: true}}}), "prompt p has an argument without a Name"},
+		{features.NewSet().AddPrompts(features.Prompt{Name: "p", Get: get, Meta: wire.Raw(`{`)}), "prompt p: its Meta is not JSON"},
+		{features.NewSet().AddResources(features.Resource{Name: "r", Read: read}), `resource "": its URI is not an absolute URI`},
+		{features.NewSet().AddResources(features.Resource{URI: "notes.txt", Read: read}), `resource "notes.txt": its URI is not an absolute URI`},
+		{features.NewSet().AddResources(features.Resource{URI: "file:///a"}), "resource file:///a has no Read"},
+		{features.NewSet().AddResources(features.Resource{URI: "file:///a", Read: read, ContentsMeta: wire.Raw(`"x"`)}), "resource file:///a: its ContentsMeta is not a JSON object"},
+		{features.NewSet().AddTemplates(features.Template{Read: readT}), "a template has no URITemplate"},
+		{features.NewSet().AddTemplates(features.Template{URITemplate: "file:///{x}"}), "template file:///{x} has no Read"},
 	} {
 		for _, off := range []bool{false, true} {
-			set := features.NewSet().AddTools(tc.tool)
-			_, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set}, DisableToolSchemas: off}, demo.Mount(nil))
+			_, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{tc.set}, DisableToolSchemas: off}, demo.Mount(nil))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%s (DisableToolSchemas %v): %v, want an error containing %q", tc.tool.Name, off, err, tc.want)
+				t.Errorf("DisableToolSchemas %v: %v, want an error containing %q", off, err, tc.want)
 			}
 		}
+	}
+
+	// Added after NewServer: a precise internal error at the call.
+	set := features.NewSet()
+	srv, err := mcp.NewServer(mcp.ServerOptions{Name: "s", Version: "1", Features: []mcp.Feature{set}}, demo.Mount(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.AddTools(features.Tool{Name: "nocall", InputSchema: obj})
+	if got := toolText(t, srv)("nocall", `{}`); !strings.Contains(got, "features: tool nocall has no Call") {
+		t.Errorf("a tool without Call added later: %q", got)
 	}
 }
 

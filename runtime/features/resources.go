@@ -73,6 +73,9 @@ func (s *Set) getPrompt(ctx context.Context, req *Request) (wire.Raw, error) {
 			return nil, mcp.InvalidParams("/params/arguments", "missing required argument "+a.Name)
 		}
 	}
+	if pr.Get == nil { // added after NewServer, which refuses it (declared.go)
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "features: prompt %s has no Get", pr.Name)
+	}
 	desc, msgs, err := pr.Get(ctx, args)
 	if err != nil {
 		var ae *ArgumentError
@@ -150,7 +153,12 @@ func (s *Set) readResource(ctx context.Context, req *Request) (wire.Raw, error) 
 	s.mu.RLock()
 	for _, r := range s.resources {
 		if r.URI == uri && sees(ctx, r.Visible) {
-			read = func() ([]Contents, error) { return r.Read(ctx, uri) }
+			read = func() ([]Contents, error) {
+				if r.Read == nil { // added after NewServer, which refuses it (declared.go)
+					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "features: resource %s has no Read", r.URI)
+				}
+				return r.Read(ctx, uri)
+			}
 			meta = r.ContentsMeta
 			break
 		}
@@ -158,7 +166,12 @@ func (s *Set) readResource(ctx context.Context, req *Request) (wire.Raw, error) 
 	if read == nil {
 		for _, t := range s.templates {
 			if vars, ok := MatchTemplate(t.URITemplate, uri); ok && sees(ctx, t.Visible) {
-				read = func() ([]Contents, error) { return t.Read(ctx, uri, vars) }
+				read = func() ([]Contents, error) {
+					if t.Read == nil { // added after NewServer, which refuses it (declared.go)
+						return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "features: template %s has no Read", t.URITemplate)
+					}
+					return t.Read(ctx, uri, vars)
+				}
 				break
 			}
 		}

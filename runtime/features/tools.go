@@ -120,6 +120,9 @@ func (s *Set) callTool(ctx context.Context, req *Request) (wire.Raw, error) {
 		}
 		return nil, mcp.InvalidParams("/params/name", "unknown tool "+req.Name)
 	}
+	if t.Call == nil { // added after NewServer, which refuses it (declared.go)
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "features: tool %s has no Call", t.Name)
+	}
 	// A task asked of a tool that forbids them is the runtime's error too.
 	if r := mcp.RequestFrom(ctx); r != nil && (t.Task != mcp.TaskForbidden || tasks.Requested(ctx)) {
 		asTask, err := tasks.Mode(ctx, t.Task)
@@ -204,17 +207,10 @@ func (s *Set) compiled(t *Tool) *compiledSchema {
 	return v.(*compiledSchema)
 }
 
-// checkable refuses a tool whose schemas are not JSON (its listing would
-// not be, whether or not arguments are checked), and a hand-built tool
-// whose input schema the program cannot check: one that is not flat, in a
-// program that registered no full JSON Schema validator.
+// checkable refuses a hand-built tool whose input schema the program
+// cannot check: one that is not flat, in a program that registered no
+// full JSON Schema validator.
 func (s *Set) checkable(t *Tool, unchecked bool) error {
-	if err := objectJSON(t.InputSchema); err != nil {
-		return fmt.Errorf("features: tool %s: its inputSchema %w", t.Name, err)
-	}
-	if err := objectJSON(t.OutputSchema); err != nil {
-		return fmt.Errorf("features: tool %s: its outputSchema %w", t.Name, err)
-	}
 	// With a full validator every schema is checkable: compiling it is
 	// left to the first call, as without one a flat schema's is (cheap).
 	if t.ArgumentsChecked || len(t.InputSchema) == 0 || unchecked || toolschema.Registered() {
@@ -222,26 +218,6 @@ func (s *Set) checkable(t *Tool, unchecked bool) error {
 	}
 	if errors.Is(s.compiled(t).err, toolschema.ErrNotChecked) {
 		return notCheckable(t)
-	}
-	return nil
-}
-
-// objectJSON is nil for an absent schema or one JSON object, else what it
-// is instead ("is not ...").
-func objectJSON(raw wire.Raw) error {
-	if len(raw) == 0 {
-		return nil
-	}
-	d := wire.NewDecoder(raw)
-	if d.Peek() != wire.Object {
-		return errors.New("is not a JSON object")
-	}
-	err := d.Skip()
-	if err == nil {
-		err = d.End()
-	}
-	if err != nil {
-		return fmt.Errorf("is not JSON: %w", err)
 	}
 	return nil
 }
