@@ -92,15 +92,10 @@ func objectJSON(raw wire.Raw) error {
 	if len(raw) == 0 {
 		return nil
 	}
-	d := wire.NewDecoder(raw)
-	if d.Peek() != wire.Object {
+	if wire.NewDecoder(raw).Peek() != wire.Object {
 		return errors.New("is not a JSON object")
 	}
-	err := d.Skip()
-	if err == nil {
-		err = d.End()
-	}
-	if err != nil {
+	if err := wire.CheckJSON(raw); err != nil {
 		return fmt.Errorf("is not JSON: %w", err)
 	}
 	return nil

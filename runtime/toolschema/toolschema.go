@@ -87,7 +87,7 @@ func Compile(raw []byte, input bool) (*Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return nil, nil
 	}
-	if err := validJSON(raw); err != nil {
+	if err := wire.CheckJSON(raw); err != nil {
 		return nil, fmt.Errorf("toolschema: the schema is not JSON: %w", err)
 	}
 	s := &Schema{}
@@ -128,14 +128,4 @@ func (s *Schema) Check(value []byte) string {
 		return s.flat.check(value)
 	}
 	return s.full.Check(value)
-}
-
-// validJSON is nil when raw is one JSON value (as the wire decoder reads
-// it: UTF-8, nesting bounded), else what is wrong and where.
-func validJSON(raw []byte) error {
-	d := wire.NewDecoder(raw)
-	if err := d.Skip(); err != nil {
-		return err
-	}
-	return d.End()
 }

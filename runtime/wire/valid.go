@@ -6,6 +6,10 @@ import "strconv"
 // allowed), validated as Decoder.Skip validates it, within DefaultMaxDepth.
 func Valid(b []byte) bool { return validValue(b) == nil }
 
+// CheckJSON is Valid's reason: nil when b is one valid JSON value, else
+// what is wrong and where (a *SyntaxError).
+func CheckJSON(b []byte) error { return validValue(b) }
+
 // validValue returns why b is not one valid JSON value, or nil.
 func validValue(b []byte) error {
 	d := Decoder{buf: b, maxDepth: DefaultMaxDepth}
