@@ -495,7 +495,7 @@ func (b *bridgeGen) fromRequest(d dir, df *field, src, target string) []jen.Code
 	return []jen.Code{
 		jen.If(jen.Id("raw").Op(":=").Id("r").Dot(method).Call(), jen.Id("raw").Op("!=").Nil()).Block(
 			jen.Id("v").Op(":=").New(d.dst.qual(u)),
-			jen.If(jen.Qual(wirePkg, "Unmarshal").Call(jen.Id("raw"), jen.Id("v")).Op("==").Nil()).Block(out.Clone().Op("=").Id("v")),
+			jen.If(jen.Qual(wirePkg, "UnmarshalWith").Call(jen.Id("raw"), jen.Id("v").Dot("DecodeJSON")).Op("==").Nil()).Block(out.Clone().Op("=").Id("v")),
 		),
 	}
 }

@@ -352,7 +352,7 @@ func (b *bridgeGen) rounds(m, hm *schema.Method, hr *named, hpt *gotype) ([]jen.
 		jen.List(jen.Id("answers"), jen.Err()).Op(":=").Qual(protoPkg, "AskClient").Call(jen.Id("ctx"), jen.Qual(mcpPkg, "ClientOf").Call(jen.Id("ctx")), jen.Qual(h.path, "Protocol").Call(), jen.Lit(m.Name), jen.Id("round"), jen.Id("v")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("in").Dot(resp.name).Op("=").Nil(),
-		jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("answers"), jen.Op("&").Id("in").Dot(resp.name)), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.Err().Op(":=").Qual(wirePkg, "UnmarshalWith").Call(jen.Id("answers"), jen.Id("in").Dot(resp.name).Dot("DecodeJSON")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Name+": the client's answers: %w"), jen.Err()))),
 	}
 	if st != nil && rst != nil && goSource(h.g.fieldType(st)) == goSource(h.g.fieldType(rst)) {

@@ -55,7 +55,7 @@ func (b *bridgeGen) clientSide() ([]jen.Code, jen.Dict) {
 		out = append(out, jen.Comment(fmt.Sprintf("%s decodes a %s of %s and converts it to %s.", name, def, c.rev, h.rev)).Line().
 			Func().Id(name).Params(jen.Id("raw").Qual(wirePkg, "Raw")).Params(jen.Any(), jen.Error()).Block(
 			jen.Id("v").Op(":=").New(jen.Qual(c.path, def)),
-			jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("raw"), jen.Id("v")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.If(jen.Err().Op(":=").Qual(wirePkg, "UnmarshalWith").Call(jen.Id("raw"), jen.Id("v").Dot("DecodeJSON")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.Id("out").Op(":=").New(jen.Qual(h.path, def)),
 			jen.Id(f.name).Call(jen.Nil(), jen.Id("v"), jen.Id("out")),
 			jen.Return(jen.Id("out"), jen.Nil()),

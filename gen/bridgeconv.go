@@ -215,7 +215,7 @@ func (b *bridgeGen) fromExtra(d dir, f *field) ([]jen.Code, bool) {
 	case f.mode == modePtr:
 		decode = []jen.Code{
 			jen.Id("v").Op(":=").New(d.dst.qual(u)),
-			jen.If(jen.Qual(wirePkg, "Unmarshal").Call(jen.Id("raw"), jen.Id("v")).Op("==").Nil()).Block(out.Clone().Op("=").Id("v")),
+			jen.If(jen.Qual(wirePkg, "UnmarshalWith").Call(jen.Id("raw"), jen.Id("v").Dot("DecodeJSON")).Op("==").Nil()).Block(out.Clone().Op("=").Id("v")),
 		}
 	case f.mode == modeConst || u.shape == shapeUnion:
 		return nil, false
@@ -306,7 +306,7 @@ func (b *bridgeGen) field(d dir, sf, df *field, where string) ([]jen.Code, bool)
 		case su.shape == shapeAnyJSON || su.shape == shapeRawObject:
 			return guard(
 				out.Clone().Op("=").New(d.dst.qual(du)),
-				jen.If(jen.Qual(wirePkg, "Unmarshal").Call(in.Clone(), out.Clone()).Op("!=").Nil()).Block(out.Clone().Op("=").Nil()),
+				jen.If(jen.Qual(wirePkg, "UnmarshalWith").Call(in.Clone(), out.Clone().Dot("DecodeJSON")).Op("!=").Nil()).Block(out.Clone().Op("=").Nil()),
 			), true
 		}
 		return nil, false
@@ -397,7 +397,7 @@ func (b *bridgeGen) assign(d dir, lhs, rhs *jen.Statement, sg, dg *gotype) ([]je
 		return []jen.Code{jen.If(jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual(wirePkg, "Marshal").Call(jen.Op("&").Add(rhs)), jen.Err().Op("==").Nil()).Block(
 			lhs.Clone().Op("=").Add(d.dst.qual(dg)).Parens(jen.Id("b")))}, true
 	case isRaw(su) && du.shape == shapeStruct:
-		return []jen.Code{jen.Id("_").Op("=").Qual(wirePkg, "Unmarshal").Call(rhs, jen.Op("&").Add(lhs))}, true
+		return []jen.Code{jen.Id("_").Op("=").Qual(wirePkg, "UnmarshalWith").Call(rhs, lhs.Clone().Dot("DecodeJSON"))}, true
 	case su.shape == shapeUnion && du.shape == shapeUnion:
 		f, ok := b.pair(d, su.named, du.named)
 		if !ok {

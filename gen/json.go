@@ -63,7 +63,7 @@ func stdAdapters(f *jen.File, n *named) {
 	)
 	f.Comment("UnmarshalJSON implements json.Unmarshaler with the generated decoder.")
 	f.Func().Params(jen.Id("v").Op("*").Id(n.name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.Return(jen.Qual(wirePkg, "Unmarshal").Call(jen.Id("data"), jen.Id("v"))),
+		jen.Return(jen.Qual(wirePkg, "UnmarshalWith").Call(jen.Id("data"), jen.Id("v").Dot("DecodeJSON"))),
 	)
 }
 

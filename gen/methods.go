@@ -58,7 +58,10 @@ func (g *generator) decodeParams(m *schema.Method, pt *gotype, target string) []
 	}
 	return []jen.Code{
 		jen.Id(target).Op(":=").New(g.typeCode(pt)),
-		jen.If(jen.Err().Op(":=").Qual(protoPkg, "DecodeParams").Call(jen.Id("params"), jen.Id(target), jen.Lit(m.ParamsRequired)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		// Through method values, not the protocol.Params interface: a
+		// call of DecodeJSON through an interface would keep the
+		// decoder of every type the program stores in one (wire.Into).
+		jen.If(jen.Err().Op(":=").Qual(protoPkg, "DecodeParamsWith").Call(jen.Id("params"), jen.Lit(m.ParamsRequired), jen.Id(target).Dot("DecodeJSON"), jen.Id(target).Dot("Validate")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 	}
 }
 
@@ -228,7 +231,7 @@ func (g *generator) fulfil(f *jen.File) {
 	f.Comment("(protocol.AwaitTask).")
 	f.Func().Id("answerTask").Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("c").Qual(protoPkg, "Caller"), jen.Id("requests").Qual(wirePkg, "Raw")).Params(jen.Qual(wirePkg, "Marshaler"), jen.Error()).Block(
 		jen.Var().Id("reqs").Id("InputRequests"),
-		jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("requests"), jen.Op("&").Id("reqs")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op(":=").Qual(wirePkg, "UnmarshalWith").Call(jen.Id("requests"), jen.Id("reqs").Dot("DecodeJSON")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("fulfil").Call(jen.Id("ctx"), jen.Id("c"), jen.Id("reqs"))),
 	)
 }
@@ -410,6 +413,7 @@ func (g *generator) protocol(f *jen.File) {
 			}
 			if nr := g.newResult(m); nr != nil {
 				fields[jen.Id("NewResult")] = nr
+				fields[jen.Id("DecodeResult")] = g.decodeResult(m)
 			}
 		}
 		dict[jen.Id(methodConst(m))] = jen.Values(fields)
@@ -550,6 +554,18 @@ func (g *generator) newResult(m *schema.Method) jen.Code {
 		return nil
 	}
 	return jen.Func().Params().Qual(protoPkg, "Result").Block(jen.Return(jen.New(g.typeCode(gt))))
+}
+
+// decodeResult is the method's DecodeResult (for a method newResult gives
+// a NewResult): the result type's decoder through a method value, so that
+// the runtime decodes a result written as JSON without calling DecodeJSON
+// through an interface (wire.Into says what that would link).
+func (g *generator) decodeResult(m *schema.Method) jen.Code {
+	gt := g.goType(&schema.Type{Kind: schema.Ref, Ref: m.Result})
+	return jen.Func().Params(jen.Id("data").Index().Byte()).Params(jen.Qual(protoPkg, "Result"), jen.Error()).Block(
+		jen.Id("v").Op(":=").New(g.typeCode(gt)),
+		jen.Return(jen.Id("v"), jen.Qual(wirePkg, "UnmarshalWith").Call(jen.Id("data"), jen.Id("v").Dot("DecodeJSON"))),
+	)
 }
 
 // members lists the members of every object definition, by definition
@@ -826,13 +842,13 @@ func (g *generator) callType(f *jen.File, name string, from schema.Side, doc str
 		case m.Reply == nil && isUnion(resultT):
 			body = []jen.Code{
 				jen.Var().Id("raw").Qual(wirePkg, "Raw"),
-				jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Op("&").Id("raw")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("CallInto").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Id("raw").Dot("Into").Call()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Return(jen.Id("Unmarshal" + resultT.underlying().named.name).Call(jen.Id("raw"))),
 			}
 		case m.Reply == nil:
 			body = []jen.Code{
 				jen.Id("r").Op(":=").New(g.typeCode(resultT)),
-				jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Id("r")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("CallInto").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Qual(wirePkg, "Into").Values(jen.Id("Value").Op(":").Id("r"), jen.Id("Decode").Op(":").Id("r").Dot("DecodeJSON"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Return(jen.Id("r"), jen.Nil()),
 			}
 		default:
@@ -868,7 +884,7 @@ func (g *generator) describeServer(f *jen.File, taken map[string]bool) {
 		f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(a.method).Params().Params(jen.Op("*").Id(a.def), jen.Error()).Block(
 			jen.List(jen.Id("v"), jen.Err()).Op(":=").Qual(protoPkg, "ServerValue").Call(jen.Id("c").Dot("c"), jen.Id("descriptor"), jen.Lit(a.def), jen.Func().Params(jen.Id("raw").Qual(wirePkg, "Raw")).Params(jen.Any(), jen.Error()).Block(
 				jen.Id("v").Op(":=").New(jen.Id(a.def)),
-				jen.Return(jen.Id("v"), jen.Qual(wirePkg, "Unmarshal").Call(jen.Id("raw"), jen.Id("v"))),
+				jen.Return(jen.Id("v"), jen.Qual(wirePkg, "UnmarshalWith").Call(jen.Id("raw"), jen.Id("v").Dot("DecodeJSON"))),
 			)),
 			jen.List(jen.Id("r"), jen.Id("_")).Op(":=").Id("v").Assert(jen.Op("*").Id(a.def)),
 			jen.Return(jen.Id("r"), jen.Err()),
@@ -930,7 +946,7 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(protoPkg, "AwaitTaskResult").Call(jen.Id("ctx"), jen.Id("c").Dot("c"), jen.Id("descriptor"), id),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Id("res").Op(":=").New(g.typeCode(resultT)),
-				jen.If(jen.Err().Op(":=").Qual(wirePkg, "Unmarshal").Call(jen.Id("raw"), jen.Id("res")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.If(jen.Err().Op(":=").Qual(wirePkg, "UnmarshalWith").Call(jen.Id("raw"), jen.Id("res").Dot("DecodeJSON")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Return(jen.Id("res"), jen.Nil()),
 			)...))
 			continue
@@ -940,7 +956,7 @@ func (g *generator) replyCall(m *schema.Method, pt *gotype, pexpr jen.Code, resu
 	cases = append(cases, jen.Default().Block(jen.Return(jen.Nil(), jen.Qual(protoPkg, "UnexpectedAlternative").Call(jen.Lit(m.Name), jen.Lit("unknown")))))
 	loop := []jen.Code{
 		jen.Var().Id("raw").Qual(wirePkg, "Raw"),
-		jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Op("&").Id("raw")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("c").Dot("c").Dot("CallInto").Call(jen.Id("ctx"), jen.Id(methodConst(m)), g.paramsArg(pt, pexpr), jen.Id("raw").Dot("Into").Call()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 	}
 	if g.spec.Era() == schema.Stateless {
 		// A client that accepts tasks may get a task handle instead

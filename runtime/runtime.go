@@ -130,3 +130,14 @@ const SupportsGeneratedVersion12 = true
 // of 100 tools decodes in 17 allocations rather than 405. The runtime
 // still builds versions 3 to 12.
 const SupportsGeneratedVersion13 = true
+
+// SupportsGeneratedVersion14 is referenced by code generated for version
+// 14 of the contract: generated code decodes through method values of its
+// types rather than through the wire.Unmarshaler and protocol.Params
+// interfaces — dispatch decodes params with protocol.DecodeParamsWith,
+// clients call protocol.Caller's CallInto with a wire.Into, and each
+// method's table entry gives DecodeResult — so that a program links the
+// decoders it uses, not every decoder of every revision it mounts. The
+// runtime still builds versions 3 to 13 (results a feature writes as JSON
+// are then sent as written, not decoded and validated).
+const SupportsGeneratedVersion14 = true

@@ -149,4 +149,5 @@ func TestConvertedNative(t *testing.T) {
 type rawCaller struct{}
 
 func (rawCaller) Call(context.Context, string, wire.Marshaler, wire.Unmarshaler) error { return nil }
+func (rawCaller) CallInto(context.Context, string, wire.Marshaler, wire.Into) error    { return nil }
 func (rawCaller) Notify(context.Context, string, wire.Marshaler) error                 { return nil }

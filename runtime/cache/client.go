@@ -47,7 +47,7 @@ type client struct {
 }
 
 // Call implements mcp.CallCache.
-func (c *client) Call(ctx context.Context, cs *mcp.ClientSession, method string, params wire.Marshaler, result wire.Unmarshaler, send func(context.Context, wire.Unmarshaler) error) error {
+func (c *client) Call(ctx context.Context, cs *mcp.ClientSession, method string, params wire.Marshaler, result wire.Into, send func(context.Context, wire.Into) error) error {
 	var p wire.Raw
 	if params != nil {
 		b, err := wire.Marshal(params)
@@ -71,13 +71,13 @@ func (c *client) Call(ctx context.Context, cs *mcp.ClientSession, method string,
 	public.Partition = ""
 	now := c.o.Now()
 	if raw, ok := c.store.Get(private, now); ok && part != "" {
-		return wire.Unmarshal(raw, result)
+		return decodeKept(raw, result)
 	}
 	if raw, ok := c.store.Get(public, now); ok {
-		return wire.Unmarshal(raw, result)
+		return decodeKept(raw, result)
 	}
 	rr := &rawResult{out: result}
-	if err := send(ctx, rr); err != nil {
+	if err := send(ctx, wire.Into{Value: result.Value, Decode: rr.decode}); err != nil {
 		return err
 	}
 	ttl, scope, ok := Fields(rr.raw)
@@ -97,23 +97,32 @@ func (c *client) Call(ctx context.Context, cs *mcp.ClientSession, method string,
 	return nil
 }
 
+// decodeKept decodes a kept result into out (the zero Into: checks that
+// it is one JSON value).
+func decodeKept(raw wire.Raw, out wire.Into) error {
+	if out.Decode == nil {
+		return wire.CheckJSON(raw)
+	}
+	return wire.UnmarshalWith(raw, out.Decode)
+}
+
 // rawResult keeps the bytes of a result while decoding it into out.
 type rawResult struct {
-	out wire.Unmarshaler
+	out wire.Into
 	raw wire.Raw
 }
 
-// DecodeJSON implements wire.Unmarshaler.
-func (r *rawResult) DecodeJSON(d *wire.Decoder) error {
+// decode keeps the result's bytes, then decodes them into r.out.
+func (r *rawResult) decode(d *wire.Decoder) error {
 	v, err := d.Raw()
 	if err != nil {
 		return err
 	}
 	r.raw = append(wire.Raw(nil), v...)
-	if r.out == nil {
+	if r.out.Decode == nil {
 		return nil
 	}
-	return wire.Unmarshal(r.raw, r.out)
+	return wire.UnmarshalWith(r.raw, r.out.Decode)
 }
 
 // Fields reads ttlMs and cacheScope of a result; ok is false for a result

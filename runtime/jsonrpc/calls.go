@@ -26,7 +26,7 @@ type Calls struct {
 // once Wait returns (or Abandon is called): do not keep it.
 type Pending struct {
 	n    int64
-	out  wire.Unmarshaler
+	out  wire.Into
 	err  error
 	done chan struct{} // capacity 1; signalled once by whoever removes it from the table
 }
@@ -34,7 +34,7 @@ type Pending struct {
 var pendingPool = sync.Pool{New: func() any { return &Pending{done: make(chan struct{}, 1)} }}
 
 func putPending(p *Pending) {
-	p.out, p.err = nil, nil
+	p.out, p.err = wire.Into{}, nil
 	pendingPool.Put(p)
 }
 
@@ -56,9 +56,10 @@ func (t *Calls) Offset(n int64) {
 	t.mu.Unlock()
 }
 
-// Start registers a request whose result Deliver decodes into out (nil to
-// ignore it). After Close it fails with the error Close was given.
-func (t *Calls) Start(out wire.Unmarshaler) (*Pending, error) {
+// Start registers a request whose result Deliver decodes into out (the
+// zero Into to ignore it). After Close it fails with the error Close was
+// given.
+func (t *Calls) Start(out wire.Into) (*Pending, error) {
 	p := pendingPool.Get().(*Pending)
 	p.out = out
 	t.mu.Lock()
@@ -176,7 +177,7 @@ func (t *Calls) Deliver(m *Message, d *wire.Decoder, reused bool) bool {
 		return false
 	}
 	p.err = m.Response()
-	if p.err == nil && p.out != nil {
+	if p.err == nil && p.out.Decode != nil {
 		p.err = decodeResult(p.out, m.Result, d, reused)
 	}
 	p.done <- struct{}{}
@@ -184,17 +185,17 @@ func (t *Calls) Deliver(m *Message, d *wire.Decoder, reused bool) bool {
 }
 
 // decodeResult decodes a result into out, as views of its bytes.
-func decodeResult(out wire.Unmarshaler, res wire.Raw, d *wire.Decoder, reused bool) error {
+func decodeResult(out wire.Into, res wire.Raw, d *wire.Decoder, reused bool) error {
 	if reused {
 		res = append(wire.Raw(nil), res...)
 	}
 	var err error
 	if d == nil {
-		err = wire.UnmarshalShared(res, out)
+		err = wire.UnmarshalSharedWith(res, out.Decode)
 	} else {
 		d.Reset(res)
 		d.SetShared(true)
-		err = out.DecodeJSON(d)
+		err = out.Decode(d)
 		if err == nil {
 			err = d.End()
 		}

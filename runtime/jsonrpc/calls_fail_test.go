@@ -11,7 +11,7 @@ import (
 // TestCallsFail: Fail ends the pending call it names with its error, once.
 func TestCallsFail(t *testing.T) {
 	var calls Calls
-	p, err := calls.Start(nil)
+	p, err := calls.Start(wire.Into{})
 	if err != nil {
 		t.Fatal(err)
 	}

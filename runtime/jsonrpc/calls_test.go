@@ -83,7 +83,7 @@ func TestCalls(t *testing.T) {
 		return m
 	}
 	var out rawOut
-	p, err := c.Start(&out)
+	p, err := c.Start(wire.To(&out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,20 +104,20 @@ func TestCalls(t *testing.T) {
 	}
 
 	// Errors: the peer's, and a malformed error object.
-	p, _ = c.Start(nil)
+	p, _ = c.Start(wire.Into{})
 	c.Deliver(parse(`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"nope"}}`), nil, false)
 	var je *jsonrpc.Error
 	if err := c.Wait(context.Background(), p); !errors.As(err, &je) || je.Code != -32601 {
 		t.Errorf("error response: %v", err)
 	}
-	p, _ = c.Start(nil)
+	p, _ = c.Start(wire.Into{})
 	c.Deliver(parse(`{"jsonrpc":"2.0","id":3,"error":{"code":"x"}}`), nil, false)
 	if err := c.Wait(context.Background(), p); err == nil || errors.As(err, &je) {
 		t.Errorf("malformed error response: %v", err)
 	}
 
 	// A cancelled wait abandons the call; Poll without a response too.
-	p, _ = c.Start(nil)
+	p, _ = c.Start(wire.Into{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := c.Wait(ctx, p); !errors.Is(err, context.Canceled) {
@@ -126,7 +126,7 @@ func TestCalls(t *testing.T) {
 	if c.Deliver(parse(`{"jsonrpc":"2.0","id":4,"result":1}`), nil, false) {
 		t.Error("a response delivered to an abandoned call")
 	}
-	p, _ = c.Start(nil)
+	p, _ = c.Start(wire.Into{})
 	if _, answered := c.Poll(p); answered {
 		t.Error("Poll answered without a response")
 	}
@@ -135,7 +135,7 @@ func TestCalls(t *testing.T) {
 	var wg sync.WaitGroup
 	closed := errors.New("closed")
 	for range 3 {
-		p, _ := c.Start(nil)
+		p, _ := c.Start(wire.Into{})
 		wg.Go(func() {
 			if err := c.Wait(context.Background(), p); err != closed {
 				t.Errorf("pending call at Close: %v", err)
@@ -145,7 +145,7 @@ func TestCalls(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	c.Close(closed)
 	wg.Wait()
-	if _, err := c.Start(nil); err != closed {
+	if _, err := c.Start(wire.Into{}); err != closed {
 		t.Errorf("Start after Close: %v", err)
 	}
 }

@@ -514,7 +514,7 @@ func TestCallErrors(t *testing.T) {
 	// Cancellation returns at once; the late response is dropped.
 	ctx, cancel := context.WithCancel(context.Background())
 	ids := make(chan jsonrpc.ID, 1)
-	go func() { errc <- c.CallWithID(ctx, "slow", nil, nil, func(id jsonrpc.ID) { ids <- id }) }()
+	go func() { errc <- c.CallWithID(ctx, "slow", nil, wire.Into{}, func(id jsonrpc.ID) { ids <- id }) }()
 	if id := recvID(t, ids); !id.Equal(wire.IntValue(4)) {
 		t.Errorf("id %v", id)
 	}

@@ -34,14 +34,22 @@ func (c *Conn) failCalls() {
 // decoding the result into out (which may be nil to ignore it). An error
 // response is returned as *Error. When ctx is done first, Call returns
 // ctx.Err() at once and a late response is dropped; use CallWithID to learn
-// the id and tell the peer.
+// the id and tell the peer. It decodes through out's DecodeJSON method
+// (see wire.Into for what that links); CallInto takes the decoding
+// function.
 func (c *Conn) Call(ctx context.Context, method string, params wire.Marshaler, out wire.Unmarshaler) error {
+	return c.CallWithID(ctx, method, params, wire.To(out), nil)
+}
+
+// CallInto is Call decoding the result with out.Decode (the zero Into to
+// ignore it).
+func (c *Conn) CallInto(ctx context.Context, method string, params wire.Marshaler, out wire.Into) error {
 	return c.CallWithID(ctx, method, params, out, nil)
 }
 
-// CallWithID is Call that also reports the id it uses through onID (if not
-// nil) before sending the request.
-func (c *Conn) CallWithID(ctx context.Context, method string, params wire.Marshaler, out wire.Unmarshaler, onID func(ID)) error {
+// CallWithID is CallInto that also reports the id it uses through onID (if
+// not nil) before sending the request.
+func (c *Conn) CallWithID(ctx context.Context, method string, params wire.Marshaler, out wire.Into, onID func(ID)) error {
 	p, err := c.calls.Start(out)
 	if err != nil {
 		return err

@@ -101,7 +101,7 @@ func Stream(ctx context.Context, cs *mcp.ClientSession, params wire.Marshaler) i
 		done := make(chan error, 1)
 		go func() {
 			var result wire.Raw
-			done <- cs.CallWithID(ctx, name, params, &result, func(id jsonrpc.ID) {
+			done <- cs.CallWithID(ctx, name, params, result.Into(), func(id jsonrpc.ID) {
 				mu.Lock()
 				sid = id.String()
 				mu.Unlock()
@@ -138,7 +138,7 @@ func subscriptionOf(params wire.Raw) (string, bool) {
 		return "", false
 	}
 	var id jsonrpc.ID
-	if wire.Unmarshal(raw, &id) != nil {
+	if wire.UnmarshalWith(raw, id.DecodeJSON) != nil {
 		return "", false
 	}
 	return id.String(), true
@@ -247,13 +247,13 @@ func streamStateful(ctx context.Context, cs *mcp.ClientSession, params wire.Mars
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		for _, uri := range subscribed {
-			if err := cs.Call(ctx, unsubscribe, wire.StrMember{Name: "uri", Value: uri}, nil); err != nil {
+			if err := cs.CallInto(ctx, unsubscribe, wire.StrMember{Name: "uri", Value: uri}, wire.Into{}); err != nil {
 				cs.Logger().DebugContext(ctx, "listen: unsubscribing", "uri", uri, "err", err)
 			}
 		}
 	}()
 	for _, uri := range got.ResourceSubscriptions {
-		if err := cs.Call(ctx, subscribe, wire.StrMember{Name: "uri", Value: uri}, nil); err != nil {
+		if err := cs.CallInto(ctx, subscribe, wire.StrMember{Name: "uri", Value: uri}, wire.Into{}); err != nil {
 			yield(Event{}, fmt.Errorf("listen: %s %s: %w", subscribe, uri, err))
 			return
 		}

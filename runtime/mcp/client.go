@@ -21,7 +21,7 @@ import (
 type ClientConn interface {
 	// CallWithID sends a request and waits for its result; onID, if not
 	// nil, learns the request's id before it is sent.
-	CallWithID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error
+	CallWithID(ctx context.Context, method string, params wire.Marshaler, result wire.Into, onID func(jsonrpc.ID)) error
 	Notify(ctx context.Context, method string, params wire.Marshaler) error
 	Close() error
 }
@@ -306,7 +306,7 @@ func (cs *ClientSession) OnNotification(f func(ctx context.Context, method strin
 type CallCache interface {
 	// Call serves a call of a cacheable method of cs: from what it
 	// kept, or by send, whose result it may keep.
-	Call(ctx context.Context, cs *ClientSession, method string, params wire.Marshaler, result wire.Unmarshaler, send func(context.Context, wire.Unmarshaler) error) error
+	Call(ctx context.Context, cs *ClientSession, method string, params wire.Marshaler, result wire.Into, send func(context.Context, wire.Into) error) error
 	// Notified learns each notification of the server's before the
 	// handler does: one that makes kept results stale drops them.
 	Notified(cs *ClientSession, method string, params wire.Raw)

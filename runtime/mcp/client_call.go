@@ -26,10 +26,18 @@ import (
 //
 // With ClientOptions.Cache, a fresh cached result of a cacheable method
 // answers the call without a request.
+//
+// Call decodes through result's DecodeJSON method; generated clients call
+// CallInto, which links only the decoders the program calls (wire.Into).
 func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	return cs.CallInto(ctx, method, params, wire.To(result))
+}
+
+// CallInto implements Caller: Call decoding with result.Decode.
+func (cs *ClientSession) CallInto(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error {
 	if c := cs.opts.Cache; c != nil && cs.mount != nil {
 		if md := cs.mount.Protocol.Methods[method]; md != nil && md.Cacheable {
-			return c.Call(ctx, cs, method, params, result, func(ctx context.Context, result wire.Unmarshaler) error {
+			return c.Call(ctx, cs, method, params, result, func(ctx context.Context, result wire.Into) error {
 				return cs.call(ctx, method, params, result)
 			})
 		}
@@ -38,15 +46,15 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params wire.Ma
 }
 
 // call sends a request and decodes its result.
-func (cs *ClientSession) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+func (cs *ClientSession) call(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error {
 	return cs.CallWithID(ctx, method, params, result, nil)
 }
 
-// CallWithID is Call without the cache, with onID (if not nil) learning
+// CallWithID is CallInto without the cache, with onID (if not nil) learning
 // the request's id before it is sent: a stream that the server's
 // notifications name by the request's id (subscriptions/listen) is found
 // by it. The session's middleware sees the call first.
-func (cs *ClientSession) CallWithID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
+func (cs *ClientSession) CallWithID(ctx context.Context, method string, params wire.Marshaler, result wire.Into, onID func(jsonrpc.ID)) error {
 	if cs.outgoing == nil {
 		return cs.send(ctx, method, params, result, onID)
 	}
@@ -55,7 +63,7 @@ func (cs *ClientSession) CallWithID(ctx context.Context, method string, params w
 		if err := cs.send(ctx, method, m.sendParams(), result, onID); err != nil {
 			return nil, err
 		}
-		res, _ := result.(wire.Marshaler)
+		res, _ := result.Value.(wire.Marshaler)
 		return res, nil
 	}
 	_, err := cs.outgoing(ctx, m)
@@ -65,7 +73,7 @@ func (cs *ClientSession) CallWithID(ctx context.Context, method string, params w
 // send sends a request and waits for its result; a request whose
 // capability the server did not declare fails here, after the session's
 // middleware (which sees the refusal).
-func (cs *ClientSession) send(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
+func (cs *ClientSession) send(ctx context.Context, method string, params wire.Marshaler, result wire.Into, onID func(jsonrpc.ID)) error {
 	if err := cs.declared(method); err != nil {
 		return err
 	}
@@ -315,7 +323,7 @@ func (cs *ClientSession) onCancelled(params wire.Raw) {
 	}
 	var reason wireString
 	if r, found := wire.MemberOf(params, "reason"); found {
-		_ = wire.Unmarshal(r, &reason)
+		_ = wire.UnmarshalWith(r, reason.DecodeJSON)
 	}
 	cs.era.cancelled(cs, id, string(reason))
 }

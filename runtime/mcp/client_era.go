@@ -41,7 +41,7 @@ func (e statefulClientEra) open(ctx context.Context, cs *ClientSession) error {
 		e.ObjectEnd()
 	})
 	var res wire.Raw
-	if err := cs.CallWithID(ctx, m.Protocol.RoleName(protocol.RoleInitialize), params, &res, nil); err != nil {
+	if err := cs.CallWithID(ctx, m.Protocol.RoleName(protocol.RoleInitialize), params, res.Into(), nil); err != nil {
 		return fmt.Errorf("mcp: initialize: %w", err)
 	}
 	d := wire.NewDecoder(res)
@@ -83,7 +83,7 @@ func (cs *ClientSession) setLogLevel(ctx context.Context) error {
 		return nil // the server does not log
 	}
 	var res wire.Raw
-	if err := cs.Call(ctx, name, wire.StrMember{Name: "level", Value: level}, &res); err != nil {
+	if err := cs.CallInto(ctx, name, wire.StrMember{Name: "level", Value: level}, res.Into()); err != nil {
 		return fmt.Errorf("mcp: logging/setLevel %s (ClientOptions.LogLevel): %w", level, err)
 	}
 	return nil
@@ -122,7 +122,7 @@ func (e statelessClientEra) open(ctx context.Context, cs *ClientSession) error {
 		n.Negotiated(m.Protocol)
 	}
 	var res wire.Raw
-	err = cs.Call(ctx, m.Protocol.RoleName(protocol.RoleDiscover), nil, &res)
+	err = cs.CallInto(ctx, m.Protocol.RoleName(protocol.RoleDiscover), nil, res.Into())
 	var je *jsonrpc.Error
 	if errors.As(err, &je) && je.Code == CodeUnsupportedProtocolVersion {
 		// Retry once with a version the server supports that we mount.
@@ -131,7 +131,7 @@ func (e statelessClientEra) open(ctx context.Context, cs *ClientSession) error {
 			if n != nil {
 				n.Negotiated(v.Protocol)
 			}
-			err = cs.Call(ctx, v.Protocol.RoleName(protocol.RoleDiscover), nil, &res)
+			err = cs.CallInto(ctx, v.Protocol.RoleName(protocol.RoleDiscover), nil, res.Into())
 		}
 	}
 	if err != nil {

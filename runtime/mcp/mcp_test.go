@@ -92,6 +92,10 @@ func (r *recorder) Call(context.Context, string, wire.Marshaler, wire.Unmarshale
 	return errors.New("no calls")
 }
 
+func (r *recorder) CallInto(context.Context, string, wire.Marshaler, wire.Into) error {
+	return errors.New("no calls")
+}
+
 func (r *recorder) all() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -73,7 +73,7 @@ type Message struct {
 	sess   *Session                                          // its session
 	out    Outbound                                          // its related messages, or an outgoing notification's way
 	peer   Caller                                            // an outgoing request's way
-	result wire.Unmarshaler                                  // where an outgoing request's result goes
+	result wire.Into                                         // where an outgoing request's result goes
 	call   func(ctx context.Context) (wire.Marshaler, error) // a client's: the step
 }
 
@@ -305,6 +305,11 @@ func (v *outView) Notify(ctx context.Context, method string, params wire.Marshal
 
 // Call implements Caller.
 func (v *outView) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	return v.CallInto(ctx, method, params, wire.To(result))
+}
+
+// CallInto implements Caller.
+func (v *outView) CallInto(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error {
 	m := v.view(method, params, false)
 	m.peer, m.result = v.peer, result
 	_, err := v.c.outgoing(ctx, m)
@@ -335,10 +340,10 @@ func sendFinal(ctx context.Context, m *Message) (wire.Marshaler, error) {
 		}
 		return nil, m.peer.Notify(ctx, m.method, params)
 	}
-	if err := m.peer.Call(ctx, m.method, params, m.result); err != nil {
+	if err := m.peer.CallInto(ctx, m.method, params, m.result); err != nil {
 		return nil, err
 	}
-	res, _ := m.result.(wire.Marshaler)
+	res, _ := m.result.Value.(wire.Marshaler)
 	return res, nil
 }
 

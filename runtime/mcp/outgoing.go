@@ -168,6 +168,11 @@ type sessionCaller struct{ sess *Session }
 
 // Call implements Caller.
 func (c sessionCaller) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	return c.sess.call(ctx, method, params, wire.To(result))
+}
+
+// CallInto implements Caller.
+func (c sessionCaller) CallInto(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error {
 	return c.sess.call(ctx, method, params, result)
 }
 
@@ -184,7 +189,7 @@ func (c sessionCaller) Notify(ctx context.Context, method string, params wire.Ma
 
 // call sends a request to the session's client, if it declared the
 // capability the request needs.
-func (sess *Session) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+func (sess *Session) call(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error {
 	sess.mu.Lock()
 	peer, caps, mount := sess.peer, sess.clientCaps, sess.mount
 	sess.mu.Unlock()
@@ -208,7 +213,7 @@ func (sess *Session) call(ctx context.Context, method string, params wire.Marsha
 			return MissingCapability(p, missing...)
 		}
 	}
-	return peer.Call(ctx, method, params, result)
+	return peer.CallInto(ctx, method, params, result)
 }
 
 // roleIn is the role of method in revision p (RoleNone when p is nil or

@@ -339,7 +339,11 @@ type countingPeer struct {
 	calls int
 }
 
-func (p *countingPeer) Call(context.Context, string, wire.Marshaler, wire.Unmarshaler) error {
+func (p *countingPeer) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	return p.CallInto(ctx, method, params, wire.To(result))
+}
+
+func (p *countingPeer) CallInto(context.Context, string, wire.Marshaler, wire.Into) error {
 	p.calls++
 	return nil
 }

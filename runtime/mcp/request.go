@@ -387,6 +387,7 @@ type noPeer struct{}
 var ErrNoPeer = errors.New("mcp: no client to call: stateless requests ask for input with InputRequiredResult")
 
 func (noPeer) Call(context.Context, string, wire.Marshaler, wire.Unmarshaler) error { return ErrNoPeer }
+func (noPeer) CallInto(context.Context, string, wire.Marshaler, wire.Into) error    { return ErrNoPeer }
 func (noPeer) Notify(context.Context, string, wire.Marshaler) error                 { return ErrNoPeer }
 
 // Principal is who the request acts for: the principal its session was

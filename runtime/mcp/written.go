@@ -45,7 +45,7 @@ func (r *Request) Handled() bool {
 // result as it does a handler's, and the JSON need not carry, nor the
 // decoding pay for, what the stamp adds.
 func (r *Request) Stamp() *protocol.Stamp {
-	if r.server.validate && r.route.method.NewResult != nil {
+	if r.server.validate && r.route.method.DecodeResult != nil {
 		return nil
 	}
 	return r.server.stamps[r.route.method]
@@ -58,11 +58,11 @@ func (r *Request) Stamp() *protocol.Stamp {
 // validated).
 func (r *Request) Written(data wire.Raw) (wire.Marshaler, error) {
 	md := r.route.method
-	if !r.server.validate || md.NewResult == nil {
+	if !r.server.validate || md.DecodeResult == nil {
 		return &writtenResult{raw: data}, nil
 	}
-	res := md.NewResult()
-	if err := wire.Unmarshal(data, res); err != nil {
+	res, err := md.DecodeResult(data)
+	if err != nil {
 		return nil, fmt.Errorf("mcp: %s: the result written does not decode as revision %s's: %w", md.Name, r.Protocol.Revision, err)
 	}
 	return res, nil

@@ -386,7 +386,7 @@ func AskClient(ctx context.Context, peer Caller, p *Protocol, method string, rou
 		if params != nil {
 			p = params
 		}
-		if err := peer.Call(ctx, name, p, &result); err != nil {
+		if err := peer.CallInto(ctx, name, p, result.Into()); err != nil {
 			return nil, fmt.Errorf("mcp: input request %q (%s): %w", key, name, err)
 		}
 		e.Field(key)

@@ -12,8 +12,13 @@ import (
 // are Callers.
 type Caller interface {
 	// Call sends a request and decodes its result into result (nil to
-	// discard it); an error response is a *jsonrpc.Error.
+	// discard it); an error response is a *jsonrpc.Error. It decodes
+	// through result's DecodeJSON method (see wire.Into for what that
+	// links): the runtime and generated code call CallInto.
 	Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error
+	// CallInto is Call decoding the result with result.Decode (the zero
+	// Into to discard it).
+	CallInto(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error
 	// Notify sends a notification.
 	Notify(ctx context.Context, method string, params wire.Marshaler) error
 }

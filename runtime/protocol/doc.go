@@ -10,7 +10,7 @@
 // id are written, the code of a missing client capability, the task
 // types, the tool error) — so that the runtime never asks which revision
 // it serves to pick a behaviour. The rest of the package is what the
-// generated code calls: DecodeParams and friends for params, the errors of
+// generated code calls: DecodeParamsWith and friends for params, the errors of
 // typed calls, AwaitTask for calls answered with a task, and the support
 // of the bridges mcpgen convert generates (Bridge, AskClient).
 //

@@ -20,24 +20,14 @@ type Params interface {
 // -32602 whose message names the field (/params/...) and whose data lists
 // each violation with its pointer and rule.
 func DecodeParams(raw wire.Raw, p Params, required bool) error {
-	if len(raw) == 0 {
-		if required {
-			return invalidParams([]valid.Violation{{Pointer: "/params", Rule: "required", Message: "required member is missing"}})
-		}
-		return nil
-	}
-	// The params belong to the request: strings can be views of them.
-	if err := wire.UnmarshalShared(raw, p); err != nil {
-		return DecodeError(err)
-	}
-	if err := p.Validate(); err != nil {
-		return validationError(err)
-	}
-	return nil
+	return DecodeParamsWith(raw, required, p.DecodeJSON, p.Validate)
 }
 
-// DecodeParamsWith is DecodeParams for params that are a union: decode
-// reads the member, validate checks it.
+// DecodeParamsWith is DecodeParams through functions: decode reads the
+// params (a method value such as p.DecodeJSON, or a union's decoder),
+// validate checks them. Generated code calls it rather than DecodeParams,
+// whose call of DecodeJSON through the Params interface would keep the
+// decoder of every type the program stores in an interface (wire.Into).
 func DecodeParamsWith(raw wire.Raw, required bool, decode func(*wire.Decoder) error, validate func() error) error {
 	if len(raw) == 0 {
 		if required {
@@ -45,12 +35,8 @@ func DecodeParamsWith(raw wire.Raw, required bool, decode func(*wire.Decoder) er
 		}
 		return nil
 	}
-	d := wire.NewDecoder(raw)
-	d.SetShared(true)
-	if err := decode(d); err != nil {
-		return DecodeError(err)
-	}
-	if err := d.End(); err != nil {
+	// The params belong to the request: strings can be views of them.
+	if err := wire.UnmarshalSharedWith(raw, decode); err != nil {
 		return DecodeError(err)
 	}
 	if err := validate(); err != nil {

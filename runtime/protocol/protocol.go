@@ -415,6 +415,13 @@ type Method struct {
 	// NewResult makes an empty result of the method's own result type
 	// (nil when it has none, or it is a union).
 	NewResult func() Result
+	// DecodeResult decodes a result of the method's own result type from
+	// JSON (nil when NewResult is). Generated code decodes with the type's
+	// method, not through the Result interface, so that the program keeps
+	// only the decoders it uses (wire.Into). Code generated before version
+	// 14 leaves it nil: results written as JSON (mcp.Request.Written) are
+	// then sent as written, not decoded and validated.
+	DecodeResult func(data []byte) (Result, error)
 	// ValidateParams checks params without serving (for methods the
 	// runtime answers itself, such as initialize).
 	ValidateParams func(params wire.Raw) error

@@ -59,7 +59,7 @@ func AwaitTaskResult(ctx context.Context, c Caller, p *Protocol, id string) (wir
 		return nil, errors.New("mcp: revision " + p.Revision + " has no request for a task's result")
 	}
 	var raw wire.Raw
-	err := c.Call(ctx, result, taskIDParams{id: id}, &raw)
+	err := c.CallInto(ctx, result, taskIDParams{id: id}, raw.Into())
 	if err != nil && ctx.Err() != nil {
 		cancelTask(ctx, c, p.RoleName(RoleTaskCancel), id)
 		return nil, ctx.Err()
@@ -111,7 +111,7 @@ func AwaitTask(ctx context.Context, c Caller, raw wire.Raw, answer TaskAnswerer)
 			if responses, err := answerNew(ctx, c, st.inputs, answered, answer); err != nil {
 				return nil, err
 			} else if responses != nil {
-				if err := c.Call(ctx, extTaskUpdate.Name, taskIDParams{id: id, responses: responses}, nil); err != nil {
+				if err := c.CallInto(ctx, extTaskUpdate.Name, taskIDParams{id: id, responses: responses}, wire.Into{}); err != nil {
 					return nil, giveUp(ctx, c, id, err)
 				}
 			}
@@ -122,7 +122,7 @@ func AwaitTask(ctx context.Context, c Caller, raw wire.Raw, answer TaskAnswerer)
 			return nil, giveUp(ctx, c, id, ctx.Err())
 		}
 		var got wire.Raw
-		if err := c.Call(ctx, extTaskGet.Name, taskIDParams{id: id}, &got); err != nil {
+		if err := c.CallInto(ctx, extTaskGet.Name, taskIDParams{id: id}, got.Into()); err != nil {
 			return nil, giveUp(ctx, c, id, err)
 		}
 		st = parseTaskState(got)

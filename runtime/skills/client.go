@@ -132,7 +132,7 @@ func callJSON(ctx context.Context, c protocol.Caller, method string, params, out
 		return fmt.Errorf("mcp: %s: %w", method, err)
 	}
 	var raw wire.Raw
-	if err := c.Call(ctx, method, wire.Raw(p), &raw); err != nil {
+	if err := c.CallInto(ctx, method, wire.Raw(p), raw.Into()); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(raw, out); err != nil {

@@ -146,6 +146,10 @@ type statelessCaller struct {
 }
 
 func (c *statelessCaller) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	return c.CallInto(ctx, method, params, wire.To(result))
+}
+
+func (c *statelessCaller) CallInto(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error {
 	p, err := wire.Marshal(params)
 	if err != nil {
 		return err
@@ -171,7 +175,7 @@ func (c *statelessCaller) Call(ctx context.Context, method string, params wire.M
 	if c.tamper != nil && method == "resources/read" {
 		b = c.tamper(uriOf(p), b)
 	}
-	return wire.Unmarshal(b, result)
+	return wire.UnmarshalWith(b, result.Decode)
 }
 
 func (c *statelessCaller) Notify(context.Context, string, wire.Marshaler) error { return nil }

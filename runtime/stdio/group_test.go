@@ -125,7 +125,7 @@ func TestDoneWhenServerExits(t *testing.T) {
 	conn := dialShell(t, "exit 3", nil)
 	done := conn.(interface{ Done() <-chan struct{} }).Done()
 	<-done // the server's output ended
-	if err := conn.CallWithID(context.Background(), "ping", nil, nil, nil); !errors.Is(err, jsonrpc.ErrClosed) {
+	if err := conn.CallWithID(context.Background(), "ping", nil, wire.Into{}, nil); !errors.Is(err, jsonrpc.ErrClosed) {
 		t.Errorf("a call after the server exited: %v, want ErrClosed", err)
 	}
 	first := conn.Close()

@@ -606,7 +606,7 @@ func TestClientBatchedMessages(t *testing.T) {
 				t.Fatal(err)
 			}
 			var res wire.Raw
-			if err := conn.CallWithID(context.Background(), "tools/list", nil, &res, nil); err != nil || string(res) != `{"ok":true}` {
+			if err := conn.CallWithID(context.Background(), "tools/list", nil, res.Into(), nil); err != nil || string(res) != `{"ok":true}` {
 				t.Fatalf("call: %v %s", err, res)
 			}
 			if got := decodeRPC(t, []byte(<-posted)); string(got.ID) != `"s1"` || string(got.Result) != `{}` {

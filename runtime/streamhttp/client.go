@@ -307,7 +307,7 @@ func (c *clientConn) do(ctx context.Context, method string, body []byte, hd http
 }
 
 // CallWithID implements mcp.ClientConn.
-func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler, onID func(jsonrpc.ID)) error {
+func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.Marshaler, result wire.Into, onID func(jsonrpc.ID)) error {
 	c.mu.Lock()
 	closed, p := c.closed, c.proto
 	c.mu.Unlock()
@@ -320,7 +320,7 @@ func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.
 	out := result
 	vet := p != nil && protocol.RoleOf(p, method) == protocol.RoleToolsList
 	if vet {
-		out = &raw
+		out = raw.Into()
 	}
 	pc, err := c.calls.Start(out)
 	if err != nil {
@@ -352,8 +352,8 @@ func (c *clientConn) CallWithID(ctx context.Context, method string, params wire.
 		return err
 	}
 	raw = c.vetTools(raw)
-	if result != nil {
-		return wire.UnmarshalShared(raw, result) // the message owns its bytes
+	if result.Decode != nil {
+		return wire.UnmarshalSharedWith(raw, result.Decode) // the message owns its bytes
 	}
 	return nil
 }
@@ -640,7 +640,7 @@ func cancelledRequest(params wire.Raw) (jsonrpc.ID, bool) {
 		return jsonrpc.ID{}, false
 	}
 	var id jsonrpc.ID
-	if wire.Unmarshal(v, &id) != nil {
+	if wire.UnmarshalWith(v, id.DecodeJSON) != nil {
 		return jsonrpc.ID{}, false
 	}
 	return id, true

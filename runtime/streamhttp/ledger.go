@@ -304,7 +304,7 @@ func (s *session) settleRemote(ctx context.Context, c *sseConn, name, last strin
 				continue
 			default:
 				var id jsonrpc.ID
-				if wire.Unmarshal(rec.ID, &id) != nil {
+				if wire.UnmarshalWith(rec.ID, id.DecodeJSON) != nil {
 					answered[k] = true
 					continue
 				}

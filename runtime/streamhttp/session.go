@@ -453,6 +453,11 @@ func (s *session) Notify(ctx context.Context, method string, params wire.Marshal
 // request being served (else the GET stream); the client POSTs the
 // response.
 func (s *session) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	return s.CallInto(ctx, method, params, wire.To(result))
+}
+
+// CallInto implements mcp.Caller.
+func (s *session) CallInto(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error {
 	st := s.target(ctx)
 	p, err := s.calls.Start(result)
 	if err != nil {

@@ -59,7 +59,7 @@ func progressToken(params wire.Raw) (wire.StringOrInt, bool) {
 	var tok wire.StringOrInt
 	meta, _ := wire.MemberOf(params, "_meta")
 	v, ok := wire.MemberOf(meta, "progressToken")
-	if !ok || wire.Unmarshal(v, &tok) != nil {
+	if !ok || wire.UnmarshalWith(v, tok.DecodeJSON) != nil {
 		return tok, false
 	}
 	return tok, true
@@ -78,6 +78,6 @@ func (c clientRequestor) notify(ctx context.Context, r protocol.Role, params wir
 	}
 }
 
-func (c clientRequestor) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
-	return c.cs.Call(ctx, method, params, result)
+func (c clientRequestor) call(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error {
+	return c.cs.CallInto(ctx, method, params, result)
 }

@@ -218,8 +218,8 @@ func (s sessionRequestor) notify(ctx context.Context, r protocol.Role, params wi
 	}
 }
 
-func (s sessionRequestor) call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
-	return s.sess.Peer().Call(ctx, method, params, result)
+func (s sessionRequestor) call(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error {
+	return s.sess.Peer().CallInto(ctx, method, params, result)
 }
 
 // serveRoute is the route of the tasks methods, in either era: the

@@ -192,7 +192,7 @@ type requestor interface {
 	// has one.
 	notify(ctx context.Context, r protocol.Role, params wire.Marshaler)
 	// call sends a request and waits for its result.
-	call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error
+	call(ctx context.Context, method string, params wire.Marshaler, result wire.Into) error
 }
 
 // host keeps the tasks of a server or of a client.
@@ -463,7 +463,7 @@ func (t *Task) ask(ctx context.Context, request wire.Raw) (wire.Raw, error) {
 		return nil, ErrEnded
 	}
 	var out wire.Raw
-	err = t.requestor.call(ctx, method, withRelatedTask(params, t.ID), &out)
+	err = t.requestor.call(ctx, method, withRelatedTask(params, t.ID), out.Into())
 	t.mu.Lock()
 	t.pending--
 	back := t.pending == 0

@@ -36,12 +36,12 @@ func (f *fakeRequestor) notify(_ context.Context, r protocol.Role, params wire.M
 	f.mu.Unlock()
 }
 
-func (f *fakeRequestor) call(_ context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+func (f *fakeRequestor) call(_ context.Context, method string, params wire.Marshaler, result wire.Into) error {
 	b, _ := wire.Marshal(params)
 	f.mu.Lock()
 	f.calls = append(f.calls, method+" "+string(b))
 	f.mu.Unlock()
-	return wire.Unmarshal(f.answer, result)
+	return wire.UnmarshalWith(f.answer, result.Decode)
 }
 
 func (f *fakeRequestor) all() ([]string, []string) {

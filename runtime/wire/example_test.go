@@ -85,3 +85,21 @@ func ExampleStringOrInt() {
 	fmt.Println(len(ids), ids["i7"], ids["s7"])
 	// Output: 2 7 "7"
 }
+
+// Decoding through a method value: the program links Tool's decoder
+// because it calls it, not because Tool is stored in an interface
+// somewhere while something calls DecodeJSON through one (wire.Unmarshal,
+// wire.To). A call that decodes a result for its caller takes the same
+// pair as an Into.
+func ExampleUnmarshalWith() {
+	var t Tool
+	err := wire.UnmarshalWith([]byte(`{"name":"echo","description":"says it back"}`), t.DecodeJSON)
+	fmt.Println(t.Name, t.Description.Value, err)
+
+	into := wire.Into{Value: &t, Decode: t.DecodeJSON}
+	err = wire.UnmarshalWith([]byte(`{"name":"add"}`), into.Decode)
+	fmt.Println(into.Value.(*Tool).Name, err)
+	// Output:
+	// echo says it back <nil>
+	// add <nil>
+}

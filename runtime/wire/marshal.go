@@ -46,6 +46,31 @@ func unmarshal(b []byte, v Unmarshaler, shared bool) error {
 	d.Reset(b)
 	d.shared = shared
 	err := v.DecodeJSON(d)
+	return putDecoder(d, err)
+}
+
+// UnmarshalWith is Unmarshal through a decoding function: a method value
+// such as v.DecodeJSON of a concrete type, so that the program links that
+// type's decoder alone (see Into).
+func UnmarshalWith(b []byte, decode func(*Decoder) error) error {
+	return unmarshalWith(b, decode, false)
+}
+
+// UnmarshalSharedWith is UnmarshalShared through a decoding function.
+func UnmarshalSharedWith(b []byte, decode func(*Decoder) error) error {
+	return unmarshalWith(b, decode, true)
+}
+
+func unmarshalWith(b []byte, decode func(*Decoder) error, shared bool) error {
+	d := decPool.Get().(*Decoder)
+	d.Reset(b)
+	d.shared = shared
+	return putDecoder(d, decode(d))
+}
+
+// putDecoder ends the value a pooled decoder read (unless err) and returns
+// the decoder to its pool.
+func putDecoder(d *Decoder, err error) error {
 	if err == nil {
 		err = d.End()
 	}

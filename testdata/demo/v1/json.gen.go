@@ -85,7 +85,7 @@ func (v *CallToolRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *CallToolRequest) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -154,7 +154,7 @@ func (v *CallToolRequestParams) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *CallToolRequestParams) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -181,7 +181,7 @@ func (v CallToolRequestParamsArguments) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *CallToolRequestParamsArguments) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -286,7 +286,7 @@ func (v *CallToolResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *CallToolResult) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -313,7 +313,7 @@ func (v CallToolResultStructuredContent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *CallToolResultStructuredContent) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -388,7 +388,7 @@ func (v *CancelledNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *CancelledNotification) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -447,7 +447,7 @@ func (v *CancelledNotificationParams) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *CancelledNotificationParams) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -495,7 +495,7 @@ func (v *ClientCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -531,7 +531,7 @@ func (v ClientCapabilitiesExperimental) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ClientCapabilitiesExperimental) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -558,7 +558,7 @@ func (v ClientCapabilitiesExperimentalValue) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ClientCapabilitiesExperimentalValue) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // decodeClientNotification reads one member of ClientNotification, chosen (its only member).
@@ -740,7 +740,7 @@ func (v *DiscoverRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *DiscoverRequest) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -866,7 +866,7 @@ func (v *DiscoverResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *DiscoverResult) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -888,7 +888,7 @@ func (v DiscoverResultCacheScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *DiscoverResultCacheScope) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -960,7 +960,7 @@ func (v *Implementation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *Implementation) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1044,7 +1044,7 @@ func (v *ListToolsRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ListToolsRequest) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1159,7 +1159,7 @@ func (v *ListToolsResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ListToolsResult) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -1181,7 +1181,7 @@ func (v ListToolsResultCacheScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ListToolsResultCacheScope) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1256,7 +1256,7 @@ func (v *LoggingMessageNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *LoggingMessageNotification) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1332,7 +1332,7 @@ func (v *LoggingMessageNotificationParams) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *LoggingMessageNotificationParams) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -1359,7 +1359,7 @@ func (v MetaObject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *MetaObject) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1418,7 +1418,7 @@ func (v *PaginatedRequestParams) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *PaginatedRequestParams) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1486,7 +1486,7 @@ func (v *RequestMetaObject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *RequestMetaObject) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1535,7 +1535,7 @@ func (v *RequestParams) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *RequestParams) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1595,7 +1595,7 @@ func (v *Result) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *Result) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1644,7 +1644,7 @@ func (v *ResultMetaObject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ResultMetaObject) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -1666,7 +1666,7 @@ func (v ResultType) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ResultType) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1723,7 +1723,7 @@ func (v *ServerCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ServerCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -1750,7 +1750,7 @@ func (v ServerCapabilitiesLogging) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ServerCapabilitiesLogging) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -1800,7 +1800,7 @@ func (v *ServerCapabilitiesTools) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ServerCapabilitiesTools) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // decodeServerNotification reads one member of ServerNotification, chosen by the value of method.
@@ -1921,7 +1921,7 @@ func (v *TextContent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *TextContent) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -2001,7 +2001,7 @@ func (v *Tool) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *Tool) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -2086,7 +2086,7 @@ func (v *ToolInputSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ToolInputSchema) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -2113,7 +2113,7 @@ func (v ToolInputSchemaProperties) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ToolInputSchemaProperties) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as a JSON object: the named members in schema order, then
@@ -2198,7 +2198,7 @@ func (v *ToolOutputSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ToolOutputSchema) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }
 
 // EncodeJSON writes v as JSON.
@@ -2225,5 +2225,5 @@ func (v ToolOutputSchemaProperties) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler with the generated decoder.
 func (v *ToolOutputSchemaProperties) UnmarshalJSON(data []byte) error {
-	return wire.Unmarshal(data, v)
+	return wire.UnmarshalWith(data, v.DecodeJSON)
 }

@@ -14,7 +14,7 @@ import (
 
 func decodeCancelledParams(params wire.Raw) (*CancelledNotificationParams, error) {
 	p := new(CancelledNotificationParams)
-	if err := protocol.DecodeParams(params, p, true); err != nil {
+	if err := protocol.DecodeParamsWith(params, true, p.DecodeJSON, p.Validate); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -25,7 +25,7 @@ func validateCancelledParams(params wire.Raw) error {
 }
 func decodeDiscoverParams(params wire.Raw) (*RequestParams, error) {
 	p := new(RequestParams)
-	if err := protocol.DecodeParams(params, p, false); err != nil {
+	if err := protocol.DecodeParamsWith(params, false, p.DecodeJSON, p.Validate); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -99,6 +99,10 @@ var descriptor = &protocol.Protocol{
 			Role:       protocol.RoleDiscover,
 		},
 		MethodToolsCall: {
+			DecodeResult: func(data []byte) (protocol.Result, error) {
+				v := new(CallToolResult)
+				return v, wire.UnmarshalWith(data, v.DecodeJSON)
+			},
 			FromClient: true,
 			Name:       MethodToolsCall,
 			NameParam:  "name",
@@ -108,7 +112,11 @@ var descriptor = &protocol.Protocol{
 			Role: protocol.RoleToolsCall,
 		},
 		MethodToolsList: {
-			Cacheable:  true,
+			Cacheable: true,
+			DecodeResult: func(data []byte) (protocol.Result, error) {
+				v := new(ListToolsResult)
+				return v, wire.UnmarshalWith(data, v.DecodeJSON)
+			},
 			FromClient: true,
 			Name:       MethodToolsList,
 			NewResult: func() protocol.Result {

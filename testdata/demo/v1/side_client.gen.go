@@ -34,7 +34,7 @@ func (UnimplementedClientHandler) LoggingMessage(ctx context.Context, params *Lo
 }
 func decodeLoggingMessageParams(params wire.Raw) (*LoggingMessageNotificationParams, error) {
 	p := new(LoggingMessageNotificationParams)
-	if err := protocol.DecodeParams(params, p, true); err != nil {
+	if err := protocol.DecodeParamsWith(params, true, p.DecodeJSON, p.Validate); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -83,7 +83,7 @@ func (c *Client) Discover(ctx context.Context, params *RequestParams) (*Discover
 		return r, err
 	}
 	r := new(DiscoverResult)
-	if err := c.c.Call(ctx, MethodServerDiscover, protocol.ParamsOf(params), r); err != nil {
+	if err := c.c.CallInto(ctx, MethodServerDiscover, protocol.ParamsOf(params), wire.Into{Value: r, Decode: r.DecodeJSON}); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -97,7 +97,7 @@ func (c *Client) CallTool(ctx context.Context, params *CallToolRequestParams) (*
 		return r, err
 	}
 	r := new(CallToolResult)
-	if err := c.c.Call(ctx, MethodToolsCall, protocol.ParamsOf(params), r); err != nil {
+	if err := c.c.CallInto(ctx, MethodToolsCall, protocol.ParamsOf(params), wire.Into{Value: r, Decode: r.DecodeJSON}); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -111,7 +111,7 @@ func (c *Client) ListTools(ctx context.Context, params *PaginatedRequestParams) 
 		return r, err
 	}
 	r := new(ListToolsResult)
-	if err := c.c.Call(ctx, MethodToolsList, protocol.ParamsOf(params), r); err != nil {
+	if err := c.c.CallInto(ctx, MethodToolsList, protocol.ParamsOf(params), wire.Into{Value: r, Decode: r.DecodeJSON}); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -123,7 +123,7 @@ func (c *Client) ListTools(ctx context.Context, params *PaginatedRequestParams) 
 func (c *Client) ServerCapabilities() (*ServerCapabilities, error) {
 	v, err := protocol.ServerValue(c.c, descriptor, "ServerCapabilities", func(raw wire.Raw) (any, error) {
 		v := new(ServerCapabilities)
-		return v, wire.Unmarshal(raw, v)
+		return v, wire.UnmarshalWith(raw, v.DecodeJSON)
 	})
 	r, _ := v.(*ServerCapabilities)
 	return r, err
@@ -135,7 +135,7 @@ func (c *Client) ServerCapabilities() (*ServerCapabilities, error) {
 func (c *Client) ServerInfo() (*Implementation, error) {
 	v, err := protocol.ServerValue(c.c, descriptor, "Implementation", func(raw wire.Raw) (any, error) {
 		v := new(Implementation)
-		return v, wire.Unmarshal(raw, v)
+		return v, wire.UnmarshalWith(raw, v.DecodeJSON)
 	})
 	r, _ := v.(*Implementation)
 	return r, err

@@ -44,7 +44,7 @@ func (UnimplementedServer) ListTools(ctx context.Context, params *PaginatedReque
 }
 func decodeCallToolParams(params wire.Raw) (*CallToolRequestParams, error) {
 	p := new(CallToolRequestParams)
-	if err := protocol.DecodeParams(params, p, true); err != nil {
+	if err := protocol.DecodeParamsWith(params, true, p.DecodeJSON, p.Validate); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -83,7 +83,7 @@ func implementsCallTool(handler any) bool {
 }
 func decodeListToolsParams(params wire.Raw) (*PaginatedRequestParams, error) {
 	p := new(PaginatedRequestParams)
-	if err := protocol.DecodeParams(params, p, false); err != nil {
+	if err := protocol.DecodeParamsWith(params, false, p.DecodeJSON, p.Validate); err != nil {
 		return nil, err
 	}
 	return p, nil
