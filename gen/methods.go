@@ -337,6 +337,13 @@ func (g *generator) serveFunc(f *jen.File, m *schema.Method) {
 	}
 	f.Commentf("serve%s decodes and validates the params of %s and calls the handler.", gm, m.Name)
 	f.Func().Id("serve"+gm).Params(jen.Id("ctx").Qual(contextPkg, "Context"), jen.Id("handler").Any(), jen.Id("params").Qual(wirePkg, "Raw")).Params(jen.Qual(wirePkg, "Marshaler"), jen.Error()).Block(body...)
+	if v := g.resultValidation(m); v != nil {
+		f.Commentf("resultCheck%s validates a %s result of this revision's types (one", gm, m.Name)
+		f.Comment("the runtime built passes) by their methods, not through an interface:")
+		f.Comment("a program links the validators of the results it serves.")
+		f.Func().Id("resultCheck" + gm).Params(jen.Id("res").Qual(wirePkg, "Marshaler")).Error().Block(v...)
+		f.Line()
+	}
 	f.Func().Id("implements"+gm).Params(jen.Id("handler").Any()).Bool().Block(
 		jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("handler").Assert(iface),
 		jen.Return(jen.Id("ok")),
@@ -401,6 +408,9 @@ func (g *generator) protocol(f *jen.File) {
 		if handled(m) {
 			if received {
 				rx[jen.Id("Serve")] = jen.Id("serve" + gm)
+				if g.resultValidation(m) != nil {
+					rx[jen.Id("ValidateResult")] = jen.Id("resultCheck" + gm)
+				}
 				rx[jen.Id("Implemented")] = jen.Id("implements" + gm)
 				params, results := g.signature(m)
 				iface := jen.Interface(jen.Id(gm).Params(params...).Params(results...))
@@ -554,6 +564,42 @@ func (g *generator) newResult(m *schema.Method) jen.Code {
 		return nil
 	}
 	return jen.Func().Params().Qual(protoPkg, "Result").Block(jen.Return(jen.New(g.typeCode(gt))))
+}
+
+// resultValidation is the body of resultCheck<M>: the validation of a
+// result of the handler's reply type (a union: its validator) or result
+// type; nil when the method has no result of a named type.
+func (g *generator) resultValidation(m *schema.Method) []jen.Code {
+	if m.Kind == schema.Notification || m.Result == "" {
+		return nil
+	}
+	var union string
+	var typ jen.Code
+	if m.Reply != nil {
+		union, typ = m.Reply.Name, jen.Id(m.Reply.Name)
+	} else {
+		gt := g.goType(&schema.Type{Kind: schema.Ref, Ref: m.Result})
+		u := gt.underlying()
+		switch {
+		case isUnion(gt):
+			union, typ = u.named.name, g.typeCode(gt)
+		case u.named != nil:
+			return []jen.Code{
+				jen.If(jen.List(jen.Id("r"), jen.Id("ok")).Op(":=").Id("res").Assert(jen.Op("*").Add(g.typeCode(gt))), jen.Id("ok")).Block(jen.Return(jen.Id("r").Dot("Validate").Call())),
+				jen.Return(jen.Nil()),
+			}
+		default:
+			return nil
+		}
+	}
+	return []jen.Code{
+		jen.If(jen.List(jen.Id("r"), jen.Id("ok")).Op(":=").Id("res").Assert(typ), jen.Id("ok")).Block(
+			jen.Var().Id("c").Qual(validPkg, "Collector"),
+			jen.Id("validate"+union).Call(jen.Op("&").Id("c"), jen.Id("r")),
+			jen.Return(jen.Id("c").Dot("Err").Call()),
+		),
+		jen.Return(jen.Nil()),
+	}
 }
 
 // decodeResult is the method's DecodeResult (for a method newResult gives

@@ -132,12 +132,13 @@ const SupportsGeneratedVersion12 = true
 const SupportsGeneratedVersion13 = true
 
 // SupportsGeneratedVersion14 is referenced by code generated for version
-// 14 of the contract: generated code decodes through method values of its
-// types rather than through the wire.Unmarshaler and protocol.Params
-// interfaces — dispatch decodes params with protocol.DecodeParamsWith,
-// clients call protocol.Caller's CallInto with a wire.Into, and each
-// method's table entry gives DecodeResult — so that a program links the
-// decoders it uses, not every decoder of every revision it mounts. The
-// runtime still builds versions 3 to 13 (results a feature writes as JSON
-// are then sent as written, not decoded and validated).
+// 14 of the contract: generated code decodes and validates through method
+// values and methods of its types rather than through the
+// wire.Unmarshaler, protocol.Params and Validate interfaces — dispatch
+// decodes params with protocol.DecodeParamsWith, clients call
+// protocol.Caller's CallInto with a wire.Into, and each method's table
+// entry gives DecodeResult and ValidateResult — so that a program links
+// the decoders and validators it uses, not those of every type of every
+// revision it mounts. The runtime still builds versions 3 to 13; their
+// results are then not validated (mcp.NewServer logs a warning).
 const SupportsGeneratedVersion14 = true

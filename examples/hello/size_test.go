@@ -125,13 +125,15 @@ func TestNoJSONDecoder(t *testing.T) {
 	}
 }
 
-// TestDecodersByUse: the server links the decoders of the types it
-// decodes, not every decoder of the revisions it mounts. A call of
-// DecodeJSON through an interface (wire.Unmarshal's body, the
-// protocol.Params of protocol.DecodeParams, wire.To) makes the linker keep
-// the decoder of every type the program stores in an interface: 0.25 MB of
-// this server (docs/size.md). Generated code and the runtime decode
-// through method values (wire.Into, protocol.DecodeParamsWith).
+// TestDecodersByUse: the server links the decoders and validators of the
+// types it decodes and serves, not every one of the revisions it mounts. A
+// call of DecodeJSON or Validate through an interface (wire.Unmarshal's
+// body, the protocol.Params of protocol.DecodeParams, wire.To, result
+// validation by a type assertion to a Validate method) makes the linker
+// keep that method of every type the program stores in an interface:
+// 0.42 MB of this server (docs/size.md). Generated code and the runtime
+// call them through method values and the types' own methods (wire.Into,
+// protocol.DecodeParamsWith, protocol.Method.ValidateResult).
 func TestDecodersByUse(t *testing.T) {
 	syms := codeSymbols(t)
 	for _, sym := range []string{
@@ -142,6 +144,8 @@ func TestDecodersByUse(t *testing.T) {
 		// sends (linked, with 58 other decoders of 2025-11-25, while
 		// wire.Unmarshal was reachable).
 		"github.com/mcpgen/mcpgen/examples/hello/mcp/v20251125.(*CreateTaskResult).DecodeJSON",
+		// A result only a client returns (sampling/createMessage).
+		"github.com/mcpgen/mcpgen/examples/hello/mcp/v20251125.(*CreateMessageResult).Validate",
 	} {
 		if slices.Contains(syms, sym) {
 			t.Errorf("the server links %s (go build -ldflags=-dumpdep says from where)", sym)

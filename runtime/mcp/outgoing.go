@@ -37,18 +37,12 @@ const (
 // enabled resolves Auto.
 func (v ResultValidation) enabled() bool { return v != ValidateResultsOff }
 
-// validator is what generated types implement.
-type validator interface{ Validate() error }
-
-// validateResult checks a result against the schema (the server
-// validates results): a result that breaks it is a server bug, answered
-// -32603 (with the violations in the log) rather than sent.
-func validateResult(method string, res wire.Marshaler) error {
-	v, ok := res.(validator)
-	if !ok {
-		return nil // built by the runtime, or raw JSON
-	}
-	if err := v.Validate(); err != nil {
+// validateResult checks a result against the schema with the method's
+// ValidateResult (the server validates results): a result that breaks it
+// is a server bug, answered -32603 (with the violations in the log)
+// rather than sent. Results the runtime builds, and raw JSON, pass.
+func validateResult(method string, validate func(wire.Marshaler) error, res wire.Marshaler) error {
+	if err := validate(res); err != nil {
 		return fmt.Errorf("mcp: the %s result breaks the schema: %w", method, err)
 	}
 	return nil

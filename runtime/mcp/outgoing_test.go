@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -90,6 +91,13 @@ func toolServer(t testing.TB, opts ServerOptions) *Server {
 				return wire.Raw(`{"content":[]}`), nil
 			}
 			return wire.Raw(`{"content":[]}`), nil
+		},
+		// As generated code validates: the results of its own types.
+		ValidateResult: func(res wire.Marshaler) error {
+			if c, ok := res.(checked); ok {
+				return c.Validate()
+			}
+			return nil
 		}}
 	if opts.Name == "" {
 		opts.Name, opts.Version = "test", "1"
@@ -438,6 +446,32 @@ func BenchmarkRequestState(b *testing.B) {
 	for b.Loop() {
 		if _, err := r.OpenState(r.SealState(data)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestOldGeneratedCodeWarned: a revision whose package was generated
+// before version 14 (result types without DecodeResult) is served, and
+// the server says that its results are not validated.
+func TestOldGeneratedCodeWarned(t *testing.T) {
+	for _, old := range []bool{true, false} {
+		_, p := testProtocols()
+		md := *p.Methods["tools/list"]
+		md.NewResult = func() protocol.Result { return new(wire.Raw) }
+		if !old {
+			md.DecodeResult = func(data []byte) (protocol.Result, error) {
+				r := new(wire.Raw)
+				return r, wire.UnmarshalWith(data, r.DecodeJSON)
+			}
+		}
+		p.Methods["tools/list"] = &md
+		var log strings.Builder
+		_, err := NewServer(ServerOptions{Name: "t", Version: "1", Logger: slog.New(slog.NewTextHandler(&log, nil))}, Mount{Protocol: p, Handler: echoHandler{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if warned := strings.Contains(log.String(), "before generated-code version 14"); warned != old {
+			t.Errorf("generated before 14: %v; warned: %v (%s)", old, warned, log.String())
 		}
 	}
 }

@@ -217,9 +217,9 @@ func (s *Server) finished(m *mounted, md *protocol.Method, next routeFunc) route
 			return res, err
 		})
 	}
-	if s.validate {
+	if validate := md.ValidateResult; s.validate && validate != nil {
 		steps = append(steps, func(_ *reqCtx, res wire.Marshaler) (wire.Marshaler, error) {
-			return res, validateResult(md.Name, res)
+			return res, validateResult(md.Name, validate, res)
 		})
 	}
 	return func(rc *reqCtx) (res wire.Marshaler, err error) {

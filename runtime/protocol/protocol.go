@@ -112,8 +112,8 @@ type Protocol struct {
 type ClientTable interface {
 	// ClientMethods returns, by method string, what a client needs to
 	// receive the methods Methods has without it: their Serve,
-	// Implemented, HandlerType, HandlerMethod and ValidateParams (the
-	// other fields of these entries are not read).
+	// Implemented, HandlerType, HandlerMethod, ValidateParams and
+	// ValidateResult (the other fields of these entries are not read).
 	ClientMethods() map[string]*Method
 }
 
@@ -167,6 +167,7 @@ func (v *view) of(p *Protocol, table func() map[string]*Method) *Protocol {
 			if e := t[name]; e != nil {
 				m := *md
 				m.Serve, m.Implemented, m.ValidateParams = e.Serve, e.Implemented, e.ValidateParams
+				m.ValidateResult = e.ValidateResult
 				m.HandlerType, m.HandlerMethod = e.HandlerType, e.HandlerMethod
 				md = &m
 			}
@@ -422,6 +423,14 @@ type Method struct {
 	// 14 leaves it nil: results written as JSON (mcp.Request.Written) are
 	// then sent as written, not decoded and validated.
 	DecodeResult func(data []byte) (Result, error)
+	// ValidateResult validates a result of the method in the revision's
+	// types (its result type, or a member of its reply union) and returns
+	// nil for any other (the runtime's own results, raw JSON). Generated
+	// code calls the types' Validate methods, not an interface, so that
+	// the program keeps only the validators of the results it serves. Nil
+	// when the method has no result of a named type, and in code
+	// generated before version 14, whose results are then not validated.
+	ValidateResult func(res wire.Marshaler) error
 	// ValidateParams checks params without serving (for methods the
 	// runtime answers itself, such as initialize).
 	ValidateParams func(params wire.Raw) error

@@ -176,6 +176,7 @@ func (serverTable) ServerMethods() map[string]*protocol.Method {
 			Implemented:    implementsCallTool,
 			Serve:          serveCallTool,
 			ValidateParams: validateCallToolParams,
+			ValidateResult: resultCheckCallTool,
 		},
 		MethodToolsList: {
 			HandlerMethod: func(t reflect.Type) (reflect.Method, bool) {
@@ -187,6 +188,7 @@ func (serverTable) ServerMethods() map[string]*protocol.Method {
 			Implemented:    implementsListTools,
 			Serve:          serveListTools,
 			ValidateParams: validateListToolsParams,
+			ValidateResult: resultCheckListTools,
 		},
 	}
 }

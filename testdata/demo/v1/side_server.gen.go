@@ -75,6 +75,17 @@ func serveCallTool(ctx context.Context, handler any, params wire.Raw) (wire.Mars
 	}
 	return r, nil
 }
+
+// resultCheckCallTool validates a tools/call result of this revision's types (one
+// the runtime built passes) by their methods, not through an interface:
+// a program links the validators of the results it serves.
+func resultCheckCallTool(res wire.Marshaler) error {
+	if r, ok := res.(*CallToolResult); ok {
+		return r.Validate()
+	}
+	return nil
+}
+
 func implementsCallTool(handler any) bool {
 	_, ok := handler.(interface {
 		CallTool(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error)
@@ -114,6 +125,17 @@ func serveListTools(ctx context.Context, handler any, params wire.Raw) (wire.Mar
 	}
 	return r, nil
 }
+
+// resultCheckListTools validates a tools/list result of this revision's types (one
+// the runtime built passes) by their methods, not through an interface:
+// a program links the validators of the results it serves.
+func resultCheckListTools(res wire.Marshaler) error {
+	if r, ok := res.(*ListToolsResult); ok {
+		return r.Validate()
+	}
+	return nil
+}
+
 func implementsListTools(handler any) bool {
 	_, ok := handler.(interface {
 		ListTools(ctx context.Context, params *PaginatedRequestParams) (*ListToolsResult, error)
