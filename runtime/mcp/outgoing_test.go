@@ -475,3 +475,53 @@ func TestOldGeneratedCodeWarned(t *testing.T) {
 		}
 	}
 }
+
+// answeringPeer answers every request with one result, decoded as the
+// caller asked (wire.Into).
+type answeringPeer struct{ result string }
+
+func (p answeringPeer) Call(ctx context.Context, method string, params wire.Marshaler, result wire.Unmarshaler) error {
+	return p.CallInto(ctx, method, params, wire.To(result))
+}
+
+func (p answeringPeer) CallInto(_ context.Context, _ string, _ wire.Marshaler, result wire.Into) error {
+	if result.Decode == nil {
+		return nil
+	}
+	return wire.UnmarshalWith([]byte(p.result), result.Decode)
+}
+
+func (answeringPeer) Notify(context.Context, string, wire.Marshaler) error { return nil }
+
+// TestOutgoingResultSeen: outgoing middleware sees the result of a
+// request to the client as it was decoded for the caller, whether the
+// caller passed a wire.Into (CallInto, as generated code does) or an
+// Unmarshaler (Call).
+func TestOutgoingResultSeen(t *testing.T) {
+	const roots = `{"roots":[{"uri":"file:///x"}]}`
+	var seen []string
+	record := func(next MessageHandler) MessageHandler {
+		return func(ctx context.Context, m *Message) (wire.Marshaler, error) {
+			res, err := next(ctx, m)
+			if m.Outgoing() && !m.IsNotification() {
+				b, _ := wire.Marshal(res)
+				seen = append(seen, string(b))
+			}
+			return res, err
+		}
+	}
+	sess := newTestServer(t, ServerOptions{Middleware: []Middleware{record}}).NewSession(answeringPeer{roots}, nil)
+	if _, err := sess.handle(context.Background(), req("initialize", `{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}`), &recorder{}); err != nil {
+		t.Fatal(err)
+	}
+	var into, via wire.Raw
+	if err := sess.Peer().CallInto(context.Background(), "roots/list", nil, into.Into()); err != nil || string(into) != roots {
+		t.Fatalf("CallInto: %v, %s", err, into)
+	}
+	if err := sess.Peer().Call(context.Background(), "roots/list", nil, &via); err != nil || string(via) != roots {
+		t.Fatalf("Call: %v, %s", err, via)
+	}
+	if len(seen) != 2 || seen[0] != roots || seen[1] != roots {
+		t.Errorf("the middleware saw %q, want the result twice", seen)
+	}
+}
