@@ -710,10 +710,15 @@ func isLoopback(host string) bool {
 	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
 }
 
-// writeJSON writes a JSON body.
+// writeJSON writes a JSON body. Its two header values share one
+// allocation (Header.Set makes a slice for each); each slice's capacity
+// is its length, so adding to either header copies it rather than
+// writing over the other.
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	vals := &[2]string{"application/json", strconv.Itoa(len(body))}
+	h := w.Header()
+	h["Content-Type"] = vals[0:1:1]
+	h["Content-Length"] = vals[1:2:2]
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
