@@ -186,10 +186,9 @@ func (g *generator) structJSON(f *jen.File, n *named) error {
 	}
 	switch n.t.Additional {
 	case schema.Open:
+		// Kept verbatim, in room the decoder keeps (see wire.Decoder.Extra).
 		cases = append(cases, jen.Default().Block(
-			jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("d").Dot("Raw").Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "WithField").Call(jen.Err(), jen.String().Call(jen.Id("key"))))),
-			jen.Id("v").Dot("Extra").Dot("Add").Call(jen.Id("d").Dot("Name").Call(jen.Id("key")), jen.Id("r")),
+			jen.Return(jen.Id("d").Dot("Extra").Call(jen.Op("&").Id("v").Dot("Extra"), jen.Id("key"))),
 		))
 	case schema.Closed:
 		cases = append(cases, jen.Default().Block(

@@ -19,7 +19,7 @@ import (
 // Bump it (and add the constant to package runtime) whenever generated code
 // starts to use runtime API that an older runtime lacks; TestRuntimeAPI
 // fails until the record of that API is updated.
-const GeneratedVersion = 14
+const GeneratedVersion = 15
 
 // ProvenanceFile is the generated file that records what a package was
 // generated from.

@@ -121,7 +121,7 @@ func TestVersionGuard(t *testing.T) {
 			newest := fmt.Sprintf("const SupportsGeneratedVersion%d ", gen.GeneratedVersion)
 			src = []byte(strings.Replace(string(src), newest, "const supportsGeneratedVersionNext ", 1))
 		case filepath.Join("runtime", "wire", "raw.go"):
-			src = []byte(strings.Replace(string(src), "func (m *Members) Add(", "func (m *Members) add(", 1))
+			src = []byte(strings.Replace(string(src), "func (d *Decoder) Extra(", "func (d *Decoder) extra(", 1))
 		}
 		os.MkdirAll(filepath.Join(old, filepath.Dir(rel)), 0o755)
 		return os.WriteFile(filepath.Join(old, rel), src, 0o644)
@@ -152,7 +152,7 @@ func TestVersionGuard(t *testing.T) {
 	guard := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "const _ = mcpruntime.") })
 	want := fmt.Sprintf("objects/%s:%d:22: undefined: mcpruntime.SupportsGeneratedVersion%d", gen.CompatFile, guard+1, gen.GeneratedVersion)
 	errs := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if guard < 0 || len(errs) < 3 || errs[1] != want || !strings.Contains(string(out), "Extra.Add undefined") {
+	if guard < 0 || len(errs) < 3 || errs[1] != want || !strings.Contains(string(out), "d.Extra undefined") {
 		t.Fatalf("go build said:\n%s\nwant first: %s", out, want)
 	}
 	if !strings.Contains(strings.Join(lines[guard-10:guard], "\n"), "Regenerate the package with the mcpgen") {

@@ -211,12 +211,16 @@ func typeKey[T any]() unsafe.Pointer {
 }
 
 // A typeTable is what a reused decoder remembers of the types it decoded
-// lists (List) and pointer members (New) of: an open-addressed table
+// lists (List), pointer members (New) and unknown members (Decoder.Extra)
+// of: an open-addressed table
 // (linear probing) keyed by typeKey for the types a decoder sees most,
 // a list for more.
 type typeTable struct {
 	slots [1 << typeSlotBits]typeSlot
 	more  []*typeSlot
+	// extras is how many unknown members the last object kept (see
+	// Decoder.Extra): the room the next one is given.
+	extras int
 }
 
 // typeSlotBits sizes typeTable: 16 types (a tools/list page needs 5).

@@ -160,10 +160,12 @@ func TestListZero(t *testing.T) {
 	}
 }
 
-// info is the type of tree's pointer member.
+// info is the type of tree's pointer member. It keeps the members it
+// does not name, the way generated code keeps them since version 15.
 type info struct {
 	Size  int64
 	Notes string
+	Extra Members
 }
 
 func (v *info) DecodeJSON(d *Decoder) error {
@@ -178,16 +180,34 @@ func (v *info) DecodeJSON(d *Decoder) error {
 			s, err := d.Str()
 			v.Notes = s
 			return WithField(err, "notes")
+		default:
+			return d.Extra(&v.Extra, key)
 		}
-		return d.Skip()
 	})
 }
 
-// trees decodes an array of tree the way a list method's page is.
-func trees(d *Decoder) ([]tree, error) {
-	l := ListOf[tree](d)
-	err := d.Array(func() error { return l.Next().DecodeJSON(d) })
+// page decodes an array of T the way a list method's page is.
+func page[T any, P interface {
+	*T
+	DecodeJSON(*Decoder) error
+}](d *Decoder) ([]T, error) {
+	l := ListOf[T](d)
+	err := d.Array(func() error { return P(l.Next()).DecodeJSON(d) })
 	return l.Take(), err
+}
+
+// jsonArray is a JSON array of n elements, element i written by elem.
+func jsonArray(n int, elem func(b *strings.Builder, i int)) []byte {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		elem(&b, i)
+	}
+	b.WriteString("]")
+	return []byte(b.String())
 }
 
 // TestNew: values New returns and short lists are cut from blocks a
@@ -197,16 +217,9 @@ func trees(d *Decoder) ([]tree, error) {
 // with another, whatever the caller does with it afterwards; a decoder
 // used once remembers nothing and allocates each value.
 func TestNew(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("[")
-	for i := range 100 {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `{"name":"n%d","info":{"size":%d,"notes":"note %d"},"tags":["a%d","b%d"]}`, i, i, i, i, i)
-	}
-	b.WriteString("]")
-	doc := []byte(b.String())
+	doc := jsonArray(100, func(b *strings.Builder, i int) {
+		fmt.Fprintf(b, `{"name":"n%d","info":{"size":%d,"notes":"note %d"},"tags":["a%d","b%d"]}`, i, i, i, i, i)
+	})
 	check := func(t *testing.T, got []tree) {
 		t.Helper()
 		if len(got) != 100 {
@@ -225,7 +238,7 @@ func TestNew(t *testing.T) {
 	}
 	d := new(Decoder)
 	d.Reset(doc) // a reused decoder, as a pool's or a connection's
-	first, err := trees(d)
+	first, err := page[tree](d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +250,7 @@ func TestNew(t *testing.T) {
 		*first[i].Info = info{Size: -1, Notes: "changed"}
 	}
 	d.Reset(doc)
-	second, err := trees(d)
+	second, err := page[tree](d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +263,7 @@ func TestNew(t *testing.T) {
 	d.SetShared(true) // strings are views: only the lists and New allocate
 	if n := testing.AllocsPerRun(20, func() {
 		d.Reset(doc)
-		if _, err := trees(d); err != nil {
+		if _, err := page[tree](d); err != nil {
 			t.Fatal(err)
 		}
 	}); n > 6 {
@@ -278,7 +291,7 @@ func TestNewBlocks(t *testing.T) {
 	size := int(unsafe.Sizeof(info{}))
 	for i := range 3 * blockBytes / size {
 		p := New[info](d)
-		if *p != (info{}) {
+		if p.Size != 0 || p.Notes != "" || p.Extra != nil {
 			t.Fatalf("value %d not zero: %+v", i, *p)
 		}
 		if p == last {

@@ -1,5 +1,7 @@
 package wire
 
+import "unsafe"
+
 // Raw is the exact text of one JSON value. Generated code keeps it for
 // members a schema leaves open and for `unknown`/any values. An empty Raw
 // means "no value" and encodes as null.
@@ -37,19 +39,69 @@ type Member = Entry[Raw]
 // linear: such sets are small.
 type Members []Member
 
-// Add appends a member, making room for a few at once: objects that have
-// members a schema does not name tend to have several.
+// membersRoom is how many members Add makes room for at once: objects
+// that have members a schema does not name tend to have several.
+const membersRoom = 4
+
+// Add appends a member, making room for a few at once (membersRoom).
+// Code generated before version 15 calls it for each unknown member it
+// decodes; later versions call Decoder.Extra.
 //
-// Not inlined: generated decoders call it for unknown members, a cold path
-// at hundreds of sites.
+// Not inlined: a cold path at hundreds of sites.
 //
 //go:noinline
 func (m *Members) Add(name string, value Raw) {
 	if *m == nil {
-		*m = make(Members, 0, 4)
+		*m = make(Members, 0, membersRoom)
 	}
 	*m = append(*m, Member{Name: name, Value: value})
 }
+
+// Extra decodes the value of the member called key, which the schema of
+// the object being decoded does not name, and appends it to m (the
+// object's Extra); an error names key. Generated decoders call it for
+// unknown members (generated-code version 15).
+//
+// A decoder that remembers types (from its second input on, see Reset)
+// makes room for an object's members in a block it keeps, as New does for
+// pointer members: as many as the last object it kept such members for
+// had (membersRoom for the first; at most extraRoomMax). So the members
+// each element of a long list leaves unnamed — the properties and
+// required of each tool's input schema in revisions whose schema names
+// only its type — cost no allocation each. Appending to m beyond that
+// room copies it, never reaching the rest of the block.
+//
+// Not inlined: a cold path at hundreds of sites.
+//
+//go:noinline
+func (d *Decoder) Extra(m *Members, key []byte) error {
+	r, err := d.Raw()
+	if err != nil {
+		return WithField(err, string(key))
+	}
+	name := d.Name(key)
+	t := d.types
+	if t == nil {
+		m.Add(name, r)
+		return nil
+	}
+	if *m == nil {
+		room := t.extras
+		if room == 0 {
+			room = membersRoom
+		}
+		room = min(room, extraRoomMax)
+		p := t.memory(typeKey[Member]()).cut(typeKey[Member](), room, unsafe.Sizeof(Member{}))
+		*m = unsafe.Slice((*Member)(p), room)[:0]
+	}
+	*m = append(*m, Member{Name: name, Value: r})
+	t.extras = len(*m)
+	return nil
+}
+
+// extraRoomMax bounds the room Decoder.Extra makes for an object's
+// members from a block: an object with more grows its own slice.
+const extraRoomMax = 16
 
 // Get returns the value of the first member called name.
 func (m Members) Get(name string) (Raw, bool) { return EntryGet(m, name) }

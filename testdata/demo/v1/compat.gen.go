@@ -5,7 +5,7 @@ package demo
 import mcpruntime "github.com/mcpgen/mcpgen/runtime"
 
 // If the line below does not compile ("undefined:
-// mcpruntime.SupportsGeneratedVersion14"), the runtime of the module
+// mcpruntime.SupportsGeneratedVersion15"), the runtime of the module
 // github.com/mcpgen/mcpgen that your go.mod requires cannot build this
 // package: it is older (or much newer) than the mcpgen devel that generated
 // it. Regenerate the package with the mcpgen of that module (go generate ./...,
@@ -13,4 +13,4 @@ import mcpruntime "github.com/mcpgen/mcpgen/runtime"
 //
 // This file's name sorts first, so the compiler reports this line before any
 // other error in the package.
-const _ = mcpruntime.SupportsGeneratedVersion14
+const _ = mcpruntime.SupportsGeneratedVersion15

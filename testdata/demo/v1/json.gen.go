@@ -64,11 +64,7 @@ func (v *CallToolRequest) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "params")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -133,11 +129,7 @@ func (v *CallToolRequestParams) DecodeJSON(d *wire.Decoder) error {
 			}
 			v.Name = val
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -265,11 +257,7 @@ func (v *CallToolResult) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "structuredContent")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -367,11 +355,7 @@ func (v *CancelledNotification) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "params")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -427,11 +411,7 @@ func (v *CancelledNotificationParams) DecodeJSON(d *wire.Decoder) error {
 			}
 			v.RequestID.Set = true
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -475,11 +455,7 @@ func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "experimental")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -719,11 +695,7 @@ func (v *DiscoverRequest) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "params")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -845,11 +817,7 @@ func (v *DiscoverResult) DecodeJSON(d *wire.Decoder) error {
 			}
 			v.TTLMs = val
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -939,11 +907,7 @@ func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 			}
 			v.Version = val
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1023,11 +987,7 @@ func (v *ListToolsRequest) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "params")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1138,11 +1098,7 @@ func (v *ListToolsResult) DecodeJSON(d *wire.Decoder) error {
 			}
 			v.TTLMs = val
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1235,11 +1191,7 @@ func (v *LoggingMessageNotification) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "params")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1311,11 +1263,7 @@ func (v *LoggingMessageNotificationParams) DecodeJSON(d *wire.Decoder) error {
 			v.Logger.Value = val
 			v.Logger.Set = true
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1398,11 +1346,7 @@ func (v *PaginatedRequestParams) DecodeJSON(d *wire.Decoder) error {
 			v.Cursor.Value = val
 			v.Cursor.Set = true
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1466,11 +1410,7 @@ func (v *RequestMetaObject) DecodeJSON(d *wire.Decoder) error {
 			v.ProtocolVersion.Value = val
 			v.ProtocolVersion.Set = true
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1515,11 +1455,7 @@ func (v *RequestParams) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "_meta")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1574,11 +1510,7 @@ func (v *Result) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "resultType")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1624,11 +1556,7 @@ func (v *ResultMetaObject) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "io.modelcontextprotocol/serverInfo")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1703,11 +1631,7 @@ func (v *ServerCapabilities) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "tools")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1780,11 +1704,7 @@ func (v *ServerCapabilitiesTools) DecodeJSON(d *wire.Decoder) error {
 			v.ListChanged.Value = val
 			v.ListChanged.Set = true
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1900,11 +1820,7 @@ func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(wire.ConstMismatch("\"text\""), "type")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -1980,11 +1896,7 @@ func (v *Tool) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "outputSchema")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -2065,11 +1977,7 @@ func (v *ToolInputSchema) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(wire.ConstMismatch("\"object\""), "type")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
@@ -2177,11 +2085,7 @@ func (v *ToolOutputSchema) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(wire.ConstMismatch("\"object\""), "type")
 			}
 		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			v.Extra.Add(d.Name(key), r)
+			return d.Extra(&v.Extra, key)
 		}
 		return nil
 	}); err != nil {
