@@ -35,12 +35,8 @@ func (t *Tool) DecodeJSON(d *wire.Decoder) error {
 				return wire.WithField(err, "inputSchema")
 			}
 			t.InputSchema = r
-		default:
-			r, err := d.Raw()
-			if err != nil {
-				return wire.WithField(err, string(key))
-			}
-			t.Extra = append(t.Extra, wire.Member{Name: string(key), Value: r})
+		default: // kept verbatim, in room a reused decoder keeps
+			return d.Extra(&t.Extra, key)
 		}
 		return nil
 	})
