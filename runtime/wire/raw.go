@@ -91,7 +91,7 @@ func (d *Decoder) Extra(m *Members, key []byte) error {
 			room = membersRoom
 		}
 		room = min(room, extraRoomMax)
-		p := t.memory(typeKey[Member]()).cut(typeKey[Member](), room, unsafe.Sizeof(Member{}))
+		p := d.memory(typeKey[Member]()).cut(typeKey[Member](), room, unsafe.Sizeof(Member{}))
 		*m = unsafe.Slice((*Member)(p), room)[:0]
 	}
 	*m = append(*m, Member{Name: name, Value: r})
