@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -34,14 +35,14 @@ func TestExtra(t *testing.T) {
 				{Name: "properties", Value: Raw(fmt.Sprintf(`{"p%d":{}}`, i))},
 				{Name: "required", Value: Raw(fmt.Sprintf(`["p%d"]`, i))},
 			}
-			if o.Notes != fmt.Sprintf("n%d", i) || !membersEqual(o.Extra, want) {
-				t.Fatalf("element %d: %q %s, want %s", i, o.Notes, showMembers(o.Extra), showMembers(want))
+			if o.Notes != fmt.Sprintf("n%d", i) || !reflect.DeepEqual(o.Extra, want) {
+				t.Fatalf("element %d: %q %s, want %s", i, o.Notes, o.Extra, want)
 			}
 		}
 		last := got[100]
 		want := Members{{"a", Raw("1")}, {"b", Raw("2")}, {"c", Raw("3")}, {"d1", Raw("4")}, {"e", Raw("5")}, {"f", Raw("[6]")}}
-		if last.Notes != "last" || !membersEqual(last.Extra, want) {
-			t.Fatalf("last: %q %s, want %s", last.Notes, showMembers(last.Extra), showMembers(want))
+		if last.Notes != "last" || !reflect.DeepEqual(last.Extra, want) {
+			t.Fatalf("last: %q %s, want %s", last.Notes, last.Extra, want)
 		}
 	}
 	for _, shared := range []bool{false, true} {
@@ -72,7 +73,7 @@ func TestExtra(t *testing.T) {
 			check(t, second)
 			for i := range first[:100] {
 				if m := first[i].Extra; len(m) != 4 || m[3].Name != "more" {
-					t.Fatalf("first decode's element %d changed by the second: %s", i, showMembers(m))
+					t.Fatalf("first decode's element %d changed by the second: %s", i, m)
 				}
 			}
 			if !shared {
@@ -92,7 +93,7 @@ func TestExtra(t *testing.T) {
 	// A decoder used once allocates each object's members itself.
 	var o info
 	if err := o.DecodeJSON(NewDecoder([]byte(`{"x":{"y":[1]},"notes":"n"}`))); err != nil ||
-		!membersEqual(o.Extra, Members{{"x", Raw(`{"y":[1]}`)}}) || o.Notes != "n" {
+		!reflect.DeepEqual(o.Extra, Members{{"x", Raw(`{"y":[1]}`)}}) || o.Notes != "n" {
 		t.Fatalf("one-off decode: %+v, %v", o, err)
 	}
 	// A broken value is reported at its member.
@@ -101,24 +102,4 @@ func TestExtra(t *testing.T) {
 	if !errors.As(err, &pe) || !strings.HasPrefix(pe.Pointer, "/bad") {
 		t.Fatalf("broken member: %v, want a *PathError at /bad", err)
 	}
-}
-
-func membersEqual(a, b Members) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Name != b[i].Name || string(a[i].Value) != string(b[i].Value) {
-			return false
-		}
-	}
-	return true
-}
-
-func showMembers(m Members) string {
-	var parts []string
-	for _, e := range m {
-		parts = append(parts, e.Name+"="+string(e.Value))
-	}
-	return "{" + strings.Join(parts, " ") + "}"
 }
