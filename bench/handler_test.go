@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -41,8 +42,15 @@ func BenchmarkHTTPHandler(b *testing.B) {
 	call := func(meta string) string {
 		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + benchText + `"}` + meta + `}}`
 	}
+	// Each request's context is cancelable, under a connection's, as
+	// net/http makes them: a handler that derives a cancelable context
+	// from it pays here what it pays behind a real server.
+	conn, closeConn := context.WithCancel(context.Background())
+	b.Cleanup(closeConn)
 	post := func(h http.Handler, body string, hd map[string]string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+		ctx, cancel := context.WithCancel(conn)
+		defer cancel()
+		r := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
 		r.RemoteAddr = "127.0.0.1:40000"
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Accept", "application/json, text/event-stream")
