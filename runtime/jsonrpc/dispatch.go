@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/internal/lazyctx"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -110,9 +111,13 @@ const (
 	stCancelled              // cancelled by the peer or by shutdown: never answered
 )
 
-// inflight is one incoming request; it is also the handler's context.
+// inflight is one incoming request; it is also the handler's context,
+// embedded so that a request costs one allocation rather than the three of
+// context.WithCancel plus a value context. That context is cancelled only
+// explicitly (Cancel, timeout, shutdown, handler return); its parent is
+// Serve's context without cancellation (detached), which supplies values.
 type inflight struct {
-	reqCtx
+	lazyctx.Ctx
 	timer *time.Timer // RequestTimeout; nil without
 	req   Request
 	conn  *Conn
@@ -160,7 +165,7 @@ func (e *inflight) Value(key any) any {
 			return e.conn
 		}
 	}
-	return e.parent.Value(key)
+	return e.Ctx.Value(key)
 }
 
 // RequestIDFrom returns the id of the request whose handler context ctx is
@@ -201,9 +206,12 @@ func (c *Conn) dispatchRequest(m *Message, b *batch) {
 	}
 	e.conn, e.batch = c, b
 	e.req.ID, e.req.Method = m.ID, m.Method
-	e.parent = c.base
+	var deadline time.Time
 	if c.timeout > 0 {
-		e.deadline = time.Now().Add(c.timeout)
+		deadline = time.Now().Add(c.timeout)
+	}
+	e.Init(c.base, deadline, false)
+	if c.timeout > 0 {
 		e.timer = time.AfterFunc(c.timeout, func() { c.expire(e) })
 	}
 
@@ -211,20 +219,20 @@ func (c *Conn) dispatchRequest(m *Message, b *batch) {
 	if c.stopping {
 		c.mu.Unlock()
 		e.stopTimer()
-		e.cancel(context.Canceled)
+		e.Cancel(context.Canceled, nil)
 		return
 	}
 	if c.draining {
 		c.mu.Unlock()
 		e.stopTimer()
-		e.cancel(context.Canceled)
+		e.Cancel(context.Canceled, nil)
 		c.replyNowObj(b, e.req.ID, true, errShuttingDown)
 		return
 	}
 	if _, dup := c.inflight[e.req.ID]; dup {
 		c.mu.Unlock()
 		e.stopTimer()
-		e.cancel(context.Canceled)
+		e.Cancel(context.Canceled, nil)
 		c.replyNow(b, e.req.ID, true, CodeInvalidRequest, "duplicate request id "+e.req.ID.String())
 		return
 	}
@@ -437,10 +445,10 @@ func (c *Conn) serve(e *inflight) {
 	res, err, panicked := c.invoke(e, &e.req)
 	e.stopTimer()
 	if !c.claim(e) {
-		e.cancel(context.Canceled)
+		e.Cancel(context.Canceled, nil)
 		return
 	}
-	e.cancel(context.Canceled)
+	e.Cancel(context.Canceled, nil)
 	if panicked {
 		c.replyError(e.batch, e.req.ID, true, CodeInternalError, "internal error")
 		return
@@ -494,7 +502,7 @@ func (c *Conn) expire(e *inflight) {
 	if !c.claim(e) {
 		return
 	}
-	e.cancel(context.DeadlineExceeded)
+	e.Cancel(context.DeadlineExceeded, nil)
 	c.log.Debug("jsonrpc: request timed out", "method", e.req.Method, "id", e.req.ID.String())
 	c.replyError(e.batch, e.req.ID, true, CodeInternalError, "request timed out")
 }
@@ -518,7 +526,7 @@ func (c *Conn) Cancel(id ID) bool {
 	c.closeDrainedLocked(false)
 	c.mu.Unlock()
 	e.stopTimer()
-	e.cancel(context.Canceled)
+	e.Cancel(context.Canceled, nil)
 	if e.batch != nil {
 		e.batch.add(nil)
 	}

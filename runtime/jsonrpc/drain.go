@@ -68,7 +68,7 @@ func (c *Conn) expireAll() {
 	c.mu.Unlock()
 	for _, e := range es {
 		e.stopTimer()
-		e.cancel(context.Canceled)
+		e.Cancel(context.Canceled, nil)
 		c.log.Debug("jsonrpc: request cut short by shutdown", "method", e.req.Method, "id", e.req.ID.String())
 		c.replyErrorObj(e.batch, e.req.ID, true, errDrainExpired)
 	}
@@ -91,7 +91,7 @@ func (c *Conn) shutdown() {
 	for _, e := range c.inflight {
 		e.state = stCancelled
 		e.stopTimer()
-		e.cancel(context.Canceled)
+		e.Cancel(context.Canceled, nil)
 	}
 	clear(c.inflight)
 	clear(c.queue)

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mcpgen/mcpgen/runtime/internal/lazyctx"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
@@ -32,11 +33,13 @@ var (
 // answering it at the end of a drain or cancelling it at Close takes (one
 // allocation).
 type liveReq struct {
-	out    reqOut
-	id     jsonrpc.ID
-	noID   jsonrpc.NoID
-	cancel context.CancelFunc
-	shard  *liveShard // of Handler.live, while tracked
+	out  reqOut
+	id   jsonrpc.ID
+	noID jsonrpc.NoID
+	// ctx is its handler's context: the POST's, which ends when the
+	// client goes away, and which cancel ends too (a drain's end, Close).
+	ctx   lazyctx.Ctx
+	shard *liveShard // of Handler.live, while tracked
 
 	mu   sync.Mutex
 	over bool // its ServeHTTP is returning: expire must not write
@@ -52,6 +55,9 @@ func (lr *liveReq) expire() {
 	lr.mu.Unlock()
 	lr.cancel()
 }
+
+// cancel ends the request's context.
+func (lr *liveReq) cancel() { lr.ctx.Cancel(context.Canceled, nil) }
 
 // track registers a stateless request in progress until untrack; after
 // Close it is cancelled at once.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/internal/lazyctx"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcp"
 	"github.com/mcpgen/mcpgen/runtime/ratelimit"
@@ -21,16 +22,19 @@ import (
 type inflightReq struct {
 	id        jsonrpc.ID
 	st        *stream // the stream its answer goes on
-	cancel    context.CancelFunc
 	cancelled bool
 	// held is what a request of an HTTP+SSE session holds until its
 	// handler returns (session.hold); nil for others.
 	held *backlogHold
-	// vals is the parent of its handler's context, here so that the
-	// request takes one allocation less per context layer. The context
-	// keeps this entry alive (a few words) as long as it lives.
+	// ctx is its handler's context, and vals its parent, here so that
+	// the request takes no allocation for either. The context keeps this
+	// entry alive (a few words) as long as it lives.
+	ctx  lazyctx.Ctx
 	vals requestValues
 }
+
+// cancel ends the request's handler context.
+func (ir *inflightReq) cancel() { ir.ctx.Cancel(context.Canceled, nil) }
 
 // requestValues is the parent of a request's handler context: the values
 // of its POST's context (the principal, say) without the POST's
@@ -48,7 +52,7 @@ type requestValues struct {
 func (*requestValues) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 // Done implements context.Context: never done (a nil channel), so
-// context.WithCancel starts nothing to watch it. It must stay nil: Value
+// nothing watches it. It must stay nil: Value
 // forwards every key to the POST's context, the context package's own
 // included, which only a parent that is never done may do (the cancelCtx
 // made from it answers that key itself).
@@ -174,17 +178,16 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 	// Cancelled by notifications/cancelled (cancelRequest) and by the end
 	// of the session (close cancels what its inflight table holds), not by
 	// the client going away.
-	hctx, cancel := context.WithCancel(&ir.vals)
-	ir.cancel = cancel
+	ir.ctx.Init(&ir.vals, time.Time{}, false)
 	if s.h.draining() {
-		cancel()
+		ir.cancel()
 		return http.StatusServiceUnavailable, nil, errShuttingDown
 	}
 	s.mu.Lock()
 	if s.closed || s.inflight[key] != nil {
 		closed := s.closed
 		s.mu.Unlock()
-		cancel()
+		ir.cancel()
 		if closed {
 			return http.StatusNotFound, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session ended")
 		}
@@ -195,17 +198,17 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 	// says; it answers again what was answered.
 	entry, replay, refusal, ended := s.begin(r.Context(), id, key, st, check)
 	if ended {
-		cancel()
+		ir.cancel()
 		return http.StatusNotFound, nil, refusal
 	}
 	if replay != nil || refusal != nil {
-		cancel()
+		ir.cancel()
 		return http.StatusBadRequest, replay, refusal
 	}
 	s.mu.Lock()
 	if s.closed || s.inflight[key] != nil {
 		s.mu.Unlock()
-		cancel()
+		ir.cancel()
 		entry.finish(nil)
 		return http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "duplicate request id %s", id.String())
 	}
@@ -214,13 +217,13 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 	s.h.wg.Add(1)
 	s.mu.Unlock()
 	if c == nil {
-		s.h.workers.run(func() { s.serveStarted(hctx, cancel, msg, x, st, key, ir, entry, nil) })
+		s.h.workers.run(func() { s.serveStarted(msg, x, st, key, ir, entry, nil) })
 		return 0, nil, nil
 	}
 	st.mu.Lock()
 	c.inline = !c.ended
 	st.mu.Unlock()
-	s.serveStarted(hctx, cancel, msg, x, st, key, ir, entry, c)
+	s.serveStarted(msg, x, st, key, ir, entry, c)
 	return 0, nil, nil
 }
 
@@ -228,11 +231,11 @@ func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, 
 // its answer to the stream, unless a drain answered it first, or it was
 // cancelled, or the session ended. c is the POST's connection when the
 // handler runs on its goroutine (start), else nil.
-func (s *session) serveStarted(ctx context.Context, cancel context.CancelFunc, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, key string, ir *inflightReq, entry *ledgerEntry, c *sseConn) {
+func (s *session) serveStarted(msg *jsonrpc.Message, x *mcp.Exchange, st *stream, key string, ir *inflightReq, entry *ledgerEntry, c *sseConn) {
 	defer s.h.wg.Done()
-	defer cancel()
+	defer ir.cancel()
 	id := msg.ID
-	res, err := x.Serve(ctx, s.ms, st)
+	res, err := x.Serve(&ir.ctx, s.ms, st)
 	if ir.held != nil {
 		s.release(ir.held)
 	}

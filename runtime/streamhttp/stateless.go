@@ -35,10 +35,13 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		return
 	}
 	// Closing the response (the client going away) cancels the request;
-	// so does Close, and the end of a drain, which answers it first.
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	lr := &liveReq{out: reqOut{h: h, w: w, rc: *http.NewResponseController(w), acc: acc}, id: msg.ID, noID: h.noID(r), cancel: cancel}
+	// so does Close, and the end of a drain, which answers it first. Its
+	// context watches the POST's only once something asks for its Done
+	// (lazyctx): an echo costs no context.WithCancel.
+	lr := &liveReq{out: reqOut{h: h, w: w, rc: *http.NewResponseController(w), acc: acc}, id: msg.ID, noID: h.noID(r)}
+	lr.ctx.Init(r.Context(), time.Time{}, true)
+	ctx := &lr.ctx
+	defer lr.cancel()
 	out, noID := &lr.out, lr.noID
 	h.track(lr)
 	defer h.untrack(lr)
