@@ -38,24 +38,35 @@ func (ir *inflightReq) cancel() { ir.ctx.Cancel(context.Canceled, nil) }
 
 // requestValues is the parent of a request's handler context: the values
 // of its POST's context (the principal, say) without the POST's
-// cancellation or deadline, as context.WithoutCancel gives them (a client
-// that goes away does not cancel its request: 2025-11-25), and the stream
-// the request's related messages go on (session.target). The handler's
-// context is context.WithCancel of it, which the session's end and
-// notifications/cancelled cancel.
+// cancellation or deadline (a client that goes away does not cancel its
+// request: 2025-11-25), and the stream the request's related messages go
+// on (session.target). The handler's context (inflightReq.ctx) is made from
+// it; the session's end and notifications/cancelled end that.
 type requestValues struct {
+	// post is the POST's context. Value forwards every key to it, the
+	// context package's own included: a context derived from the
+	// handler's sees that the POST's cancelCtx is not its parent's (their
+	// Done channels differ) and follows the handler's context instead, and
+	// context.Cause of the handler's context is nil until it ends (Cause
+	// asks Err first) and its own cause after (lazyctx).
 	post context.Context
 	st   *stream
+}
+
+// newInflightReq makes the record of a client request POSTed with r, with
+// its handler's context; the context ends only by inflightReq.cancel.
+func newInflightReq(r *http.Request, id jsonrpc.ID, st *stream, held *backlogHold) *inflightReq {
+	ir := &inflightReq{id: id, st: st, held: held, vals: requestValues{post: r.Context(), st: st}}
+	ir.ctx.Init(&ir.vals, time.Time{}, false)
+	return ir
 }
 
 // Deadline implements context.Context: none.
 func (*requestValues) Deadline() (time.Time, bool) { return time.Time{}, false }
 
-// Done implements context.Context: never done (a nil channel), so
-// nothing watches it. It must stay nil: Value
-// forwards every key to the POST's context, the context package's own
-// included, which only a parent that is never done may do (the cancelCtx
-// made from it answers that key itself).
+// Done implements context.Context: never done (a nil channel): the
+// handler's context ends only when the session or the client's
+// notifications/cancelled ends it.
 func (*requestValues) Done() <-chan struct{} { return nil }
 
 // Err implements context.Context: never cancelled.
@@ -174,11 +185,10 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 func (s *session) start(r *http.Request, msg *jsonrpc.Message, x *mcp.Exchange, st *stream, c *sseConn, held *backlogHold, check bool) (status int, replay []byte, refusal *jsonrpc.Error) {
 	id := msg.ID
 	key := idKey(id)
-	ir := &inflightReq{id: id, st: st, held: held, vals: requestValues{post: r.Context(), st: st}}
 	// Cancelled by notifications/cancelled (cancelRequest) and by the end
 	// of the session (close cancels what its inflight table holds), not by
 	// the client going away.
-	ir.ctx.Init(&ir.vals, time.Time{}, false)
+	ir := newInflightReq(r, id, st, held)
 	if s.h.draining() {
 		ir.cancel()
 		return http.StatusServiceUnavailable, nil, errShuttingDown

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -238,5 +239,45 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if n := h.SessionCount(); n != 0 {
 		t.Fatalf("%d sessions after shutdown", n)
+	}
+}
+
+// TestHandlerContexts: a stateful request's handler context keeps its
+// POST's values but not its end (a client that goes away does not cancel
+// its request: 2025-11-25), and context.Cause agrees with Err before and
+// after its own end; a stateless request's follows its POST's end.
+func TestHandlerContexts(t *testing.T) {
+	type key struct{}
+	post, leave := context.WithCancelCause(context.WithValue(context.Background(), key{}, "v"))
+	defer leave(nil)
+	r := httptest.NewRequestWithContext(post, http.MethodPost, "http://127.0.0.1/mcp", nil)
+	errGone := errors.New("the client went away")
+
+	ir := newInflightReq(r, jsonrpc.ID{}, nil, nil)
+	ctx := context.Context(&ir.ctx)
+	derived, stop := context.WithCancel(ctx)
+	defer stop()
+	leave(errGone)
+	if ctx.Value(key{}) != "v" || ctx.Err() != nil || context.Cause(ctx) != nil || derived.Err() != nil || context.Cause(derived) != nil {
+		t.Fatalf("stateful, after the POST's end: value %v, Err %v, Cause %v, derived %v / %v",
+			ctx.Value(key{}), ctx.Err(), context.Cause(ctx), derived.Err(), context.Cause(derived))
+	}
+	ir.cancel()
+	<-derived.Done()
+	if ctx.Err() != context.Canceled || context.Cause(ctx) != context.Canceled || context.Cause(derived) != context.Canceled || ctx.Value(key{}) != "v" {
+		t.Fatalf("stateful, cancelled: Err %v, Cause %v, derived Cause %v", ctx.Err(), context.Cause(ctx), context.Cause(derived))
+	}
+
+	post2, leave2 := context.WithCancelCause(context.Background())
+	var lr liveReq
+	lr.ctx.Init(post2, time.Time{}, true)
+	sctx := context.Context(&lr.ctx)
+	if sctx.Err() != nil || context.Cause(sctx) != nil {
+		t.Fatalf("stateless, before: Err %v, Cause %v", sctx.Err(), context.Cause(sctx))
+	}
+	leave2(errGone)
+	<-sctx.Done()
+	if sctx.Err() != context.Canceled || context.Cause(sctx) != errGone {
+		t.Fatalf("stateless, after the POST's end: Err %v, Cause %v", sctx.Err(), context.Cause(sctx))
 	}
 }
