@@ -78,9 +78,6 @@ func (c *Ctx) Init(parent context.Context, deadline time.Time, watch bool) {
 	c.parent, c.deadline, c.watch = parent, deadline, watch
 }
 
-// Parent returns the context Init was given.
-func (c *Ctx) Parent() context.Context { return c.parent }
-
 // Deadline implements context.Context.
 func (c *Ctx) Deadline() (time.Time, bool) {
 	if !c.deadline.IsZero() {
