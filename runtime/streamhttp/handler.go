@@ -53,6 +53,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,8 +84,9 @@ type Options struct {
 	// BodyTimeout bounds the time a POST body takes to arrive once its
 	// headers are in (default 10s): a slower body gets 408 and its
 	// connection is closed, so clients trickling bodies hold no
-	// descriptors. (ListenAndServe and Serve bound the headers:
-	// 5s.)
+	// descriptors. Bodies being read are checked every BodyTimeout/8 (at
+	// most once a millisecond), so a late one is cut within 9/8 of
+	// BodyTimeout. (ListenAndServe and Serve bound the headers: 5s.)
 	BodyTimeout time.Duration
 	// MaxRequestsPerClient bounds the HTTP requests of one client (see
 	// ClientKey) in progress at once, GET streams and bodies still
@@ -192,7 +194,9 @@ type Options struct {
 	// StallTimeout bounds one write to a client (default 30s): a client
 	// that reads nothing for that long has its response cut, and, for an
 	// SSE stream, the stream (an HTTP+SSE session's stream ends its
-	// session and cancels its requests in progress).
+	// session and cancels its requests in progress). A write that follows
+	// the last within StallTimeout/64 keeps its deadline: a write gets at
+	// least 63/64 of StallTimeout.
 	StallTimeout time.Duration
 	// Auth, when set, authenticates every request to the endpoint. It
 	// returns the context the request is served with (carrying, say, the
@@ -267,6 +271,8 @@ type Handler struct {
 	// live is the stateless requests in progress, apart from mu and in
 	// shards: every stateless request enters and leaves it.
 	live liveSet
+	// bodies bounds the POST bodies being read (Options.BodyTimeout).
+	bodies *bodyWatch
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -360,6 +366,7 @@ func NewHandler(srv *mcp.Server, o Options) *Handler {
 	if md := o.ResourceMetadata; md != nil && md.Resource == "" && slices.Contains(o.AllowedHosts, "*") {
 		h.log.Warn("streamhttp: ResourceMetadata.Resource is empty and AllowedHosts accepts any host: the resource identifier is derived only from hosts the list names; set Resource")
 	}
+	h.bodies = newBodyWatch(o.BodyTimeout)
 	h.base, h.cancel = context.WithCancel(context.Background())
 	h.workers = newWorkers(h.base.Done())
 	return h
@@ -512,11 +519,13 @@ func (h *Handler) isClosed() bool { return h.closing.Load() }
 
 // servePost reads, checks and dispatches one message or a batch.
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, addr string) {
-	body, ok := h.readBody(w, r)
+	rec := new(postRecord)
+	body, armed, ok := h.readBody(w, r, &rec.body)
 	if !ok {
 		return
 	}
 	acc := parseAccept(r.Header.Values("Accept"))
+	acc.armed = armed
 	if !acc.json && !acc.sse {
 		id, ok := jsonrpc.PeekID(body)
 		h.writeError(w, r, http.StatusNotAcceptable, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Accept must allow application/json or text/event-stream"))
@@ -537,15 +546,16 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, addr string)
 	}
 	// The engine reads the message once and picks its era; the header
 	// rules and the serving use what it found.
-	x := h.accept(msg, via(r, addr))
+	x := h.acceptInto(rec, msg, via(r, addr))
 	h.eras[x.Era()].post(w, r, msg, x, acc)
 }
 
-// readBody reads a POSTed JSON body within the size and time limits; it
-// answers what fails itself.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(h.o.BodyTimeout))
+// readBody reads a POSTed JSON body within the size and time limits
+// (br is its entry in the watch of the time: bodyWatch); it answers what
+// fails itself. It returns the write deadline it gave the response
+// (armFirstWrite).
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, br *bodyRead) ([]byte, time.Time, bool) {
+	h.bodies.start(br, w)
 	var body []byte
 	var err error
 	if n := r.ContentLength; n >= 0 && n <= h.o.MaxBodyBytes && n <= presizedBody {
@@ -557,31 +567,34 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	} else {
 		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
 	}
+	if h.bodies.end(br) && err == nil {
+		// Cut as it arrived: its connection's read deadline is past, so
+		// the body is late all the same.
+		err = os.ErrDeadlineExceeded
+	}
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			h.writeError(w, r, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, false,
 				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body exceeds %d bytes", h.o.MaxBodyBytes))
-			return nil, false
+			return nil, time.Time{}, false
 		}
 		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 			w.Header().Set("Connection", "close")
 			h.writeError(w, r, http.StatusRequestTimeout, jsonrpc.ID{}, false,
 				jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body did not arrive within %s", h.o.BodyTimeout))
-			return nil, false
+			return nil, time.Time{}, false
 		}
 		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "reading the request body: %v", err))
-		return nil, false
+		return nil, time.Time{}, false
 	}
-	// The body is in: from now on the connection's read deadline would
-	// only cut long handlers short (and cancel their context).
-	h.clearDeadlines(rc)
+	armed := h.armFirstWrite(http.NewResponseController(w))
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSON(ct) {
 		id, ok := jsonrpc.PeekID(body)
 		h.writeError(w, r, http.StatusUnsupportedMediaType, id, ok, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json"))
-		return nil, false
+		return nil, time.Time{}, false
 	}
-	return body, true
+	return body, armed, true
 }
 
 // presizedBody is the largest body read into a buffer of its declared
@@ -599,11 +612,20 @@ func isJSON(ct string) bool {
 // (a response, which has no method, only gets the era of what v says);
 // v is what the transport knows of it besides (via).
 func (h *Handler) accept(msg *jsonrpc.Message, v mcp.Via) *mcp.Exchange {
-	// One allocation holds the request and what the engine read of it.
-	c := &struct {
-		req jsonrpc.Request
-		x   mcp.Exchange
-	}{}
+	return h.acceptInto(new(postRecord), msg, v)
+}
+
+// postRecord is what a POST of one message keeps while it is served: one
+// allocation holds the body's entry in the watch, the request and what
+// the engine read of it.
+type postRecord struct {
+	body bodyRead
+	req  jsonrpc.Request
+	x    mcp.Exchange
+}
+
+// acceptInto is accept with the record c.
+func (h *Handler) acceptInto(c *postRecord, msg *jsonrpc.Message, v mcp.Via) *mcp.Exchange {
 	if msg.Kind != jsonrpc.KindRequest && msg.Kind != jsonrpc.KindNotification {
 		c.x = h.srv.Accept(nil, v)
 		return &c.x
@@ -620,8 +642,13 @@ func via(r *http.Request, addr string) mcp.Via {
 		Session: r.Header.Get(hdrSessionID) != "", Header: r.Header, Client: addr}
 }
 
-// accept is what an Accept header allows.
-type accept struct{ json, sse bool }
+// accept is what an Accept header allows, and the write deadline the
+// response was given after its body (armFirstWrite; zero when none was:
+// see writeDeadline).
+type accept struct {
+	json, sse bool
+	armed     time.Time
+}
 
 // parseAccept reads Accept leniently: absent (or empty) allows both.
 func parseAccept(vals []string) accept {
@@ -648,7 +675,7 @@ func parseAccept(vals []string) accept {
 		}
 	}
 	if !seen {
-		return accept{true, true}
+		return accept{json: true, sse: true}
 	}
 	return a
 }
@@ -725,15 +752,6 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 
 // defaultStallTimeout is the default Options.StallTimeout.
 const defaultStallTimeout = 30 * time.Second
-
-// clearDeadlines lifts the server's read timeout for a response that may
-// take long or stream (it would cancel the request's context), and gives
-// the first write StallTimeout; the writes that come later set their own
-// deadline.
-func (h *Handler) clearDeadlines(rc *http.ResponseController) {
-	_ = rc.SetReadDeadline(time.Time{})
-	_ = rc.SetWriteDeadline(time.Now().Add(h.o.StallTimeout))
-}
 
 // sseHeaders starts an SSE response.
 func sseHeaders(w http.ResponseWriter) {

@@ -287,16 +287,16 @@ func TestParseAccept(t *testing.T) {
 		vals []string
 		want accept
 	}{
-		{nil, accept{true, true}},
-		{[]string{""}, accept{true, true}},
-		{[]string{" , "}, accept{true, true}},
-		{[]string{"application/json, text/event-stream"}, accept{true, true}},
-		{[]string{"application/json"}, accept{true, false}},
-		{[]string{"TEXT/Event-Stream;q=0.5"}, accept{false, true}},
-		{[]string{"text/html", "application/*"}, accept{true, false}},
-		{[]string{"*/*;q=0.1"}, accept{true, true}},
-		{[]string{"text/html,"}, accept{false, false}},
-		{[]string{"text/html ,text/*"}, accept{false, true}},
+		{nil, accept{json: true, sse: true}},
+		{[]string{""}, accept{json: true, sse: true}},
+		{[]string{" , "}, accept{json: true, sse: true}},
+		{[]string{"application/json, text/event-stream"}, accept{json: true, sse: true}},
+		{[]string{"application/json"}, accept{json: true, sse: false}},
+		{[]string{"TEXT/Event-Stream;q=0.5"}, accept{json: false, sse: true}},
+		{[]string{"text/html", "application/*"}, accept{json: true, sse: false}},
+		{[]string{"*/*;q=0.1"}, accept{json: true, sse: true}},
+		{[]string{"text/html,"}, accept{json: false, sse: false}},
+		{[]string{"text/html ,text/*"}, accept{json: false, sse: true}},
 	} {
 		if got := parseAccept(tc.vals); got != tc.want {
 			t.Errorf("parseAccept(%q) = %+v, want %+v", tc.vals, got, tc.want)

@@ -26,7 +26,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, x *mcp.Exchan
 		return
 	}
 	defer s.leave()
-	h.clearDeadlines(http.NewResponseController(w))
+	h.armFirstWrite(http.NewResponseController(w))
 	if last := strings.TrimSpace(r.Header.Get(hdrLastEventID)); last != "" {
 		s.resume(w, r, last)
 		return

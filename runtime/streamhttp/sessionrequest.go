@@ -166,7 +166,7 @@ func (s *session) postStream(w http.ResponseWriter, acc accept, batch bool) (*st
 	}
 	st.batch = batch
 	c := s.h.newConn(w, acc.sse)
-	c.sess, c.acc = s, acc
+	c.sess, c.acc, c.wd.at = s, acc, acc.armed
 	st.mu.Lock()
 	st.conn = c
 	st.mu.Unlock()

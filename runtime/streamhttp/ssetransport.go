@@ -108,7 +108,7 @@ func (h *Handler) openSSE(w http.ResponseWriter, r *http.Request) {
 	s.standalone = st
 	s.mu.Unlock()
 	defer h.endSSE(s)
-	h.clearDeadlines(http.NewResponseController(w))
+	h.armFirstWrite(http.NewResponseController(w))
 	endpoint := url.URL{Path: r.URL.Path, RawQuery: url.Values{sseSessionParam: {s.id}}.Encode()}
 	st.mu.Lock()
 	st.started, c.began = true, true
@@ -166,7 +166,8 @@ func (h *Handler) postSSE(w http.ResponseWriter, r *http.Request, addr string, k
 		h.writeError(w, r, http.StatusBadRequest, jsonrpc.ID{}, false, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing ?%s=: POST to the URL of the stream's endpoint event", sseSessionParam))
 		return
 	}
-	body, ok := h.readBody(w, r)
+	var br bodyRead
+	body, _, ok := h.readBody(w, r, &br)
 	if !ok {
 		return
 	}

@@ -38,7 +38,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 	// so does Close, and the end of a drain, which answers it first. Its
 	// context watches the POST's only once something asks for its Done
 	// (lazyctx): an echo costs no context.WithCancel.
-	lr := &liveReq{out: reqOut{h: h, w: w, rc: *http.NewResponseController(w), acc: acc}, id: msg.ID, noID: h.noID(r)}
+	lr := &liveReq{out: reqOut{h: h, w: w, rc: *http.NewResponseController(w), acc: acc, wd: writeDeadline{acc.armed}}, id: msg.ID, noID: h.noID(r)}
 	lr.ctx.Init(r.Context(), time.Time{}, true)
 	ctx := &lr.ctx
 	defer lr.cancel()
@@ -82,6 +82,7 @@ type reqOut struct {
 	sse  bool
 	done bool
 	ka   *time.Timer
+	wd   writeDeadline
 }
 
 var errStreamClosed = errors.New("streamhttp: the stream is closed")
@@ -116,7 +117,7 @@ func (o *reqOut) startLocked() {
 }
 
 func (o *reqOut) writeLocked(msg []byte) error {
-	_ = o.rc.SetWriteDeadline(time.Now().Add(o.h.o.StallTimeout))
+	o.wd.arm(&o.rc, o.h.o.StallTimeout)
 	buf := make([]byte, 0, len(msg)+8)
 	buf = append(buf, "data: "...)
 	buf = append(buf, msg...)
@@ -134,7 +135,7 @@ func (o *reqOut) ping() {
 	if o.done {
 		return
 	}
-	_ = o.rc.SetWriteDeadline(time.Now().Add(o.h.o.StallTimeout))
+	o.wd.arm(&o.rc, o.h.o.StallTimeout)
 	if _, err := o.w.Write([]byte(":\n\n")); err == nil && o.rc.Flush() == nil {
 		o.ka.Reset(o.h.o.KeepAlive)
 	}
@@ -157,7 +158,7 @@ func (o *reqOut) final(status int, body []byte) {
 		_ = o.writeLocked(body)
 		return
 	}
-	_ = o.rc.SetWriteDeadline(time.Now().Add(o.h.o.StallTimeout))
+	o.wd.arm(&o.rc, o.h.o.StallTimeout)
 	writeJSON(o.w, status, body)
 }
 

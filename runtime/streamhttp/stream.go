@@ -347,6 +347,7 @@ type sseConn struct {
 	retryAfter time.Duration
 	ka         *time.Timer
 	stall      time.Duration // Options.StallTimeout
+	wd         writeDeadline
 
 	// q is the queue of an HTTP+SSE stream's connection (nil on others).
 	q *sseQueue
@@ -426,7 +427,7 @@ func (c *sseConn) reply() {
 }
 
 func (c *sseConn) write(b []byte) error {
-	_ = c.rc.SetWriteDeadline(time.Now().Add(c.stall))
+	c.wd.arm(&c.rc, c.stall)
 	if _, err := c.w.Write(b); err != nil {
 		return err
 	}
@@ -475,5 +476,5 @@ func (c *sseConn) writeRetry(retry time.Duration) error {
 func (c *sseConn) writeComment() error { return c.write([]byte(":\n\n")) }
 
 // lastWrite gives the rest of the response (the JSON body, or the end of
-// the stream) a fresh write deadline.
-func (c *sseConn) lastWrite() { _ = c.rc.SetWriteDeadline(time.Now().Add(c.stall)) }
+// the stream) a fresh write deadline (writeDeadline).
+func (c *sseConn) lastWrite() { c.wd.arm(&c.rc, c.stall) }
