@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 )
 
 // bodyWatch bounds the time POST bodies take to arrive
@@ -80,8 +79,7 @@ func newBodyWatch(limit time.Duration) *bodyWatch {
 // when the read returns.
 func (bw *bodyWatch) start(br *bodyRead, w http.ResponseWriter) {
 	br.w, br.epoch, br.cut, br.prev = w, bw.epoch.Load(), false, nil
-	// Fibonacci hashing of the record's address, as liveSet.
-	sh := &bw.shards[uint64(uintptr(unsafe.Pointer(br)))*0x9E3779B97F4A7C15>>(64-watchShardBits)]
+	sh := &bw.shards[shardOf(br, watchShardBits)]
 	br.shard = sh
 	sh.mu.Lock()
 	br.next = sh.head

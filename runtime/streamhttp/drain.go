@@ -93,10 +93,17 @@ type liveShard struct {
 	_    [48]byte // one cache line each: no false sharing
 }
 
-// add puts lr in the shard its address hashes to (Fibonacci hashing: the
-// top bits of the address times 2^64/φ).
+// shardOf picks one of 2^bits shards for the record at p by its address
+// (Fibonacci hashing: the top bits of the address times 2^64/φ), so that
+// records in use at once mostly pick different shards and nothing is
+// shared to pick one.
+func shardOf[T any](p *T, bits uint) uint64 {
+	return uint64(uintptr(unsafe.Pointer(p))) * 0x9E3779B97F4A7C15 >> (64 - bits)
+}
+
+// add puts lr in the shard its address hashes to (shardOf).
 func (ls *liveSet) add(lr *liveReq) {
-	sh := &ls.shards[uint64(uintptr(unsafe.Pointer(lr)))*0x9E3779B97F4A7C15>>(64-liveShardBits)]
+	sh := &ls.shards[shardOf(lr, liveShardBits)]
 	sh.mu.Lock()
 	if sh.reqs == nil {
 		sh.reqs = map[*liveReq]struct{}{}
