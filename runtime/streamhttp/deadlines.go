@@ -57,7 +57,6 @@ type watchShard struct {
 // shard's lock.
 type bodyRead struct {
 	prev, next *bodyRead
-	shard      *watchShard
 	w          http.ResponseWriter
 	epoch      int64 // the watch's tick count when the read began
 	cut        bool  // the watch gave the read a deadline in the past
@@ -75,12 +74,16 @@ func newBodyWatch(limit time.Duration) *bodyWatch {
 	return &bodyWatch{tick: tick, ticks: int64((limit + tick - 1) / tick)}
 }
 
+// shard is the shard of br (by its address: shardOf).
+func (bw *bodyWatch) shard(br *bodyRead) *watchShard {
+	return &bw.shards[shardOf(br, watchShardBits)]
+}
+
 // start enters the read of the body of the request w answers; end it
 // when the read returns.
 func (bw *bodyWatch) start(br *bodyRead, w http.ResponseWriter) {
 	br.w, br.epoch, br.cut, br.prev = w, bw.epoch.Load(), false, nil
-	sh := &bw.shards[shardOf(br, watchShardBits)]
-	br.shard = sh
+	sh := bw.shard(br)
 	sh.mu.Lock()
 	br.next = sh.head
 	if sh.head != nil {
@@ -97,7 +100,7 @@ func (bw *bodyWatch) start(br *bodyRead, w http.ResponseWriter) {
 // it (its connection's read deadline is in the past: the body counts as
 // late even when the read returned it).
 func (bw *bodyWatch) end(br *bodyRead) bool {
-	sh := br.shard
+	sh := bw.shard(br)
 	sh.mu.Lock()
 	if br.prev != nil {
 		br.prev.next = br.next
@@ -108,7 +111,7 @@ func (bw *bodyWatch) end(br *bodyRead) bool {
 		br.next.prev = br.prev
 	}
 	cut := br.cut
-	br.prev, br.next, br.shard, br.w = nil, nil, nil, nil
+	br.prev, br.next, br.w = nil, nil, nil
 	sh.mu.Unlock()
 	return cut
 }
@@ -133,8 +136,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 // check is a tick: it cuts the reads past the limit, and ticks again
 // while any read is in the set.
 func (bw *bodyWatch) check() {
-	now := bw.epoch.Add(1)
-	if bw.sweep(now) {
+	if bw.sweep(bw.epoch.Add(1)) {
 		bw.mu.Lock()
 		bw.timer.Reset(bw.tick)
 		bw.mu.Unlock()
@@ -143,13 +145,13 @@ func (bw *bodyWatch) check() {
 	bw.ticking.Store(false)
 	// A read that entered after its shard was swept saw the timer armed:
 	// arm it for that one.
-	if bw.sweep(0) {
+	if bw.waiting() {
 		bw.startTicking()
 	}
 }
 
-// sweep reports whether any read is in the set; when now is not 0 it cuts
-// those that entered more than the limit's ticks before it. A cut read's
+// sweep cuts the reads that entered more than the limit's ticks before
+// tick now, and reports whether any read is in the set. A cut read's
 // response is still its handler's (the shard's lock keeps the handler in
 // readBody, before end), so its controller may be used.
 func (bw *bodyWatch) sweep(now int64) bool {
@@ -159,20 +161,28 @@ func (bw *bodyWatch) sweep(now int64) bool {
 		sh.mu.Lock()
 		for br := sh.head; br != nil; br = br.next {
 			any = true
-			if now == 0 {
-				break
-			}
 			if !br.cut && now-br.epoch > bw.ticks {
 				br.cut = true
 				_ = http.NewResponseController(br.w).SetReadDeadline(aLongTimeAgo)
 			}
 		}
 		sh.mu.Unlock()
-		if any && now == 0 {
+	}
+	return any
+}
+
+// waiting reports whether any read is in the set.
+func (bw *bodyWatch) waiting() bool {
+	for i := range bw.shards {
+		sh := &bw.shards[i]
+		sh.mu.Lock()
+		any := sh.head != nil
+		sh.mu.Unlock()
+		if any {
 			return true
 		}
 	}
-	return any
+	return false
 }
 
 // armFirstWrite gives the first write of a response StallTimeout (and

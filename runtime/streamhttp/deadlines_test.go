@@ -15,17 +15,27 @@ import (
 	"unsafe"
 )
 
-// deadlineWriter is a ResponseWriter that records its read deadline.
+// deadlineWriter is a ResponseWriter that records its deadlines and
+// counts the write deadlines set.
 type deadlineWriter struct {
 	http.ResponseWriter
-	mu sync.Mutex
-	rd time.Time
+	mu     sync.Mutex
+	rd, wd time.Time
+	set    int // write deadlines set
 }
 
 func (w *deadlineWriter) SetReadDeadline(t time.Time) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.rd = t
+	return nil
+}
+
+func (w *deadlineWriter) SetWriteDeadline(t time.Time) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.wd = t
+	w.set++
 	return nil
 }
 
@@ -85,7 +95,7 @@ func TestBodyWatchSweep(t *testing.T) {
 	if bw.end(late) {
 		t.Fatal("an uncut read reported cut")
 	}
-	if bw.sweep(0) {
+	if bw.waiting() {
 		t.Fatal("reads left in the watch")
 	}
 	for i := range bw.shards {
@@ -174,19 +184,6 @@ func TestServerReadTimeout(t *testing.T) {
 	}
 }
 
-// writeDeadlineWriter is a ResponseWriter that counts its write deadlines.
-type writeDeadlineWriter struct {
-	http.ResponseWriter
-	set int
-	wd  time.Time
-}
-
-func (w *writeDeadlineWriter) SetWriteDeadline(t time.Time) error {
-	w.set++
-	w.wd = t
-	return nil
-}
-
 // TestWriteDeadline: a write arms StallTimeout unless the deadline was
 // armed within StallTimeout/64 before.
 func TestWriteDeadline(t *testing.T) {
@@ -203,7 +200,7 @@ func TestWriteDeadline(t *testing.T) {
 		{"cut (a deadline in the past)", now.Add(-time.Second), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			w := new(writeDeadlineWriter)
+			w := new(deadlineWriter)
 			d := writeDeadline{c.at}
 			d.arm(http.NewResponseController(w), stall)
 			if got := w.set == 1; got != c.arms {
